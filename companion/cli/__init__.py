@@ -1,0 +1,61 @@
+"""The ``companion`` command.
+
+Each sub-command lives in its own module here and exposes
+``add_parser(subparsers)``, which registers it with ``func=run``. Modules are
+found automatically, so adding a command never edits this file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sqlite3
+import sys
+from collections.abc import Sequence
+
+from companion import __version__
+from companion.errors import UserError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="companion",
+        description="Table Companion: a referee beside a real game table.",
+    )
+    parser.add_argument("--version", action="version", version=f"companion {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        if hasattr(module, "add_parser"):
+            module.add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except UserError as e:
+        print(f"companion {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    except sqlite3.DatabaseError as e:
+        print(
+            f"companion {args.command}: error: the game log could not be read or written ({e}); "
+            "check the --log path and that the disk is not full",
+            file=sys.stderr,
+        )
+        return 2
+    except KeyboardInterrupt:
+        print(f"companion {args.command}: stopped", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
