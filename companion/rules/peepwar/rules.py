@@ -485,7 +485,9 @@ class PeepWar(Ruleset[PeepWarState]):
                         {"player": a.player, "q": a.q, "r": a.r}))
         return self._next_setup_step(replace(s, tiles=tiles), ev)
 
-    def _do_place_supply(self, s: PeepWarState, a: PlaceSupplyCenter, ev: list[Event]) -> PeepWarState:
+    def _do_place_supply(
+        self, s: PeepWarState, a: PlaceSupplyCenter, ev: list[Event]
+    ) -> PeepWarState:
         cell = cell_name((a.q, a.r), "c")
         ev.append(Event("place_supply_center", f"{a.player} places a Supply Center on {cell}",
                         {"player": a.player, "cell": cell}))
@@ -806,7 +808,9 @@ class PeepWar(Ruleset[PeepWarState]):
             "current": s.current,
             "to_act": self.to_act(s),
             "turn": s.turn,
-            "tiles": [{"q": q, "r": r, "owner": owner} for (q, r), owner in sorted(s.tiles.items())],
+            "tiles": [
+                {"q": q, "r": r, "owner": owner} for (q, r), owner in sorted(s.tiles.items())
+            ],
             "cells": cells,
             "combat": None if c is None else {
                 "cell": c.cell, "attacker": c.attacker, "defender": c.defender,
