@@ -1,0 +1,178 @@
+"""Game-log commands: new, resume, replay, undo, play, games."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from companion.errors import UserError
+from companion.gamelog import GameLog, LoggedGame, default_log_path
+from companion.rules.peepwar import PeepWar
+from companion.rules.peepwar import notation as peepwar_notation
+from companion.rules.peepwar import textboard
+from companion.terminal import TextReferee
+
+
+def _log_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--log", type=Path, default=None, metavar="FILE",
+                   help=f"the game log (default: {default_log_path()})")
+
+
+def _game_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--game-id", "--id", dest="game_id", type=int, default=None, metavar="ID",
+                   help="which game in the log (default: the latest)")
+
+
+def _new_game_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--game", default="peepwar", choices=["peepwar"], help="the game (peepwar)")
+    p.add_argument("--players", default="red,blue",
+                   help="player keys in seat order, comma-separated (default: red,blue)")
+    p.add_argument("--edition", type=int, default=2005, choices=[2001, 2005],
+                   help="Peep War rules edition (default: 2005)")
+
+
+def _open_log(args: argparse.Namespace) -> GameLog:
+    return GameLog(args.log or default_log_path())
+
+
+def _rules(args: argparse.Namespace) -> PeepWar:
+    players = [p.strip() for p in args.players.split(",") if p.strip()]
+    try:
+        return PeepWar(players=players, edition=args.edition)
+    except ValueError as e:
+        raise UserError(f"{e} (--players {args.players})") from e
+
+
+def _referee(game: LoggedGame, args: argparse.Namespace) -> int:
+    referee = TextReferee(game, seed=args.seed)
+    script = getattr(args, "script", None)
+    if script:
+        try:
+            lines = Path(script).read_text().splitlines()
+        except OSError as e:
+            raise UserError(f"cannot read the script {script}: {e.strerror}") from e
+        referee.run(lines)
+    else:
+        referee.run(sys.stdin, interactive=sys.stdin.isatty())
+    print(f"game {game.id} is saved in {game.log.path}; "
+          f"continue with: companion resume --log {game.log.path} --id {game.id}")
+    return 0
+
+
+def run_new(args: argparse.Namespace) -> int:
+    rules = _rules(args)
+    with _open_log(args) as log:
+        game = log.new_game(rules)
+        print(f"game {game.id} created in {log.path}: Peep War {rules.edition}, "
+              f"players {', '.join(rules.players)}")
+        print(f"play it with: companion resume --log {log.path} --id {game.id}")
+    return 0
+
+
+def run_play(args: argparse.Namespace) -> int:
+    rules = _rules(args)
+    with _open_log(args) as log:
+        game = log.new_game(rules)
+        print(f"game {game.id}, logged in {log.path}; type 'help' for the commands")
+        return _referee(game, args)
+
+
+def run_resume(args: argparse.Namespace) -> int:
+    with _open_log(args) as log:
+        game = log.open(args.game_id)
+        print(f"game {game.id}: {len(game.actions)} actions replayed from {log.path}")
+        return _referee(game, args)
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    with _open_log(args) as log:
+        game = log.open(args.game_id)
+        entries = log.entries(game.id)
+        if args.json:
+            print(json.dumps({
+                "game": game.rules.name, "id": game.id, "options": game.rules.options(),
+                "entries": entries, "state": game.rules.state_to_dict(game.state),
+                "tally": game.rules.tally(game.state).to_dict(),
+            }, indent=2))
+            return 0
+        for e in entries:
+            if e["kind"] == "undo":
+                print(f"#{e['seq'] + 1:<4} undo")
+                continue
+            action = game.rules.decode_action(e["action"])
+            print(f"#{e['seq'] + 1:<4} {action.player}: {peepwar_notation.format(action)}")
+            for ev in e["events"]:
+                print(f"       · {ev['text']}")
+        assert isinstance(game.rules, PeepWar)
+        print(textboard.render(game.rules, game.state))
+    return 0
+
+
+def run_undo(args: argparse.Namespace) -> int:
+    with _open_log(args) as log:
+        game = log.open(args.game_id)
+        n = game.actions_this_turn() if args.turn else 1
+        undone = game.undo(n, source="cli")
+        if not undone:
+            raise UserError(f"game {game.id} has no action to undo")
+        for a in undone:
+            print(f"undone: {a.player}: {peepwar_notation.format(a)}")
+    return 0
+
+
+def run_games(args: argparse.Namespace) -> int:
+    with _open_log(args) as log:
+        games = log.games()
+        if not games:
+            print(f"no games in {log.path}")
+        for g in games:
+            opts = ", ".join(f"{k}={v}" for k, v in g.options.items())
+            print(f"{g.id:>4}  {g.game}  {opts}  {g.entries} entries  started {g.created}")
+    return 0
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("new", help="start a new game in the log",
+                       description="Start a new game in the game log.")
+    _new_game_args(p)
+    _log_arg(p)
+    p.set_defaults(func=run_new)
+
+    p = sub.add_parser("play", help="start a game and referee it in the terminal",
+                       description="Start a game and referee it in the terminal: type actions, "
+                       "see the board and the Supply Center tally. 'help' lists the commands.")
+    _new_game_args(p)
+    _log_arg(p)
+    p.add_argument("--seed", type=int, default=None, help="seed of the digital egg")
+    p.add_argument("--script", metavar="FILE", help="read the commands from FILE")
+    p.set_defaults(func=run_play)
+
+    p = sub.add_parser("resume", help="continue a game from the log",
+                       description="Continue a game from the log in the terminal referee.")
+    _log_arg(p)
+    _game_arg(p)
+    p.add_argument("--seed", type=int, default=None, help="seed of the digital egg")
+    p.add_argument("--script", metavar="FILE", help="read the commands from FILE")
+    p.set_defaults(func=run_resume)
+
+    p = sub.add_parser("replay", help="list a game's actions and events, and its board",
+                       description="Replay a game from the log: every action and event, then "
+                       "the board it reaches.")
+    _log_arg(p)
+    _game_arg(p)
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=run_replay)
+
+    p = sub.add_parser("undo", help="take back the last action of a game",
+                       description="Take back the last action (the log keeps it as undone).")
+    _log_arg(p)
+    _game_arg(p)
+    p.add_argument("--turn", action="store_true", help="take back the whole turn so far")
+    p.set_defaults(func=run_undo)
+
+    p = sub.add_parser("games", help="list the games in the log",
+                       description="List the games in the game log.")
+    _log_arg(p)
+    p.set_defaults(func=run_games)

@@ -1,0 +1,287 @@
+"""The game log: every accepted action and its events, in a SQLite file.
+
+The log is append-only: an undo is itself an entry, so nothing a player did is
+ever lost, and the state is always the replay of the entries. Each action is
+written in one transaction (WAL mode, ``synchronous=FULL``) before the caller
+hears it was accepted, so a game survives the process being killed at any
+moment and resumes where it was.
+
+>>> import tempfile, os
+>>> from companion.rules.peepwar import PeepWar, PlaceTile
+>>> path = os.path.join(tempfile.mkdtemp(), "games.sqlite")
+>>> with GameLog(path) as log:
+...     game = log.new_game(PeepWar(players=("red", "blue")))
+...     events = game.play(PlaceTile("red", 1, 0))
+>>> with GameLog(path) as log:
+...     log.open(game.id).actions
+[PlaceTile(player='red', q=1, r=0)]
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from platformdirs import user_data_dir
+
+from companion.errors import UserError
+from companion.rules import ruleset_from_options
+from companion.rules.base import Action, BadActionData, Event, IllegalAction, Ruleset
+
+SCHEMA_VERSION = 1
+CHECKPOINT_EVERY = 64
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY,
+    game TEXT NOT NULL,
+    options TEXT NOT NULL,
+    created TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS entries (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    seq INTEGER NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('action', 'undo')),
+    action TEXT,
+    events TEXT NOT NULL DEFAULT '[]',
+    source TEXT NOT NULL DEFAULT '',
+    created TEXT NOT NULL,
+    PRIMARY KEY (game_id, seq)
+);
+"""
+
+
+def default_log_path() -> Path:
+    """``games.sqlite`` in the user's data directory."""
+    return Path(user_data_dir("table-companion", appauthor=False)) / "games.sqlite"
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    id: int
+    game: str
+    options: dict[str, Any]
+    created: str
+    entries: int
+
+
+class GameLog:
+    """A SQLite file holding any number of games."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, timeout=10, isolation_level=None,
+                                       check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise UserError(
+                    f"{self.path} was written by a newer Table Companion (log version {version}); "
+                    "upgrade, or use another --log file"
+                )
+            self._db.executescript(_SCHEMA)
+            self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        except sqlite3.DatabaseError as e:
+            raise UserError(
+                f"{self.path} is not a usable game log ({e}); name another file with --log"
+            ) from e
+        except OSError as e:
+            raise UserError(f"cannot open the game log {self.path}: {e.strerror}") from e
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> GameLog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- games ----------------------------------------------------------------------
+
+    def new_game(self, rules: Ruleset) -> LoggedGame:
+        cur = self._db.execute(
+            "INSERT INTO games (game, options, created) VALUES (?, ?, ?)",
+            (rules.name, json.dumps(rules.options()), _now()),
+        )
+        game_id = cur.lastrowid
+        assert game_id is not None
+        return LoggedGame(self, game_id, rules, [])
+
+    def games(self) -> list[GameInfo]:
+        rows = self._db.execute(
+            "SELECT g.id, g.game, g.options, g.created, COUNT(e.seq) FROM games g "
+            "LEFT JOIN entries e ON e.game_id = g.id GROUP BY g.id ORDER BY g.id"
+        ).fetchall()
+        return [GameInfo(r[0], r[1], json.loads(r[2]), r[3], r[4]) for r in rows]
+
+    def latest_game_id(self) -> int | None:
+        row = self._db.execute("SELECT MAX(id) FROM games").fetchone()
+        return row[0]
+
+    def open(self, game_id: int | None = None) -> LoggedGame:
+        """The game (the latest one if ``game_id`` is None), replayed from its entries."""
+        if game_id is None:
+            game_id = self.latest_game_id()
+            if game_id is None:
+                raise UserError(f"{self.path} holds no game yet; start one with 'companion new'")
+        row = self._db.execute("SELECT game, options FROM games WHERE id = ?",
+                               (game_id,)).fetchone()
+        if row is None:
+            known = ", ".join(str(g.id) for g in self.games()) or "none"
+            raise UserError(f"there is no game {game_id} in {self.path} (games: {known})")
+        try:
+            rules = ruleset_from_options(row[0], json.loads(row[1]))
+        except (ValueError, TypeError) as e:
+            raise UserError(f"game {game_id} in {self.path} has unusable options: {e}") from e
+        live: list[Action] = []
+        entries = self._db.execute(
+            "SELECT seq, kind, action FROM entries WHERE game_id = ? ORDER BY seq", (game_id,)
+        ).fetchall()
+        for seq, kind, data in entries:
+            if kind == "undo":
+                if live:
+                    live.pop()
+                continue
+            try:
+                live.append(rules.decode_action(json.loads(data)))
+            except (BadActionData, json.JSONDecodeError) as e:
+                raise UserError(f"game {game_id}, entry {seq} cannot be read: {e}") from e
+        return LoggedGame(self, game_id, rules, live, next_seq=len(entries))
+
+    # --- writing ----------------------------------------------------------------------
+
+    def _append(self, game_id: int, seq: int, rows: Sequence[tuple[str, str | None, str, str]]
+                ) -> None:
+        with self._transaction():
+            for i, (kind, action, events, source) in enumerate(rows):
+                self._db.execute(
+                    "INSERT INTO entries (game_id, seq, kind, action, events, source, created) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (game_id, seq + i, kind, action, events, source, _now()),
+                )
+
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self._db)
+
+    def entries(self, game_id: int) -> list[dict[str, Any]]:
+        """Every entry of a game, undos included, for replay listings and debug bundles."""
+        rows = self._db.execute(
+            "SELECT seq, kind, action, events, source, created FROM entries "
+            "WHERE game_id = ? ORDER BY seq", (game_id,)
+        ).fetchall()
+        return [
+            {"seq": r[0], "kind": r[1], "action": json.loads(r[2]) if r[2] else None,
+             "events": json.loads(r[3]), "source": r[4], "created": r[5]}
+            for r in rows
+        ]
+
+
+class _Transaction:
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: object, *rest: object) -> None:
+        self.db.execute("COMMIT" if exc_type is None else "ROLLBACK")
+
+
+class LoggedGame:
+    """One game bound to its log: the current state, and play/undo that write through."""
+
+    def __init__(self, log: GameLog, game_id: int, rules: Ruleset, actions: list[Action],
+                 next_seq: int = 0) -> None:
+        self.log = log
+        self.id = game_id
+        self.rules = rules
+        self.actions: list[Action] = []
+        self._next_seq = next_seq
+        self._checkpoints: dict[int, Any] = {0: rules.new_state()}
+        self.state = self._checkpoints[0]
+        for i, action in enumerate(actions):
+            try:
+                self.state, _ = rules.apply(self.state, action)
+            except IllegalAction as e:
+                raise UserError(
+                    f"game {game_id} does not replay: its action {i + 1} is refused ({e}); "
+                    "the log may come from another version of the rules"
+                ) from e
+            self.actions.append(action)
+            self._checkpoint()
+
+    def _checkpoint(self) -> None:
+        if len(self.actions) % CHECKPOINT_EVERY == 0:
+            self._checkpoints[len(self.actions)] = self.state
+
+    def play(self, action: Action, source: str = "") -> list[Event]:
+        """Apply and log ``action``; raises IllegalAction (nothing written) when refused."""
+        state, events = self.rules.apply(self.state, action)
+        self.log._append(self.id, self._next_seq, [(
+            "action",
+            json.dumps(self.rules.encode_action(action)),
+            json.dumps([e.to_dict() for e in events]),
+            source,
+        )])
+        self._next_seq += 1
+        self.state = state
+        self.actions.append(action)
+        self._checkpoint()
+        return events
+
+    def undo(self, count: int = 1, source: str = "") -> list[Action]:
+        """Take back the last ``count`` actions (fewer if there are fewer); returns them."""
+        count = min(count, len(self.actions))
+        if count <= 0:
+            return []
+        self.log._append(self.id, self._next_seq, [("undo", None, "[]", source)] * count)
+        self._next_seq += count
+        undone = self.actions[-count:]
+        del self.actions[-count:]
+        self._rewind()
+        return undone
+
+    def actions_this_turn(self) -> int:
+        """How many of the live actions belong to the turn in progress."""
+        state = self.state
+        turn = getattr(state, "turn", None)
+        if turn is None:
+            return 0
+        n = 0
+        for i in range(len(self.actions) - 1, -1, -1):
+            if self._state_at(i).turn != turn:
+                break
+            n += 1
+        return n
+
+    def _state_at(self, n: int) -> Any:
+        """The state after the first ``n`` live actions."""
+        base = max(k for k in self._checkpoints if k <= n)
+        state = self._checkpoints[base]
+        for action in self.actions[base:n]:
+            state, _ = self.rules.apply(state, action)
+        return state
+
+    def _rewind(self) -> None:
+        n = len(self.actions)
+        for k in [k for k in self._checkpoints if k > n]:
+            del self._checkpoints[k]
+        self.state = self._state_at(n)
+
+    def events(self) -> list[Event]:
+        """All events of the live actions, recomputed by replay."""
+        return self.rules.replay(self.actions)[1]
