@@ -14,8 +14,7 @@ from pathlib import Path
 
 from companion.errors import UserError
 from companion.gamelog import GameLog
-from companion.rules.peepwar import PeepWar
-from companion.rules.peepwar import notation
+from companion.rules.peepwar import PeepWar, notation
 from companion.rules.peepwar.bot import Bot
 from companion.terminal import TextReferee
 

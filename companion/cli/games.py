@@ -9,9 +9,8 @@ from pathlib import Path
 
 from companion.errors import UserError
 from companion.gamelog import GameLog, LoggedGame, default_log_path
-from companion.rules.peepwar import PeepWar
+from companion.rules.peepwar import PeepWar, textboard
 from companion.rules.peepwar import notation as peepwar_notation
-from companion.rules.peepwar import textboard
 from companion.terminal import TextReferee
 
 

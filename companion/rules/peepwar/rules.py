@@ -39,6 +39,7 @@ from companion.rules.peepwar.actions import (
 from companion.rules.peepwar.board import (
     NEUTRAL,
     Cell,
+    Hex,
     cell_name,
     cell_neighbours,
     parse_cell,
@@ -226,23 +227,34 @@ class PeepWar(Ruleset[PeepWarState]):
                 return "your first hex must share a side with the Neutral Territory at 0,0"
         elif not any(tiles_touch(at, t) for t in own):
             names = ", ".join(tile_name(t) for t in sorted(own))
-            return f"it must share a side with a hex of your territory ({names})"
-        if tiles_touch(at, NEUTRAL):
-            waiting = self._waiting_for_first_hex(s, a.player)
-            free = sum(1 for n in tile_neighbours(NEUTRAL) if n not in s.tiles)
-            if own and free - 1 < len(waiting):
-                return (f"the last free side of the Neutral Territory is kept for "
-                        f"{', '.join(waiting)}'s first hex")
-            if not own and free - 1 < len(waiting) - 1:
-                return (f"the free sides of the Neutral Territory are kept for "
-                        f"{', '.join(w for w in waiting if w != a.player)}'s first hexes")
+            if self._can_extend(s, a.player, own):
+                return f"it must share a side with a hex of your territory ({names})"
+            # Hemmed in: the texts do not say; any hex touching the map keeps the game going.
+            if not any(tiles_touch(at, t) for t in s.tiles):
+                return (f"your territory ({names}) is hemmed in, so this hex may go anywhere "
+                        "that shares a side with a hex on the table")
+        return self._reserve_reason(s, a.player, at)
+
+    def _reserve_reason(self, s: PeepWarState, player: str, at: Hex) -> str | None:
+        """Keep a free side of the Neutral Territory for every first hex still to come."""
+        if not tiles_touch(at, NEUTRAL):
+            return None
+        waiting = [w for w in self._waiting_for_first_hex(s) if w != player]
+        free = sum(1 for n in tile_neighbours(NEUTRAL) if n not in s.tiles)
+        if free - 1 < len(waiting):
+            return (f"the free sides of the Neutral Territory are kept for the first hexes of "
+                    f"{', '.join(waiting)}")
         return None
 
-    def _waiting_for_first_hex(self, s: PeepWarState, player: str) -> list[str]:
-        """Players who have yet to lay a first hex (``player`` included if so)."""
+    def _can_extend(self, s: PeepWarState, player: str, own: list[Hex]) -> bool:
+        """Whether some free position touches ``own`` and passes the Neutral reserve."""
+        free = {n for t in own for n in tile_neighbours(t)} - set(s.tiles)
+        return any(self._reserve_reason(s, player, at) is None for at in free)
+
+    def _waiting_for_first_hex(self, s: PeepWarState) -> list[str]:
+        """Players who have yet to lay a first hex."""
         placed = {o for o in s.tiles.values() if o}
         return [p for p in self.players if p not in placed]
-
 
     def _check_place_supply(self, s: PeepWarState, a: PlaceSupplyCenter) -> str | None:
         if (r := self._phase_is(s, Phase.SETUP_SUPPLY)) is not None:

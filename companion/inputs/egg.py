@@ -1,0 +1,468 @@
+"""The host side of the serial egg: find it, greet it, read it, and survive it going away.
+
+Shaped like a trustworthy printer link (OctoPrint's comm layer): one reader
+thread owns the port and walks a small state machine::
+
+    disconnected -> connecting -> handshaking -> connected -> lost -> (back off) -> connecting
+
+Reads and writes have timeouts; a read error, a write timeout or a silent
+egg (no heartbeat for three periods) ends the session, and the thread opens
+the port again with growing back-off. Every change and every problem goes
+upward as an :class:`InputEvent` (``device_status`` / ``device_error``) and
+in :meth:`EggLink.status`. Lines that fail the checksum are dropped and
+counted; gaps in the sequence numbers are reported as lost messages.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+import serial
+import serial.tools.list_ports
+
+from companion.inputs import events as ev
+from companion.inputs.egg_colours import ColourReading, EggColours
+from companion.inputs.events import InputEvent
+from companion.inputs.source import Emit, SourceStatus
+from firmware import eggproto
+
+log = logging.getLogger(__name__)
+
+PICO_MICROPYTHON = (0x2E8A, 0x0005)  # Raspberry Pi RP2040 running MicroPython
+DEFAULT_IDS: tuple[tuple[int, int], ...] = (PICO_MICROPYTHON,)
+SOURCE = "egg"
+WARN_FIRST = 5  # log each of the first few dropped lines, then every WARN_EVERY-th
+WARN_EVERY = 100
+STALE_RESYNC = 3  # this many old sequence numbers in a row: resynchronise to the egg's
+
+
+class LinkState(StrEnum):
+    DISCONNECTED = "disconnected"
+    CONNECTING = "connecting"
+    HANDSHAKING = "handshaking"
+    CONNECTED = "connected"
+    LOST = "lost"
+
+
+@dataclass(frozen=True)
+class EggMessage:
+    """One checked message; ``gap`` is how many messages went missing just before it."""
+
+    seq: int
+    kind: str
+    fields: tuple[str, ...]
+    gap: int = 0
+
+
+@dataclass
+class LinkStats:
+    messages: int = 0
+    corrupt: int = 0  # "$EGG" lines that failed the checks (bad checksum, bad form)
+    noise: int = 0  # other lines: the MicroPython banner, a traceback, garbage
+    overflows: int = 0  # lines longer than the protocol allows
+    lost_messages: int = 0  # counted from sequence-number gaps
+    stale: int = 0  # repeated or out-of-order sequence numbers, dropped
+    bad_fields: int = 0  # well-framed messages whose fields made no sense
+    connects: int = 0
+
+
+class FrameReader:
+    """Bytes from the wire to checked messages, counting everything it drops.
+
+    No I/O and no threads, so it can be fed any bytes at all (the fuzz test
+    does): it either returns a message whose checksum, form and sequence
+    number are right, or drops the line and counts why.
+    """
+
+    def __init__(self, stats: LinkStats | None = None) -> None:
+        self.stats = stats or LinkStats()
+        self.last_seq: int | None = None
+        self.last_noise = ""
+        self._lines = eggproto.LineBuffer()
+        self._overflows_seen = 0
+        self._stale_run = 0
+
+    def feed(self, data: bytes) -> list[EggMessage]:
+        out = []
+        for line in self._lines.feed(data):
+            msg = self.accept(line)
+            if msg is not None:
+                out.append(msg)
+        new = self._lines.overflows - self._overflows_seen
+        if new:
+            self._overflows_seen = self._lines.overflows
+            self.stats.overflows += new
+            self._warn(f"line longer than {eggproto.MAX_LINE} bytes", self.stats.overflows)
+        return out
+
+    def accept(self, line: bytes) -> EggMessage | None:
+        try:
+            seq, kind, fields = eggproto.decode(line)
+        except eggproto.ProtocolError as e:
+            if line.startswith(b"$EGG"):
+                self.stats.corrupt += 1
+                self._warn(f"corrupt line dropped ({e}): {line[:48]!r}", self.stats.corrupt)
+            elif line.strip():
+                self.stats.noise += 1
+                self.last_noise = line.strip()[:80].decode("ascii", "replace")
+            return None
+        gap = 0
+        if kind != eggproto.HELLO and self.last_seq is not None:
+            gap = eggproto.seq_gap(self.last_seq, seq)
+            if gap < 0:
+                self._stale_run += 1
+                if self._stale_run < STALE_RESYNC:
+                    self.stats.stale += 1
+                    self._warn(f"stale message #{seq} dropped (last was #{self.last_seq})",
+                               self.stats.stale)
+                    return None
+                gap = 0  # several in a row: our count is what is wrong, so follow the egg
+            self.stats.lost_messages += gap
+        self._stale_run = 0
+        self.last_seq = seq  # a HELLO (the egg restarted or was asked) resynchronises
+        self.stats.messages += 1
+        return EggMessage(seq, kind, tuple(fields), gap)
+
+    @staticmethod
+    def _warn(what: str, count: int) -> None:
+        if count <= WARN_FIRST or count % WARN_EVERY == 0:
+            log.warning("egg: %s (%d so far)", what, count)
+
+
+def find_egg_port(
+    ids: Iterable[tuple[int, int]] = DEFAULT_IDS,
+    ports: Iterable[Any] | None = None,
+) -> str | None:
+    """The device path of the first USB serial port with one of ``ids`` as VID:PID."""
+    wanted = set(ids)
+    found = serial.tools.list_ports.comports() if ports is None else ports
+    for port in sorted(found, key=lambda p: p.device):
+        if (port.vid, port.pid) in wanted:
+            return port.device
+    return None
+
+
+class SessionEnd(Exception):
+    """Why a session with the egg ended; the reader thread reconnects after it."""
+
+    def __init__(self, reason: str, *, error: bool = False) -> None:
+        super().__init__(reason)
+        self.error = error
+
+
+class EggLink:
+    """The serial egg as an input source (see the module docstring for the life cycle).
+
+    ``port`` is a device path, or None / "auto" to look for the egg by USB
+    VID:PID. ``colours`` (settable later, e.g. after calibration) lets each
+    drawn bean be matched to a player. ``heartbeat_timeout`` defaults to three
+    of the heartbeat periods the egg announces in its HELLO.
+    """
+
+    def __init__(
+        self,
+        port: str | None = None,
+        *,
+        colours: EggColours | None = None,
+        ids: Sequence[tuple[int, int]] = DEFAULT_IDS,
+        baudrate: int = 115200,
+        read_timeout: float = 0.1,
+        write_timeout: float = 1.0,
+        handshake_timeout: float = 2.0,
+        heartbeat_timeout: float | None = None,
+        backoff: Sequence[float] = (0.5, 1.0, 2.0, 5.0),
+        long_press: float = 1.0,
+        list_ports: Callable[[], Iterable[Any]] | None = None,
+    ) -> None:
+        self.port = None if port in (None, "auto") else port
+        self.colours = colours
+        self.ids = tuple(ids)
+        self.baudrate = baudrate
+        self.read_timeout = read_timeout
+        self.write_timeout = write_timeout
+        self.handshake_timeout = handshake_timeout
+        self.heartbeat_timeout = heartbeat_timeout
+        self.backoff = tuple(backoff)
+        self.long_press = long_press
+        self.stats = LinkStats()
+        self.hello: dict[str, Any] = {}
+        self.sensor_flags = ""
+        self._list_ports = list_ports
+        self._emit: Emit | None = None
+        self._state = LinkState.DISCONNECTED
+        self._message = "not started"
+        self._reported: tuple[str, str] | None = None
+        self._lock = threading.Lock()
+        self._write_lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._serial: serial.Serial | None = None
+        self._write_failure: str | None = None
+        self._seq = 0
+        self._port_in_use = ""
+
+    # --- the InputSource protocol -------------------------------------------------
+
+    def start(self, emit: Emit) -> None:
+        if self._thread is not None:
+            return
+        self._emit = emit
+        self._stopping.clear()
+        self._thread = threading.Thread(target=self._run, name="egg-link", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self._thread is not None:
+            self._thread.join(timeout=self.read_timeout + self.write_timeout + 2)
+            self._thread = None
+        self._set(LinkState.DISCONNECTED, "stopped")
+
+    def status(self) -> SourceStatus:
+        with self._lock:
+            state, message = self._state, self._message
+        if state == LinkState.CONNECTED:
+            missing = [what for flag, what in (("A", "accelerometer, so shakes are off"),
+                                               ("C", "colour sensor, so draws are off"))
+                       if self.sensor_flags and flag not in self.sensor_flags]
+            if missing:
+                message += "; it has no working " + " and no ".join(missing)
+            if self.stats.corrupt:
+                message += f"; {self.stats.corrupt} corrupt lines dropped"
+        return SourceStatus(state.value, message)
+
+    @property
+    def state(self) -> LinkState:
+        with self._lock:
+            return self._state
+
+    # --- commands to the egg --------------------------------------------------------
+
+    def set_led(self, mode: str) -> bool:
+        """Light the egg's LED: "on", "off" or "blink". False if the egg is not connected."""
+        if mode not in ("on", "off", "blink"):
+            raise ValueError(f"LED mode must be on, off or blink, not {mode!r}")
+        return self.state == LinkState.CONNECTED and self._send(eggproto.LED, mode)
+
+    def ping(self, token: str = "p") -> bool:
+        return self.state == LinkState.CONNECTED and self._send(eggproto.PING, token)
+
+    def _send(self, kind: str, *fields: object) -> bool:
+        """Write one command; a failure is noted for the reader thread, which ends the session."""
+        with self._write_lock:
+            ser = self._serial
+            if ser is None:
+                return False
+            line = eggproto.encode(self._seq, kind, fields)
+            self._seq = eggproto.next_seq(self._seq)
+            try:
+                ser.write(line)
+                ser.flush()
+            except serial.SerialTimeoutException:
+                self._write_failure = f"write timed out after {self.write_timeout} s"
+                return False
+            except (serial.SerialException, OSError) as e:
+                self._write_failure = f"write failed: {e}"
+                return False
+            return True
+
+    # --- the reader thread ----------------------------------------------------------
+
+    def _run(self) -> None:
+        attempt = 0
+        while not self._stopping.is_set():
+            port = self.port or find_egg_port(self.ids, self._ports())
+            if port is None:
+                ids = ", ".join(f"{v:04X}:{p:04X}" for v, p in self.ids)
+                self._set(LinkState.DISCONNECTED,
+                          f"no egg found (looking for USB id {ids}): plug it in, or name its "
+                          "port with --egg PORT", report="disconnected")
+            else:
+                was_connected = self._connect(port)
+                if was_connected:
+                    attempt = 0
+            delay = self.backoff[min(attempt, len(self.backoff) - 1)]
+            attempt += 1
+            self._stopping.wait(delay)
+
+    def _ports(self) -> Iterable[Any] | None:
+        return self._list_ports() if self._list_ports else None
+
+    def _connect(self, port: str) -> bool:
+        """One session on ``port``; True if it got as far as connected."""
+        self._port_in_use = port
+        self._set(LinkState.CONNECTING, f"opening {port}")
+        try:
+            ser = serial.Serial(port, self.baudrate, timeout=self.read_timeout,
+                                write_timeout=self.write_timeout)
+        except (serial.SerialException, OSError, ValueError) as e:
+            self._set(LinkState.DISCONNECTED, f"cannot open the egg's port {port}: {e}",
+                      report="disconnected")
+            return False
+        reader = FrameReader(self.stats)
+        connected = False
+        try:
+            with self._write_lock:
+                self._serial, self._write_failure = ser, None
+            self._handshake(ser, port, reader)
+            connected = True
+            self._session(ser, reader)
+        except SessionEnd as end:
+            if self._stopping.is_set():
+                return connected
+            if connected:
+                self._set(LinkState.LOST, f"lost the egg on {port} ({end}); reconnecting",
+                          report="disconnected")
+            else:
+                self._set(LinkState.DISCONNECTED, f"the egg on {port}: {end}",
+                          report="error" if end.error else "disconnected")
+        finally:
+            with self._write_lock:
+                self._serial = None
+            try:
+                ser.close()
+            except (serial.SerialException, OSError):
+                log.debug("egg: closing %s failed", port, exc_info=True)
+        return connected
+
+    def _read(self, ser: serial.Serial) -> bytes:
+        if self._stopping.is_set():
+            raise SessionEnd("stopped")
+        if self._write_failure:
+            raise SessionEnd(self._write_failure)
+        try:
+            return ser.read(max(1, ser.in_waiting))
+        except (serial.SerialException, OSError) as e:
+            raise SessionEnd(f"read failed: {e}") from e
+
+    def _handshake(self, ser: serial.Serial, port: str, reader: FrameReader) -> None:
+        self._set(LinkState.HANDSHAKING, f"waiting for the egg on {port} to say hello")
+        try:
+            ser.reset_input_buffer()  # whatever the egg said to nobody before we opened the port
+        except (serial.SerialException, OSError) as e:
+            raise SessionEnd(f"read failed: {e}") from e
+        start = time.monotonic()
+        asked_again = False
+        self._send(eggproto.HI, eggproto.PROTOCOL_VERSION)
+        while True:
+            messages = reader.feed(self._read(ser))
+            for i, msg in enumerate(messages):
+                if msg.kind == eggproto.HELLO:
+                    self._greeted(msg)
+                    for later in messages[i + 1:]:
+                        self._dispatch(later)
+                    return
+            waited = time.monotonic() - start
+            if not asked_again and waited > self.handshake_timeout / 2:
+                asked_again = self._send(eggproto.HI, eggproto.PROTOCOL_VERSION)
+            if waited > self.handshake_timeout:
+                heard = f"; it said {reader.last_noise!r}" if reader.last_noise else ""
+                raise SessionEnd(f"no hello within {self.handshake_timeout:g} s{heard} "
+                                 "(is the egg firmware on it? see docs/hardware.md)", error=True)
+
+    def _session(self, ser: serial.Serial, reader: FrameReader) -> None:
+        last_heard = time.monotonic()
+        while True:
+            messages = reader.feed(self._read(ser))
+            now = time.monotonic()
+            if messages:
+                last_heard = now
+            for msg in messages:
+                self._dispatch(msg)
+            if now - last_heard > self._heartbeat_timeout():
+                raise SessionEnd(f"no heartbeat for {self._heartbeat_timeout():.1f} s")
+
+    def _heartbeat_timeout(self) -> float:
+        if self.heartbeat_timeout is not None:
+            return self.heartbeat_timeout
+        return 3 * self.hello.get("heartbeat_ms", 1000) / 1000
+
+    def _greeted(self, msg: EggMessage) -> None:
+        """Take in a HELLO: at the handshake, or again later (an egg that restarted)."""
+        try:
+            proto, firmware, heartbeat_ms, caps = msg.fields[:4]
+            hello = {"protocol": int(proto), "firmware": firmware,
+                     "heartbeat_ms": int(heartbeat_ms), "capabilities": caps.split("+")}
+        except ValueError as e:
+            raise SessionEnd(f"its hello is malformed ({msg.fields!r}: {e})", error=True) from e
+        if hello["protocol"] != eggproto.PROTOCOL_VERSION:
+            raise SessionEnd(
+                f"the egg speaks protocol {hello['protocol']} but this companion speaks "
+                f"{eggproto.PROTOCOL_VERSION}: flash the egg with this version's firmware/",
+                error=True,
+            )
+        if self.state != LinkState.CONNECTED:
+            self.stats.connects += 1
+        self.hello = hello
+        self._set(LinkState.CONNECTED, f"egg connected on {self._port_in_use}: firmware "
+                  f"{firmware}, {'+'.join(hello['capabilities'])}", report="connected")
+
+    # --- messages to events ----------------------------------------------------------
+
+    def _dispatch(self, msg: EggMessage) -> None:
+        if msg.gap:
+            self._event(ev.DEVICE_ERROR, code="GAP", message=(
+                f"{msg.gap} message(s) from the egg were lost; if a bean was just drawn, "
+                "check it on the page"))
+        try:
+            self._handle(msg)
+        except (ValueError, IndexError) as e:
+            self.stats.bad_fields += 1
+            log.warning("egg: %s message with bad fields %r dropped: %s", msg.kind, msg.fields, e)
+
+    def _handle(self, msg: EggMessage) -> None:
+        f = msg.fields
+        if msg.kind == eggproto.HELLO:
+            self._greeted(msg)
+        elif msg.kind == eggproto.HEARTBEAT:
+            self._heartbeat(f[1])
+        elif msg.kind == eggproto.SHAKE:
+            self._event(ev.SHAKE, duration_ms=int(f[0]), peak_g=int(f[1]) / 1000, jolts=int(f[2]))
+        elif msg.kind == eggproto.DRAW:
+            self._bean(int(f[0]), ColourReading(int(f[1]), int(f[2]), int(f[3]), int(f[4]),
+                                                int(f[5]), float(f[6])))
+        elif msg.kind == eggproto.BUTTON:
+            held = int(f[0])
+            self._event(ev.EGG_BUTTON, held_ms=held, long=held >= self.long_press * 1000)
+        elif msg.kind == eggproto.ERROR:
+            code, text = f[0], f[1] if len(f) > 1 else ""
+            log.warning("egg reports %s: %s", code, text)
+            self._event(ev.DEVICE_ERROR, code=code, message=f"the egg reports {code}: {text}")
+        elif msg.kind == eggproto.PONG:
+            log.debug("egg: pong %s", f)
+        else:
+            log.info("egg: ignoring a %s message (newer firmware?)", msg.kind)
+
+    def _heartbeat(self, flags: str) -> None:
+        self.sensor_flags = flags
+
+    def _bean(self, number: int, reading: ColourReading) -> None:
+        data: dict[str, Any] = {"reading": reading.to_dict(), "draw": number}
+        colours = self.colours
+        if colours is not None:
+            match = colours.match(reading)
+            data.update(player=match.player, confidence=round(match.confidence, 3),
+                        match=match.reason)
+        self._event(ev.BEAN, **data)
+
+    def _event(self, kind: str, **data: Any) -> None:
+        if self._emit is None:
+            return
+        try:
+            self._emit(InputEvent(SOURCE, kind, data))
+        except Exception:  # a broken consumer must not take the reader thread down
+            log.exception("egg: the %s event handler failed", kind)
+
+    def _set(self, state: LinkState, message: str, report: str | None = None) -> None:
+        with self._lock:
+            self._state, self._message = state, message
+        if report is not None and self._reported != (report, message):
+            self._reported = (report, message)
+            log.info("egg: %s", message)
+            self._event(ev.DEVICE_STATUS, state=report, message=message)

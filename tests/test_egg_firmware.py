@@ -1,0 +1,177 @@
+"""The egg firmware's parts on their own: detectors fed by hand, drivers against simulated chips."""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+for _path in (Path(__file__).resolve().parents[1] / "firmware", Path(__file__).parent / "fakes"):
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
+
+import machine  # noqa: E402  (the MicroPython stand-in, first on sys.path)
+import utime  # noqa: E402
+from adxl345 import ADXL345  # noqa: E402
+from eggbutton import Debouncer  # noqa: E402
+from eggdraw import DrawDetector  # noqa: E402
+from eggshake import ShakeDetector  # noqa: E402
+from lis3dh import LIS3DH  # noqa: E402
+from simsensors import SimADXL345, SimLIS3DH, SimTCS34725  # noqa: E402
+from tcs34725 import TCS34725  # noqa: E402
+
+# --- shake detection ---------------------------------------------------------------
+
+
+def feed_wave(d: ShakeDetector, start_ms: int, ms: int, amp: float, hz: float = 6.0) -> list:
+    out = []
+    for t in range(start_ms, start_ms + ms, 10):
+        x = amp * math.sin(2 * math.pi * hz * (t - start_ms) / 1000)
+        if (got := d.feed(t, x, 0.0, 1000.0)) is not None:
+            out.append((t, got))
+    return out
+
+
+def test_a_shake_is_reported_once_when_it_stops() -> None:
+    d = ShakeDetector()
+    assert feed_wave(d, 0, 600, 2500) == []  # still shaking: nothing yet
+    (t, (duration, peak, jolts)), = feed_wave(d, 600, 500, 0)
+    assert 600 + 200 <= t <= 600 + 260  # 250 ms after the last strong sample
+    assert 550 <= duration <= 600
+    assert 2600 < peak < 2800  # |(2500, 0, 1000)| mg
+    assert jolts == 7  # 6 Hz for 0.6 s: a jolt each half cycle
+
+
+def test_one_knock_is_not_a_shake_and_rest_is_nothing() -> None:
+    d = ShakeDetector()
+    assert feed_wave(d, 0, 1000, 0) == []
+    assert d.feed(1000, 2500, 0, 1000) is None  # a knock on the table
+    assert feed_wave(d, 1010, 600, 0) == []
+
+
+def test_setting_the_egg_down_after_a_shake_is_not_another_shake() -> None:
+    d = ShakeDetector()
+    feed_wave(d, 0, 600, 2500)
+    ((t, _),) = feed_wave(d, 600, 300, 0)
+    assert feed_wave(d, t + 10, 300, 2500) == []  # within the refractory time: ignored
+    assert feed_wave(d, t + 310, 300, 0) == []
+    assert len(feed_wave(d, t + 1000, 400, 2500) + feed_wave(d, t + 1400, 400, 0)) == 1
+
+
+def test_one_jolt_hovering_at_the_threshold_is_not_a_shake() -> None:
+    d = ShakeDetector()
+    # 850 mg then 750 mg off 1 g, again and again: without the gap between high_mg (800)
+    # and low_mg (300) this would count as many jolts, i.e. a shake
+    for i in range(12):
+        assert d.feed(i * 10, 0, 0, 1850 if i % 2 == 0 else 1750) is None
+    assert feed_wave(d, 120, 400, 0) == []
+
+
+# --- draw detection ----------------------------------------------------------------
+
+
+def test_a_bean_at_the_mouth_is_one_draw_with_the_average_reading() -> None:
+    d = DrawDetector()
+    for _ in range(5):
+        assert d.feed(30, 20, 20, 100) is None
+    assert d.feed(4000, 2000, 1500, 8000) is None
+    assert d.feed(4200, 2000, 1500, 8200) is None
+    assert d.feed(4100, 2000, 1500, 8100) == (4100, 2000, 1500, 8100)
+    for _ in range(10):  # it stays there: still the same draw
+        assert d.feed(4100, 2000, 1500, 8100) is None
+    assert d.feed(4100, 2000, 1500, 2500) is None  # rocking, but above half way: same bean
+    d.feed(30, 20, 20, 100)
+    assert d.present is False
+    for _ in range(3):
+        got = d.feed(1500, 2500, 3800, 7800)
+    assert got == (1500, 2500, 3800, 7800)  # the next bean
+
+
+def test_a_flicker_shorter_than_the_settle_count_is_no_draw() -> None:
+    d = DrawDetector()
+    d.feed(30, 20, 20, 100)
+    assert d.feed(4000, 2000, 1500, 8000) is None
+    assert d.feed(4000, 2000, 1500, 8000) is None
+    assert d.feed(30, 20, 20, 100) is None
+    assert d.feed(4000, 2000, 1500, 8000) is None
+    assert d.present is False
+
+
+def test_the_dark_level_follows_the_room_slowly_up_and_at_once_down() -> None:
+    d = DrawDetector()
+    d.feed(0, 0, 0, 100)
+    for _ in range(200):
+        d.feed(0, 0, 0, 350)  # the room got brighter: not a bean
+    assert d.present is False and 340 < d.baseline <= 350
+    d.feed(0, 0, 0, 90)
+    assert d.baseline == 90
+
+
+# --- button ------------------------------------------------------------------------
+
+
+def test_the_button_counts_a_press_once_it_has_settled() -> None:
+    b = Debouncer(settle_ms=30)
+    levels = [(0, True), (3, False), (5, True), (8, False), (10, True)]  # chatter
+    assert [b.feed(t, v) for t, v in levels] == [None] * 5
+    assert b.feed(39, True) is None
+    assert b.feed(40, True) == ("down", 0)
+    assert b.feed(500, False) is None
+    assert b.feed(531, False) == ("up", 490)
+
+
+# --- drivers against the simulated chips -----------------------------------------------
+
+
+@pytest.fixture
+def bus():
+    return machine.reset_board().bus(0)
+
+
+@pytest.mark.parametrize("range_g", [2, 4, 8, 16])
+def test_lis3dh_reads_one_g_at_rest_in_every_range(bus, range_g) -> None:
+    sim = bus.attach(0x19, SimLIS3DH())
+    accel = LIS3DH(machine.I2C(0), 0x19, range_g=range_g)
+    x, y, z = accel.read_mg()
+    assert abs(x) < 1 and abs(y) < 1 and abs(z - 1000) < 2
+    assert sim.regs[0x20] == 0x57  # 100 Hz, X Y Z on
+    assert sim.regs[0x23] & 0x88 == 0x88  # block data update, high resolution
+
+
+def test_adxl345_reads_one_g_at_rest(bus) -> None:
+    sim = bus.attach(0x53, SimADXL345())
+    x, y, z = ADXL345(machine.I2C(0), 0x53).read_mg()
+    assert abs(z - 1000) < 5 and abs(x) < 4
+    assert sim.regs[0x2D] == 0x08 and sim.regs[0x31] == 0x0A
+
+
+def test_tcs34725_counts_scale_with_gain_and_integration_time(bus) -> None:
+    sim = bus.attach(0x29, SimTCS34725())
+    sim.put_bean((0.5, 0.3, 0.2), brightness=10.0)
+    colour = TCS34725(machine.I2C(0), gain=16, cycles=10)
+    assert colour.integration_ms == 24.0 and colour.max_count == 10240
+    assert sim.regs[0x01] == 246 and sim.regs[0x0F] == 0x02 and sim.regs[0x00] == 0x03
+    assert sim.bad_commands == 0  # every access used the command bit
+    utime.sleep_ms(30)
+    assert colour.ready()
+    r, g, b, c = colour.read_rgbc()
+    assert c == pytest.approx(10 * 16 * 24, rel=0.01)
+    assert (r / c, g / c, b / c) == pytest.approx((0.5, 0.3, 0.2), abs=0.01)
+
+
+def test_a_missing_chip_raises_oserror(bus) -> None:
+    with pytest.raises(OSError):
+        LIS3DH(machine.I2C(0), 0x18)
+    bus.attach(0x18, SimADXL345())  # the wrong chip at that address
+    with pytest.raises(OSError, match="WHO_AM_I is 0x00, not 0x33"):
+        LIS3DH(machine.I2C(0), 0x18)
+
+
+def test_tick_arithmetic_survives_the_wrap() -> None:
+    near_end = utime.TICKS_PERIOD - 5
+    later = utime.ticks_add(near_end, 20)
+    assert later == 15
+    assert utime.ticks_diff(later, near_end) == 20
+    assert utime.ticks_diff(near_end, later) == -20

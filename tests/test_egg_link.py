@@ -1,0 +1,305 @@
+"""The real egg firmware, run on the host, talking to EggLink over a real pseudo-terminal.
+
+The firmware files run unchanged against the MicroPython stand-ins in
+tests/fakes (``machine`` with simulated LIS3DH / ADXL345 / TCS34725 chips);
+the host opens the pty's path with pyserial as it would /dev/ttyACM0.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import serial
+from serial.tools.list_ports_common import ListPortInfo
+
+from companion.inputs.egg import EggLink, LinkState, find_egg_port
+from companion.inputs.egg_colours import EggColours
+from firmware import eggproto
+
+for _path in (Path(__file__).resolve().parents[1] / "firmware", Path(__file__).parent / "fakes"):
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
+
+from eggrig import EggRig, EventLog  # noqa: E402  (needs the MicroPython stand-ins on sys.path)
+from ptylink import Pty  # noqa: E402
+
+RED = (0.55, 0.25, 0.22)
+BLUE = (0.20, 0.32, 0.50)
+GREEN = (0.25, 0.55, 0.20)
+COLOURS = EggColours({"red": (RED,), "blue": (BLUE,)})
+FAST = {"read_timeout": 0.02, "handshake_timeout": 1.0, "backoff": (0.05, 0.2)}
+
+
+@pytest.fixture
+def rig(tmp_path: Path):
+    r = EggRig(tmp_path / "egg", HEARTBEAT_MS=100, SENSOR_RETRY_MS=300)
+    r.plug_in()
+    yield r
+    r.unplug()
+
+
+@pytest.fixture
+def link(rig: EggRig):
+    events = EventLog()
+    egg = EggLink(str(rig.port), colours=COLOURS, **FAST)
+    egg.start(events.put)
+    events.wait("device_status", where=lambda e: e.data["state"] == "connected")
+    time.sleep(0.15)  # the colour sensor's first readings set its dark level
+    yield egg, events
+    egg.stop()
+
+
+def test_handshake_gives_the_firmware_version_capabilities_and_heartbeat(link, rig) -> None:
+    egg, events = link
+    assert egg.state == LinkState.CONNECTED
+    assert egg.hello == {"protocol": 1, "firmware": "1.0.0", "heartbeat_ms": 100,
+                         "capabilities": ["lis3dh", "tcs34725", "button", "led"]}
+    status = egg.status()
+    assert status.state == "connected"
+    assert status.message.startswith(f"egg connected on {rig.port}: firmware 1.0.0")
+
+
+def test_heartbeats_keep_arriving_with_the_sensor_flags(link) -> None:
+    egg, _ = link
+    before = egg.stats.messages
+    time.sleep(0.45)
+    assert egg.stats.messages - before >= 3  # one every 100 ms
+    assert egg.sensor_flags == "AC"
+    assert egg.stats.corrupt == egg.stats.lost_messages == 0
+
+
+def test_a_shake_is_one_event_with_its_size(link, rig) -> None:
+    _, events = link
+    rig.accel.shake(0.5)
+    shake = events.wait("shake")
+    assert shake.source == "egg"
+    assert 350 <= shake.data["duration_ms"] <= 600
+    assert shake.data["jolts"] >= 3
+    assert 2.0 < shake.data["peak_g"] < 4.0
+    assert [e.kind for e in events.drain(0.4)].count("shake") == 0  # one shake, one event
+
+
+def test_a_drawn_bean_is_read_and_matched_to_its_player(link, rig) -> None:
+    _, events = link
+    rig.colour.put_bean(RED)
+    bean = events.wait("bean")
+    reading = bean.data["reading"]
+    assert reading["gain"] == 4 and reading["integration_ms"] == 48.0
+    assert abs(reading["r"] / reading["c"] - RED[0]) < 0.01
+    assert bean.data["player"] == "red" and bean.data["confidence"] > 0.5
+    assert bean.data["draw"] == 1
+    time.sleep(0.2)
+    assert [e.kind for e in events.drain()].count("bean") == 0  # still at the mouth: one draw
+    rig.colour.take_bean()
+    time.sleep(0.2)
+    rig.colour.put_bean(BLUE)
+    second = events.wait("bean")
+    assert (second.data["player"], second.data["draw"]) == ("blue", 2)
+    rig.colour.take_bean()
+    time.sleep(0.2)
+    rig.colour.put_bean(GREEN)
+    nobody = events.wait("bean")
+    assert nobody.data["player"] is None
+    assert "no player's beans look like that" in nobody.data["match"]
+
+
+def test_the_egg_button_is_debounced_and_timed(link, rig) -> None:
+    _, events = link
+    for _ in range(3):  # contact chatter as it closes
+        rig.press_button()
+        time.sleep(0.004)
+        rig.release_button()
+        time.sleep(0.004)
+    rig.press_button()
+    time.sleep(0.15)
+    rig.release_button()
+    press = events.wait("egg_button")
+    assert 120 <= press.data["held_ms"] <= 250
+    assert press.data["long"] is False
+    assert [e.kind for e in events.drain(0.2)].count("egg_button") == 0
+
+
+def test_the_host_drives_the_egg_led(link, rig) -> None:
+    egg, _ = link
+    assert egg.set_led("on")
+    time.sleep(0.1)
+    assert rig.led() == 1
+    assert egg.set_led("off")
+    time.sleep(0.1)
+    assert rig.led() == 0
+    with pytest.raises(ValueError):
+        egg.set_led("disco")
+
+
+def test_corrupt_lines_are_counted_and_dropped_and_the_link_carries_on(link, rig) -> None:
+    egg, events = link
+    good = eggproto.encode(9, "SHAKE", (400, 2600, 5))
+    rig.pty.inject(good.replace(b"SHAKE,400", b"SHAKE,900"))  # bad checksum
+    rig.pty.inject(b"\x00\xff garbage\r\n$EGG,1,HB*ZZZZ\n")
+    rig.pty.inject(b"$EGG," + b"7" * 500 + b"\n")  # runaway line
+    time.sleep(0.3)
+    assert egg.stats.corrupt == 2
+    assert egg.stats.noise == 1
+    assert egg.stats.overflows == 1
+    assert "shake" not in [e.kind for e in events.drain()]
+    assert egg.state == LinkState.CONNECTED
+    assert "2 corrupt lines dropped" in egg.status().message
+    rig.colour.put_bean(RED)
+    assert events.wait("bean").data["player"] == "red"
+
+
+def test_unplug_and_replug_reconnects(link, rig) -> None:
+    egg, events = link
+    rig.unplug()
+    lost = events.wait("device_status", where=lambda e: e.data["state"] == "disconnected")
+    assert "lost the egg" in lost.data["message"] and "read failed" in lost.data["message"]
+    assert egg.state in (LinkState.LOST, LinkState.DISCONNECTED, LinkState.CONNECTING)
+    time.sleep(0.3)  # a few attempts at a port that is not there
+    rig.plug_in()
+    events.wait("device_status", where=lambda e: e.data["state"] == "connected")
+    assert egg.stats.connects == 2
+    rig.colour.put_bean(BLUE)
+    assert events.wait("bean").data["player"] == "blue"
+
+
+def test_a_silent_egg_is_lost_by_heartbeat_timeout_and_found_again(link, rig) -> None:
+    egg, events = link
+    rig.stop_firmware()  # hangs: the port stays, the egg says nothing more
+    lost = events.wait("device_status", where=lambda e: e.data["state"] == "disconnected")
+    assert "no heartbeat for 0.3 s" in lost.data["message"]
+    rig.start_firmware()  # e.g. its watchdog reset it
+    events.wait("device_status", where=lambda e: e.data["state"] == "connected")
+    rig.accel.shake(0.4)
+    events.wait("shake")
+
+
+def test_a_missing_sensor_is_reported_and_found_again(tmp_path: Path) -> None:
+    rig = EggRig(tmp_path / "egg", HEARTBEAT_MS=100, SENSOR_RETRY_MS=300)
+    rig.colour.present = False
+    rig.plug_in()
+    events = EventLog()
+    egg = EggLink(str(rig.port), **FAST)
+    egg.start(events.put)
+    try:
+        events.wait("device_status", where=lambda e: e.data["state"] == "connected")
+        missing = events.wait("device_error")  # said at boot, and again to this host
+        assert missing.data["code"] == "NOCOLOUR"
+        assert missing.data["message"] == ("the egg reports NOCOLOUR: no TCS34725 answers: "
+                                           "draws are off")
+        assert egg.hello["capabilities"] == ["lis3dh", "button", "led"]
+        time.sleep(0.15)
+        assert "no working colour sensor, so draws are off" in egg.status().message
+        time.sleep(0.4)
+        assert [e for e in events.drain() if e.kind == "device_error"] == []  # not every retry
+        rig.colour.present = True  # the loose wire is pushed back
+        time.sleep(0.6)
+        assert egg.sensor_flags == "AC"
+        assert "colour sensor" not in egg.status().message
+        rig.colour.present = False  # and comes loose mid-game
+        error = events.wait("device_error", where=lambda e: e.data["code"] == "I2C")
+        assert "colour stopped answering" in error.data["message"]
+    finally:
+        egg.stop()
+        rig.unplug()
+
+
+def test_the_adxl345_works_as_the_accelerometer(tmp_path: Path) -> None:
+    rig = EggRig(tmp_path / "egg", accel="adxl345", HEARTBEAT_MS=100)
+    rig.plug_in()
+    events = EventLog()
+    egg = EggLink(str(rig.port), **FAST)
+    egg.start(events.put)
+    try:
+        events.wait("device_status", where=lambda e: e.data["state"] == "connected")
+        assert egg.hello["capabilities"][0] == "adxl345"
+        rig.accel.shake(0.4)
+        assert events.wait("shake").data["jolts"] >= 3
+    finally:
+        egg.stop()
+        rig.unplug()
+
+
+def test_the_egg_is_found_by_its_usb_id(tmp_path: Path) -> None:
+    rig = EggRig(tmp_path / "egg", HEARTBEAT_MS=100)
+    rig.plug_in()
+    pico = ListPortInfo(str(rig.port), skip_link_detection=True)
+    pico.vid, pico.pid = 0x2E8A, 0x0005
+    other = ListPortInfo("/dev/ttyUSB7", skip_link_detection=True)
+    other.vid, other.pid = 0x0403, 0x6001
+    assert find_egg_port(ports=[other, pico]) == str(rig.port)
+    assert find_egg_port(ports=[other]) is None
+    events = EventLog()
+    egg = EggLink("auto", list_ports=lambda: [other, pico], **FAST)
+    egg.start(events.put)
+    try:
+        events.wait("device_status", where=lambda e: e.data["state"] == "connected")
+    finally:
+        egg.stop()
+        rig.unplug()
+
+
+def test_no_egg_plugged_in_is_said_once(tmp_path: Path) -> None:
+    events = EventLog()
+    egg = EggLink(None, list_ports=list, **FAST)
+    egg.start(events.put)
+    try:
+        status = events.wait("device_status")
+        assert status.data["state"] == "disconnected"
+        assert "no egg found (looking for USB id 2E8A:0005)" in status.data["message"]
+        assert "--egg PORT" in status.data["message"]
+        assert events.drain(0.4) == []  # retries quietly
+        assert egg.status().state == "disconnected"
+    finally:
+        egg.stop()
+
+
+def test_a_port_that_never_says_hello_is_an_error(tmp_path: Path) -> None:
+    pty = Pty()  # a serial device with something else on it: a REPL prompt, no egg firmware
+    pty.inject(b"MicroPython v1.24.1 on 2024-11-29; Raspberry Pi Pico with RP2040\r\n")
+    events = EventLog()
+    egg = EggLink(pty.path, **{**FAST, "handshake_timeout": 0.4})
+    egg.start(events.put)
+    try:
+        time.sleep(0.1)
+        pty.inject(b">>> \r\n")
+        error = events.wait("device_status", where=lambda e: e.data["state"] == "error")
+        assert "no hello within 0.4 s; it said '>>>'" in error.data["message"]
+        hi = os.read(pty.master, 200)
+        assert b"$EGG,0,HI,1*" in hi  # it did ask
+    finally:
+        egg.stop()
+        pty.unplug()
+
+
+def test_an_egg_speaking_another_protocol_version_is_refused(tmp_path: Path) -> None:
+    pty = Pty()
+    events = EventLog()
+    egg = EggLink(pty.path, **FAST)
+    egg.start(events.put)
+    try:
+        time.sleep(0.15)
+        pty.inject(eggproto.encode(0, "HELLO", (2, "9.0.0", 1000, "led")))
+        error = events.wait("device_status", where=lambda e: e.data["state"] == "error")
+        assert "speaks protocol 2 but this companion speaks 1" in error.data["message"]
+    finally:
+        egg.stop()
+        pty.unplug()
+
+
+def test_a_write_that_cannot_complete_ends_the_session(link, rig, monkeypatch) -> None:
+    egg, events = link
+
+    def stuck(self, data):
+        raise serial.SerialTimeoutException("Write timeout")
+
+    monkeypatch.setattr(serial.Serial, "write", stuck)
+    assert egg.ping() is False
+    lost = events.wait("device_status", where=lambda e: e.data["state"] == "disconnected")
+    assert "write timed out" in lost.data["message"]
+    monkeypatch.undo()
+    events.wait("device_status", where=lambda e: e.data["state"] == "connected")
+    assert egg.ping() is True

@@ -1,0 +1,128 @@
+"""The game log: a real SQLite file, append-only undo, resume, bad files."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from companion.errors import UserError
+from companion.gamelog import GameLog
+from companion.rules.base import IllegalAction
+from companion.rules.peepwar import PeepWar, PlaceTile
+from companion.rules.peepwar.bot import Bot
+
+
+def _play(game, n: int, seed: int = 1) -> None:
+    bot = Bot(game.rules, seed)
+    for _ in range(n):
+        game.play(bot.choose(game.state))
+
+
+def test_actions_survive_reopening_and_replay_to_the_same_state(tmp_path: Path) -> None:
+    path = tmp_path / "g.sqlite"
+    with GameLog(path) as log:
+        game = log.new_game(PeepWar(players=("red", "blue", "green"), edition=2001))
+        _play(game, 150)
+        state, actions = game.state, list(game.actions)
+    with GameLog(path) as log:
+        again = log.open(game.id)
+    assert again.actions == actions
+    assert again.state == state
+    assert again.rules.options() == {"players": ["red", "blue", "green"], "edition": 2001}
+
+
+def test_log_is_in_wal_mode(tmp_path: Path) -> None:
+    path = tmp_path / "g.sqlite"
+    GameLog(path).close()
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_refused_action_writes_nothing(tmp_path: Path) -> None:
+    with GameLog(tmp_path / "g.sqlite") as log:
+        game = log.new_game(PeepWar())
+        with pytest.raises(IllegalAction, match="Neutral Territory is there"):
+            game.play(PlaceTile("red", 0, 0))
+        assert log.entries(game.id) == []
+
+
+def test_undo_is_recorded_and_the_undone_action_kept(tmp_path: Path) -> None:
+    path = tmp_path / "g.sqlite"
+    with GameLog(path) as log:
+        game = log.new_game(PeepWar())
+        game.play(PlaceTile("red", 1, 0))
+        before = game.state
+        game.play(PlaceTile("blue", -1, 0))
+        assert game.undo() == [PlaceTile("blue", -1, 0)]
+        assert game.state == before
+        kinds = [e["kind"] for e in log.entries(game.id)]
+        assert kinds == ["action", "action", "undo"]
+        assert log.entries(game.id)[1]["action"]["q"] == -1
+    with GameLog(path) as log:
+        assert log.open().state == before
+
+
+def test_undo_far_back_uses_checkpoints_and_matches_replay(tmp_path: Path) -> None:
+    with GameLog(tmp_path / "g.sqlite") as log:
+        game = log.new_game(PeepWar())
+        _play(game, 200, seed=5)
+        actions = list(game.actions)
+        game.undo(70)
+        expected, _ = game.rules.replay(actions[:130])
+        assert game.state == expected
+        assert log.open(game.id).state == expected
+
+
+def test_undo_turn_takes_back_only_the_current_turn(tmp_path: Path) -> None:
+    with GameLog(tmp_path / "g.sqlite") as log:
+        game = log.new_game(PeepWar())
+        bot = Bot(game.rules, 2)
+        while game.state.turn < 3:
+            game.play(bot.choose(game.state))
+        start = game.state
+        for _ in range(3):
+            game.play(bot.choose(game.state))
+        n = game.actions_this_turn()
+        assert n == 3
+        game.undo(n)
+        assert game.state == start
+
+
+def test_several_games_in_one_file(tmp_path: Path) -> None:
+    with GameLog(tmp_path / "g.sqlite") as log:
+        a = log.new_game(PeepWar(players=("red", "blue")))
+        b = log.new_game(PeepWar(players=("x", "y", "z"), edition=2001))
+        a.play(PlaceTile("red", 1, 0))
+        assert [g.id for g in log.games()] == [a.id, b.id]
+        assert log.open().id == b.id
+        assert log.open(a.id).actions == [PlaceTile("red", 1, 0)]
+        with pytest.raises(UserError, match="there is no game 99"):
+            log.open(99)
+
+
+def test_a_file_that_is_not_a_log_gives_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "notes.sqlite"
+    path.write_text("these are my notes, not a database\n" * 100)
+    with pytest.raises(UserError, match="not a usable game log"):
+        GameLog(path)
+
+
+def test_an_empty_log_says_how_to_start(tmp_path: Path) -> None:
+    with GameLog(tmp_path / "g.sqlite") as log, pytest.raises(UserError, match="companion new"):
+        log.open()
+
+
+def test_a_damaged_entry_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "g.sqlite"
+    with GameLog(path) as log:
+        game = log.new_game(PeepWar())
+        game.play(PlaceTile("red", 1, 0))
+    db = sqlite3.connect(path)
+    db.execute("UPDATE entries SET action = ?", (json.dumps({"kind": "fly", "player": "red"}),))
+    db.commit()
+    db.close()
+    with GameLog(path) as log, pytest.raises(UserError, match="entry 0 cannot be read.*fly"):
+        log.open()
