@@ -601,7 +601,7 @@ class PeepWar(Ruleset[PeepWarState]):
                                          "the peep" if a.peep else "") if x)
         ev.append(Event("remove", f"{a.player} removes {what} from {cell}",
                         {"player": a.player, "cell": cell, "troops": a.troops, "peep": a.peep}))
-        if any(self._excess(s, a.player)):
+        if any(self._excess(s, a.player)) and s.controlled(a.player):
             return s
         why = self._elimination(s, a.player)
         if why:
@@ -718,9 +718,11 @@ class PeepWar(Ruleset[PeepWarState]):
         else:
             health = c.peep_beans[loser]
             c = replace(c, peep_beans={**c.peep_beans, loser: health - 1})
+            # Written directly: the loser stays in the fight even with its peep gone.
             here = s.stack(c.cell, loser)
-            s = _put(s, c.cell, loser, replace(here, peep=health - 1))
-            left = f"{_plural(health - 1, 'health')} left" if health > 1 else "the peep is eaten"
+            fighting = {**s.pieces.get(c.cell, {}), loser: replace(here, peep=health - 1)}
+            s = replace(s, pieces={**s.pieces, c.cell: fighting})
+            left = f"{health - 1} health left" if health > 1 else "the peep is eaten"
             ev.append(Event("eat", f"{victor} eats a peep bean of {loser} and the peep's "
                             f"{SEGMENTS[health]}: {left}",
                             {"player": victor, "loser": loser, "what": "peep", "cell": c.cell,

@@ -1,0 +1,145 @@
+"""Move inference: observations explained as legal actions, undo offers, problems."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from companion.observation import CellReading, Observation, Pieces, TileSeen
+from companion.rules.peepwar import (
+    EndMovement,
+    Move,
+    PeepWar,
+    PeepWarState,
+    Phase,
+    PlaceTile,
+    Produce,
+    Remove,
+)
+from companion.rules.peepwar.bot import Bot
+from companion.rules.peepwar.inference import differences, expected_observation, infer
+
+VISIBLE = (PlaceTile, Move, Remove, Produce)
+
+
+def _batches(rules: PeepWar, seed: int, limit: int = 400):
+    """(state before, state after) around each run of camera-visible actions of one phase."""
+    state = rules.new_state()
+    bot = Bot(rules, seed)
+    start, run = state, []
+    for action in bot.play(state, limit):
+        visible = isinstance(action, Move | Remove | Produce)
+        # The camera sees the table settle between phases (hands leave it), so a batch is
+        # one phase's actions.
+        if run and (not visible or type(action) is not type(run[-1])):
+            yield start, state, run
+            run = []
+        if visible:
+            if not run:
+                start = state
+            run.append(action)
+        elif run:
+            run = []
+        state, _ = rules.apply(state, action)
+
+
+@pytest.mark.parametrize(("players", "edition", "seed"),
+                         [(2, 2005, 1), (3, 2001, 2), (4, 2005, 3)])
+def test_every_batch_of_moves_removals_and_production_is_explained(players, edition, seed):
+    rules = PeepWar(players=[f"p{i}" for i in range(players)], edition=edition)
+    explained = 0
+    for before, after, run in _batches(rules, seed):
+        seen = expected_observation(after)
+        result = infer(rules, before, seen)
+        assert result.verdict == "actions", (run, result)
+        state = before
+        for a in result.actions:
+            state, _ = rules.apply(state, a)
+        assert not differences(state, seen)
+        assert state.phase == after.phase
+        explained += 1
+    assert explained > 20
+
+
+def test_setup_is_read_from_the_table():
+    rules = PeepWar(players=("red", "blue"), edition=2005)
+    state = rules.new_state()
+    # Two hexes laid between two stable frames: red's, then blue's.
+    seen = Observation("peepwar", tiles=(TileSeen(0, 0, 0), TileSeen(1, 1, 0), TileSeen(2, -1, 0)))
+    result = infer(rules, state, seen)
+    assert result.verdict == "actions"
+    assert set(result.actions) == {PlaceTile("red", 1, 0), PlaceTile("blue", -1, 0)} or set(
+        result.actions) == {PlaceTile("red", -1, 0), PlaceTile("blue", 1, 0)}
+    assert result.alternatives == 1  # who laid which cannot be seen
+
+
+def _midgame(seed: int = 3) -> tuple[PeepWar, PeepWarState]:
+    rules = PeepWar(players=("red", "blue"), edition=2005)
+    bot = Bot(rules, seed)
+    state = rules.new_state()
+    while not (state.phase is Phase.MOVEMENT and state.turn >= 5):
+        state, _ = rules.apply(state, bot.choose(state))
+    return rules, state
+
+
+def test_a_two_step_move_is_a_problem_not_an_action():
+    rules, state = _midgame()
+    p = state.current
+    cell = next(c for c, who in state.pieces.items() if p in who and who[p].troops)
+    # Teleport one troop to a cell two steps away.
+    seen = expected_observation(state)
+    far = next(c for c in state.all_cells()
+               if c != cell and c not in state.pieces and not _touch(state, cell, c))
+    cells = dict(seen.cells)
+    st = state.stack(cell, p)
+    cells[cell] = replace(seen.reading(cell), pieces={
+        **seen.reading(cell).pieces, p: Pieces(st.troops - 1, bool(st.peep))})
+    cells[far] = CellReading(pieces={p: Pieces(1, False)})
+    result = infer(rules, state, replace(seen, cells=cells))
+    assert result.verdict == "problem"
+    assert any(far in text for text in result.problems)
+
+
+def _touch(state, a, b):
+    from companion.rules.peepwar.board import cells_touch
+    return cells_touch(a, b, state.tiles)
+
+
+def test_returning_to_an_earlier_position_is_offered_as_undo():
+    rules, state = _midgame()
+    p = state.current
+    history = [state]
+    move = next(a for a in rules.legal_actions(state) if isinstance(a, Move) and a.troops)
+    after, _ = rules.apply(state, move)
+    # The player puts the troops back where they were: the engine cannot move them back.
+    result = infer(rules, after, expected_observation(state), history=history)
+    assert result.verdict == "undo" and result.undo == 1
+    assert p == after.current
+
+
+def test_an_occluded_cell_is_unknown_not_empty():
+    rules, state = _midgame()
+    seen = expected_observation(state)
+    cell = next(iter(state.pieces))
+    cells = {**seen.cells, cell: CellReading(occluded=True)}
+    assert infer(rules, state, replace(seen, cells=cells)).verdict == "same"
+
+
+def test_another_players_pieces_changing_is_a_problem():
+    rules, state = _midgame()
+    other = next(p for p in state.players if p != state.current)
+    cell = next(c for c, who in state.pieces.items() if other in who)
+    seen = expected_observation(state)
+    cells = {**seen.cells, cell: replace(seen.reading(cell), pieces={
+        other: Pieces(seen.reading(cell).pieces[other].troops + 1, False)})}
+    result = infer(rules, state, replace(seen, cells=cells))
+    assert result.verdict == "problem"
+    assert any(cell in p and other in p for p in result.problems)
+
+
+def test_end_movement_is_not_guessed_from_the_table():
+    rules, state = _midgame()
+    result = infer(rules, state, expected_observation(state))
+    assert result.verdict == "same"
+    assert EndMovement(state.current) not in result.actions
