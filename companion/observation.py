@@ -4,8 +4,9 @@ An :class:`Observation` is the parsed, checked form of the JSON that
 ``companion detect`` prints. Unknown keys are ignored, as the standard asks;
 malformed input raises :class:`BadObservation` naming what is wrong.
 
+>>> red = {"red": {"troops": 2, "peep": True}}
 >>> obs = Observation.from_dict({"game": "peepwar", "tiles": [{"id": 0, "q": 0, "r": 0}],
-...     "cells": {"0,0/c": {"supply_center": True, "pieces": {"red": {"troops": 2, "peep": True}}}}})
+...     "cells": {"0,0/c": {"supply_center": True, "pieces": red}}})
 >>> obs.cells["0,0/c"].pieces["red"]
 Pieces(troops=2, peep=True)
 >>> obs.to_dict()["cells"]["0,0/c"]["pieces"]

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import pytest
-
 from companion.rules.peepwar import (
     Draw,
     Eat,

@@ -144,9 +144,7 @@ def _explanations(rules: PeepWar, state: PeepWarState, obs: Observation
     player = rules.to_act(state)
     if player is None:
         return
-    if state.phase is Phase.SETUP_TILES:
-        yield from _setup(rules, state, obs)
-    elif state.phase is Phase.SETUP_SUPPLY:
+    if state.phase in (Phase.SETUP_TILES, Phase.SETUP_SUPPLY):
         yield from _setup(rules, state, obs)
     elif state.phase is Phase.UPKEEP:
         yield from _removals(rules, state, obs, player)
