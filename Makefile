@@ -3,7 +3,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test setup lint bench
+.PHONY: demo test setup browser bench
 
 $(BIN)/companion: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -16,9 +16,17 @@ setup: $(BIN)/companion
 demo: setup
 	$(BIN)/companion demo
 
-test: setup
+test: setup browser
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
+
+# The browser tests drive Debian's Chromium (Playwright cannot download its own here).
+browser:
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "note: /usr/bin/chromium is missing, so the browser tests will be skipped (sudo apt-get install chromium)"; fi; \
+	fi
 
 bench: setup
 	$(BIN)/python bench/rules_speed.py

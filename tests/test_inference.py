@@ -143,3 +143,16 @@ def test_end_movement_is_not_guessed_from_the_table():
     result = infer(rules, state, expected_observation(state))
     assert result.verdict == "same"
     assert EndMovement(state.current) not in result.actions
+
+
+def test_whole_setup_read_from_the_table_one_placement_at_a_time():
+    rules = PeepWar(players=("red", "blue", "green"), edition=2001)
+    state = rules.new_state()
+    bot = Bot(rules, 5)
+    while state.phase in (Phase.SETUP_TILES, Phase.SETUP_SUPPLY):
+        action = bot.choose(state)
+        table, _ = rules.apply(state, action)
+        result = infer(rules, state, expected_observation(table))
+        assert result.actions == (action,), result
+        state = table
+    assert state.phase is Phase.MOVEMENT and "0,0/c" in state.supply_centers

@@ -1,7 +1,7 @@
-"""``companion demo``: a whole scripted game, refereed in the terminal.
+"""``companion demo``: the whole referee on a scripted game, no camera and no Pi.
 
-Needs no camera and no Pi: two (or more) plain players play Peep War from setup
-to victory through the text referee, logged to a temporary game log.
+By default it serves the table page and plays a scripted Peep War game at the
+table in a loop until stopped; ``--text`` plays one game in the terminal.
 """
 
 from __future__ import annotations
@@ -9,13 +9,16 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
+from companion.demo_table import ScriptedTable
 from companion.errors import UserError
 from companion.gamelog import GameLog
 from companion.rules.peepwar import PeepWar, notation
 from companion.rules.peepwar.bot import Bot
+from companion.service import Service, ServiceOptions, banner, open_browser
 from companion.terminal import TextReferee
 
 DEFAULT_PLAYERS = ["red", "blue", "green", "yellow", "purple", "orange"]
@@ -24,15 +27,43 @@ DEFAULT_PLAYERS = ["red", "blue", "green", "yellow", "purple", "orange"]
 def run(args: argparse.Namespace) -> int:
     if not 2 <= args.players <= 6:
         raise UserError(f"--players must be 2 to 6, not {args.players}")
-    rules = PeepWar(players=DEFAULT_PLAYERS[: args.players], edition=args.edition)
-    delay = args.delay if args.delay is not None else (0.02 if sys.stdout.isatty() else 0.0)
+    players = DEFAULT_PLAYERS[: args.players]
+    if args.text:
+        return _text(players, args)
+    with tempfile.TemporaryDirectory() as tmp:
+        opts = ServiceOptions(host="127.0.0.1", port=args.port, log=Path(tmp) / "demo.sqlite",
+                              players=players, edition=args.edition, new_game=True,
+                              egg_seed=args.seed)
+        service = Service(opts)
+        table = ScriptedTable(service.referee, seed=args.seed, step_s=args.step)
+        service.on_stop(table.stop)
+        url = service.start()
+        table.start()
+        opened = False if args.no_browser else open_browser(url)
+        print(banner(service, "A scripted game is being played at the table; "
+                     + ("the page is open in your browser." if opened else
+                        f"open {url} in a browser to watch.")), flush=True)
+        try:
+            if args.seconds:
+                time.sleep(args.seconds)
+            else:
+                threading.Event().wait()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            service.stop()
+    return 0
+
+
+def _text(players: list[str], args: argparse.Namespace) -> int:
+    rules = PeepWar(players=players, edition=args.edition)
+    delay = 0.02 if sys.stdout.isatty() else 0.0
     with tempfile.TemporaryDirectory() as tmp, GameLog(Path(tmp) / "demo.sqlite") as log:
         game = log.new_game(rules)
         referee = TextReferee(game, seed=args.seed, source="demo")
-        bot = Bot(rules, args.seed)
-        print(f"Demo: Peep War {args.edition}, {', '.join(rules.players)} "
-              f"(seed {args.seed}); {rules.needed()} Supply Centers win")
-        for action in bot.play(game.state):
+        print(f"Demo: Peep War {args.edition}, {', '.join(players)} (seed {args.seed}); "
+              f"{rules.needed()} Supply Centers win")
+        for action in Bot(rules, args.seed).play(game.state):
             print(f"{referee.prompt()}{notation.format(action)}")
             if not referee.play(action):
                 raise UserError("the scripted game made an illegal move; please report this")
@@ -46,11 +77,14 @@ def run(args: argparse.Namespace) -> int:
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("demo", help="watch a scripted game refereed (no camera, no Pi)",
-                       description="Play a scripted Peep War game from setup to victory "
-                       "through the referee; needs no camera and no Pi.")
+                       description="Serve the table page and play a scripted Peep War game "
+                       "at the table, in a loop until stopped; needs no camera and no Pi.")
+    p.add_argument("--port", type=int, default=8080, help="port (default 8080; 0 picks one)")
+    p.add_argument("--no-browser", action="store_true", help="do not open a browser")
     p.add_argument("--players", type=int, default=2, help="2 to 6 (default 2)")
     p.add_argument("--edition", type=int, default=2005, choices=[2001, 2005])
     p.add_argument("--seed", type=int, default=7, help="seed of the game (default 7)")
-    p.add_argument("--delay", type=float, default=None,
-                   help="seconds between actions (default: a little on a terminal, none in a pipe)")
+    p.add_argument("--step", type=float, default=0.6, help="seconds between table actions")
+    p.add_argument("--seconds", type=float, default=0, help="stop after this many seconds")
+    p.add_argument("--text", action="store_true", help="play one game in the terminal instead")
     p.set_defaults(func=run)

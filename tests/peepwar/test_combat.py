@@ -106,7 +106,7 @@ def test_2001_kept_out_peep_is_lost_when_its_side_loses() -> None:
     state, events = play(rules, state, "draw blue")  # blue wins the round, eats red's troop
     assert kinds(events) == ["draw", "eat", "combat_over", "production"]
     assert events[2].text == (
-        "blue wins the fight at 0,0/c: 1 troop remain; red's peep, kept out of the egg, "
+        "blue wins the fight at 0,0/c: 1 troop remains; red's peep, kept out of the egg, "
         "is lost with the fight")
     assert dict(state.pieces[CELL]) == {"blue": Stack(troops=1)}
     assert state.totals("red") == (2, 1)  # only the home garrison is left

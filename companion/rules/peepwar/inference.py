@@ -33,7 +33,7 @@ from companion.rules.peepwar.actions import (
     Remove,
 )
 from companion.rules.peepwar.board import cell_name, cell_neighbours, cells_of, parse_cell
-from companion.rules.peepwar.rules import PeepWar
+from companion.rules.peepwar.rules import NEUTRAL_SUPPLY, PeepWar
 from companion.rules.peepwar.state import PeepWarState, Phase, cell_order
 
 MAX_EXPLANATIONS = 64
@@ -162,9 +162,11 @@ def _setup(rules: PeepWar, state: PeepWarState, obs: Observation
            ) -> Iterator[tuple[Action, ...]]:
     """Hexes and Supply Centers laid since ``state``, in the setup order."""
     new_tiles = obs.positions - set(state.tiles)
+    # The Neutral Supply Center arrives with the last placement; nobody places it.
     new_centres = {
         c for c, r in obs.cells.items()
         if r.supply_center and c not in state.supply_centers and parse_cell(c).is_central
+        and c != NEUTRAL_SUPPLY
     }
 
     def search(s: PeepWarState, tiles: frozenset, centres: frozenset, done: tuple

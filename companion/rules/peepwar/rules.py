@@ -753,7 +753,9 @@ class PeepWar(Ruleset[PeepWarState]):
         pieces = {**s.pieces, c.cell: cell}
         if not cell:
             del pieces[c.cell]
-        text = f"{winner} wins the fight at {c.cell}: {_pieces_text(troops, peep)} remain"
+        one = (troops == 1 and not peep) or (troops == 0 and peep)
+        text = (f"{winner} wins the fight at {c.cell}: {_pieces_text(troops, peep)} "
+                f"{'remains' if one else 'remain'}")
         if loser in c.kept_out and lost.peep:
             text += f"; {loser}'s peep, kept out of the egg, is lost with the fight"
         ev.append(Event("combat_over", text, {"cell": c.cell, "winner": winner, "loser": loser,

@@ -1,0 +1,115 @@
+"""The camera loop: frames in, stable observations out to the referee.
+
+It runs in its own thread. Every frame feeds the stillness latch and the live
+view; only a still table is read (by the vision pipeline's ``detect``), and
+each reading goes to the referee. A source's faults are shown as the camera's
+status, never raised: the loop keeps asking, and recovers when frames return.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+
+import cv2
+import numpy as np
+
+from companion.inputs.source import SourceStatus
+from companion.observation import BadObservation, Observation
+from companion.referee import Referee
+from companion.stability import StillnessLatch
+
+Detect = Callable[[np.ndarray], Observation]
+Annotate = Callable[[np.ndarray, Observation | None], np.ndarray]
+KEEP_FRAMES = 8
+
+
+class CameraLoop:
+    """Reads a frame source, waits for stillness, detects, and tells the referee."""
+
+    def __init__(self, source, detect: Detect, referee: Referee, *, fps: float = 10.0,
+                 still_s: float = 1.0, threshold: float = 3.0,
+                 annotate: Annotate | None = None) -> None:
+        self.source = source
+        self.detect = detect
+        self.referee = referee
+        self.period = 1.0 / max(fps, 0.1)
+        self.latch = StillnessLatch(still_s, threshold)
+        self.annotate = annotate
+        self._jpeg: bytes | None = None
+        self._recent: deque[tuple[float, bytes, dict | None]] = deque(maxlen=KEEP_FRAMES)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.last_observation: Observation | None = None
+        self.readings = 0
+        self.errors = 0
+        self.on_reading: Callable[[float], None] | None = None
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread:
+            self._thread.join(timeout=5)
+        self.source.close()
+
+    def latest_jpeg(self) -> bytes | None:
+        return self._jpeg
+
+    def debug_files(self) -> dict[str, bytes]:
+        import json
+
+        files = {}
+        for i, (at, jpeg, obs) in enumerate(self._recent):
+            files[f"frames/{i:02d}-{at:.3f}.jpg"] = jpeg
+            if obs is not None:
+                files[f"frames/{i:02d}-{at:.3f}.json"] = json.dumps(obs, indent=2).encode()
+        return files
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            started = time.monotonic()
+            self.step(started)
+            if self.source.finished:
+                self.referee.set_camera(self.source.status())
+                return
+            self._stop.wait(max(0.0, self.period - (time.monotonic() - started)))
+
+    def step(self, now: float) -> Observation | None:
+        """One frame: returns the observation when the table was read."""
+        try:
+            frame = self.source.read()
+        except Exception as e:  # a driver fault must not end the loop
+            self.errors += 1
+            self.referee.set_camera(SourceStatus("error", f"camera error: {e}"))
+            return None
+        self.referee.set_camera(self.source.status())
+        if frame is None:
+            return None
+        read = self.latch.update(frame, now)
+        obs = None
+        if read:
+            t0 = time.perf_counter()
+            try:
+                obs = self.detect(frame)
+            except (BadObservation, ValueError, cv2.error) as e:
+                self.errors += 1
+                self.referee.set_camera(SourceStatus("error", f"could not read the table: {e}"))
+            if obs is not None:
+                self.last_observation = obs
+                self.readings += 1
+                self.referee.observe(obs)
+                if self.on_reading:
+                    self.on_reading(time.perf_counter() - t0)
+        view = self.annotate(frame, self.last_observation) if self.annotate else frame
+        ok, buf = cv2.imencode(".jpg", view, [cv2.IMWRITE_JPEG_QUALITY, 75])
+        if ok:
+            self._jpeg = buf.tobytes()
+            if read:
+                self._recent.append((time.time(), self._jpeg,
+                                     obs.to_dict() if obs is not None else None))
+        return obs

@@ -1,0 +1,59 @@
+"""Build the camera loop for ``companion serve``: source, profile, detection, overlay.
+
+The vision pipeline reads the tiles (and, with a colour profile, the pieces).
+Without a profile the pieces cannot be read, so every cell is reported as
+unknown (occluded) rather than empty: the camera then follows setup and the
+hexes only, and the players report the rest on the page.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from calibration.profile import ProfileError, load_profile
+from companion.camera_loop import CameraLoop
+from companion.errors import UserError
+from companion.frames import open_source
+from companion.observation import Observation
+from companion.referee import Referee
+from companion.rules.peepwar.board import cells_of
+from companion.settings import Settings
+from vision.cells import cell_outlines
+from vision.observation import observation
+from vision.tiles import TableView, find_tiles
+
+
+def camera_loop(spec: str, referee: Referee, profile_path: str, settings: Settings
+                ) -> CameraLoop:
+    source = open_source(spec)
+    profile = None
+    if profile_path:
+        try:
+            profile = load_profile(profile_path)
+        except ProfileError as e:
+            raise UserError(str(e)) from e
+    intrinsics = profile.intrinsics if profile else None
+    last: dict[str, TableView] = {}
+
+    def detect(frame: np.ndarray) -> Observation:
+        view = find_tiles(frame, intrinsics)
+        last["view"] = view
+        data = observation(view)
+        if not data["cells"]:
+            data["cells"] = {c: {"occluded": True}
+                             for t in view.tiles for c in cells_of((t.q, t.r))}
+        return Observation.from_dict(data)
+
+    def annotate(frame: np.ndarray, obs: Observation | None) -> np.ndarray:
+        view = last.get("view")
+        if view is None or not view.tiles:
+            return frame
+        out = frame.copy()
+        for outline in cell_outlines(view).values():
+            pts = np.round(outline).astype(np.int32).reshape(-1, 1, 2)
+            cv2.polylines(out, [pts], True, (0, 200, 255), 2, cv2.LINE_AA)
+        return out
+
+    return CameraLoop(source, detect, referee, fps=settings.fps, still_s=settings.stable_seconds,
+                      threshold=settings.motion_threshold, annotate=annotate)

@@ -1,0 +1,97 @@
+"""``companion serve``: the live referee with the table page, camera, egg and buttons."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import threading
+from pathlib import Path
+
+from companion.errors import UserError
+from companion.service import Service, ServiceOptions, banner
+from companion.settings import load_settings
+
+
+def _players(text: str) -> list[str]:
+    return [p.strip() for p in text.split(",") if p.strip()]
+
+
+def run(args: argparse.Namespace) -> int:
+    settings = load_settings(args.settings)
+    opts = ServiceOptions(
+        host=args.host or settings.host,
+        port=args.port if args.port is not None else settings.port,
+        log=args.log or (Path(settings.log) if settings.log else None),
+        players=_players(args.players), edition=args.edition, new_game=args.new,
+        auto_accept=settings.auto_accept,
+    )
+    service = Service(opts)
+    notes = []
+    camera = args.camera if args.camera is not None else settings.camera
+    if camera:
+        from companion.camera_setup import camera_loop
+
+        profile = args.profile or settings.profile
+        service.set_camera(camera_loop(camera, service.referee, profile, settings))
+        notes.append(f"camera: {camera}")
+    egg = args.egg if args.egg is not None else settings.egg
+    if egg:
+        from companion.inputs.egg import EggLink
+        from companion.inputs.egg_colours import egg_colours_from_profile
+
+        profile_path = args.profile or settings.profile
+        colours = None
+        if profile_path:
+            try:
+                colours = egg_colours_from_profile(json.loads(Path(profile_path).read_text()))
+            except (OSError, ValueError, KeyError) as e:
+                raise UserError(f"cannot read the egg colours from {profile_path}: {e}") from e
+        link = EggLink(None if egg == "auto" else egg, colours=colours)
+        link.source_name = "egg"
+        service.add_source(link)
+        notes.append(f"egg: {egg}")
+    if args.buttons or settings.buttons_enabled:
+        from companion.inputs.buttons import ButtonPanel, ButtonPins
+
+        panel = ButtonPanel.open(ButtonPins.from_mapping(settings.buttons))
+        panel.source_name = "buttons"
+        service.add_source(panel)
+        service.referee.on_change(lambda _reason: _leds(panel, service))
+        notes.append(f"buttons: {panel.status().message}")
+    url = service.start()
+    print(banner(service, "; ".join(notes)), flush=True)
+    del url
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        service.stop()
+    return 0
+
+
+def _leds(panel, service: Service) -> None:
+    r = service.referee
+    panel.show_problem(bool(r.problems))
+    panel.show_waiting(r.state.combat is not None or r.proposal is not None)
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("serve", help="the live referee and its web page",
+                       description="Referee a game at the table: the web page, and the camera, "
+                       "egg-shaker and buttons where given. Settings come from the settings "
+                       "file ('companion settings'); options here override them.")
+    p.add_argument("--host", help="address to listen on (default 127.0.0.1; 0.0.0.0 for the "
+                   "home network, then changes need the printed pass-phrase)")
+    p.add_argument("--port", type=int, help="port (default 8080; 0 picks a free one)")
+    p.add_argument("--camera", metavar="SRC", help="webcam index, device, stream URL, video file "
+                   "or folder of images")
+    p.add_argument("--profile", metavar="FILE", help="colour profile from 'companion calibrate'")
+    p.add_argument("--egg", metavar="PORT", help="the egg-shaker's serial port, or 'auto'")
+    p.add_argument("--buttons", action="store_true", help="use the Raspberry Pi buttons and LEDs")
+    p.add_argument("--log", type=Path, metavar="FILE", help="the game log")
+    p.add_argument("--settings", type=Path, metavar="FILE", help="settings file to use")
+    p.add_argument("--players", default="red,blue", help="players for a new game (seat order)")
+    p.add_argument("--edition", type=int, default=2005, choices=[2001, 2005])
+    p.add_argument("--new", action="store_true", help="start a new game even if one is unfinished")
+    p.set_defaults(func=run)

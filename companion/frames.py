@@ -1,0 +1,178 @@
+"""Frame sources: a webcam, a stream, a video file, a folder of images.
+
+Each source reports its own faults instead of raising them into the camera
+loop: an unplugged camera, the end of a file, an unreadable image. A camera
+that goes away is retried, so the service recovers when it comes back.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Protocol
+
+import cv2
+import numpy as np
+
+from companion.errors import UserError
+from companion.inputs.source import SourceStatus
+
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
+VIDEO_SUFFIXES = {".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v", ".mjpeg", ".mjpg"}
+
+
+class FrameSource(Protocol):
+    """Gives frames (BGR arrays) one at a time; ``read`` returns None when there is none now."""
+
+    name: str
+
+    def read(self) -> np.ndarray | None: ...
+
+    def status(self) -> SourceStatus: ...
+
+    @property
+    def finished(self) -> bool: ...
+
+    def close(self) -> None: ...
+
+
+class CaptureSource:
+    """A webcam (index or device path), a stream URL or a video file, through OpenCV.
+
+    Cameras and streams are reopened after a fault (every ``retry_s``); a file
+    ends, or starts again when ``loop`` is set.
+    """
+
+    def __init__(self, spec: str | int, *, loop: bool = False, retry_s: float = 2.0,
+                 opener: Callable[[str | int], cv2.VideoCapture] = cv2.VideoCapture) -> None:
+        self.spec = spec
+        self.name = str(spec)
+        self.is_file = isinstance(spec, str) and Path(spec).suffix.lower() in VIDEO_SUFFIXES
+        self.loop = loop
+        self.retry_s = retry_s
+        self._opener = opener
+        self._cap: cv2.VideoCapture | None = None
+        self._status = SourceStatus("connecting", f"opening {self.name}")
+        self._next_try = 0.0
+        self._finished = False
+        self.faults = 0
+
+    @property
+    def finished(self) -> bool:
+        return self._finished
+
+    def status(self) -> SourceStatus:
+        return self._status
+
+    def _open(self) -> bool:
+        now = time.monotonic()
+        if now < self._next_try:
+            return False
+        cap = self._opener(self.spec)
+        if cap is None or not cap.isOpened():
+            self._next_try = now + self.retry_s
+            self._status = SourceStatus("lost", f"cannot open the camera {self.name}; "
+                                        f"retrying every {self.retry_s:g} s")
+            if self.is_file:
+                self._finished = True
+                self._status = SourceStatus("error", f"cannot read the video {self.name}")
+            return False
+        self._cap = cap
+        self._status = SourceStatus("on", f"reading {self.name}")
+        return True
+
+    def read(self) -> np.ndarray | None:
+        if self._finished:
+            return None
+        if self._cap is None and not self._open():
+            return None
+        assert self._cap is not None
+        ok, frame = self._cap.read()
+        if ok and frame is not None and frame.size:
+            return frame
+        self._cap.release()
+        self._cap = None
+        if self.is_file:
+            if self.loop:
+                return self.read()
+            self._finished = True
+            self._status = SourceStatus("ended", f"end of {self.name}")
+            return None
+        self.faults += 1
+        self._next_try = time.monotonic() + self.retry_s
+        self._status = SourceStatus("lost", f"the camera {self.name} stopped sending frames "
+                                    "(unplugged?); retrying")
+        return None
+
+    def close(self) -> None:
+        if self._cap is not None:
+            self._cap.release()
+            self._cap = None
+
+
+class FolderSource:
+    """The images of a folder in name order (again from the start when ``loop`` is set)."""
+
+    def __init__(self, folder: str | Path, *, loop: bool = False) -> None:
+        self.folder = Path(folder)
+        self.name = str(self.folder)
+        self.loop = loop
+        self.files = sorted(p for p in self.folder.iterdir()
+                            if p.suffix.lower() in IMAGE_SUFFIXES)
+        if not self.files:
+            raise UserError(f"{self.folder} holds no images ({', '.join(sorted(IMAGE_SUFFIXES))})")
+        self._i = 0
+        self._finished = False
+        self._status = SourceStatus("on", f"reading {len(self.files)} images from {self.name}")
+        self.faults = 0
+
+    @property
+    def finished(self) -> bool:
+        return self._finished
+
+    def status(self) -> SourceStatus:
+        return self._status
+
+    def read(self) -> np.ndarray | None:
+        if self._finished:
+            return None
+        if self._i >= len(self.files):
+            if not self.loop:
+                self._finished = True
+                self._status = SourceStatus("ended", f"all images of {self.name} read")
+                return None
+            self._i = 0
+        path = self.files[self._i]
+        self._i += 1
+        frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if frame is None:
+            self.faults += 1
+            self._status = SourceStatus("on", f"skipped {path.name}: not a readable image")
+            return None
+        self._status = SourceStatus("on", f"image {self._i} of {len(self.files)}: {path.name}")
+        return frame
+
+    def close(self) -> None:
+        self._finished = True
+
+
+def open_source(spec: str, *, loop: bool = False) -> FrameSource:
+    """The source a ``--camera`` value names: an index, device, URL, video file or folder."""
+    spec = spec.strip()
+    if not spec:
+        raise UserError("no camera given: use --camera 0, /dev/video0, a URL, a video or a folder")
+    if spec.isdigit():
+        return CaptureSource(int(spec))
+    if "://" in spec:
+        return CaptureSource(spec)
+    path = Path(spec)
+    if path.is_dir():
+        return FolderSource(path, loop=loop)
+    if path.suffix.lower() in VIDEO_SUFFIXES:
+        if not path.exists():
+            raise UserError(f"no video file at {path}")
+        return CaptureSource(spec, loop=loop)
+    if spec.startswith("/dev/"):
+        return CaptureSource(spec)
+    raise UserError(f"--camera {spec!r}: not a webcam index, device, URL, video file or folder")

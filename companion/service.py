@@ -1,0 +1,184 @@
+"""The live service: referee, inputs, camera and web server wired together.
+
+Used by ``companion serve`` and ``companion demo``. I/O lives here and in the
+sources; the referee and the rules stay pure of it.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import logging
+import os
+import queue
+import secrets
+import sys
+import threading
+import webbrowser
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from werkzeug.serving import BaseWSGIServer, make_server
+
+from companion.camera_loop import CameraLoop
+from companion.errors import UserError
+from companion.gamelog import GameLog, default_log_path
+from companion.inputs.events import DEVICE_STATUS, InputEvent
+from companion.referee import Referee
+from companion.rules.peepwar import PeepWar
+from web.app import Camera, create_app
+
+WORDS = ("apple", "bean", "chick", "daisy", "egg", "fern", "gum", "hat", "ink", "jam", "kite",
+         "lime", "mint", "nut", "oat", "pear", "quill", "rose", "sugar", "tulip", "umber",
+         "violet", "wren", "yarn", "zest", "amber", "basil", "cocoa", "dune", "ember", "fig",
+         "grape")
+
+
+def make_passphrase() -> str:
+    return "-".join(secrets.choice(WORDS) for _ in range(4))
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass
+class ServiceOptions:
+    host: str = "127.0.0.1"
+    port: int = 8080
+    log: Path | None = None
+    players: list[str] = field(default_factory=lambda: ["red", "blue"])
+    edition: int = 2005
+    new_game: bool = False
+    auto_accept: bool = True
+    egg_seed: int | None = None
+
+
+class Service:
+    """Everything running: stop() ends it cleanly (the game log is always up to date)."""
+
+    def __init__(self, opts: ServiceOptions) -> None:
+        self.opts = opts
+        self.log = GameLog(opts.log or default_log_path())
+        self.referee = Referee(self.log, self._game(), auto_accept=opts.auto_accept,
+                               egg_seed=opts.egg_seed)
+        self.passphrase = None if is_loopback(opts.host) else make_passphrase()
+        self.sources: list[Any] = []
+        self.camera: CameraLoop | None = None
+        self._inputs: queue.Queue[InputEvent | None] = queue.Queue()
+        self._threads: list[threading.Thread] = []
+        self._server: BaseWSGIServer | None = None
+        self._extra_stop: list[Callable[[], None]] = []
+
+    def _game(self):
+        if not self.opts.new_game:
+            latest = self.log.latest_game_id()
+            if latest is not None:
+                game = self.log.open(latest)
+                if not game.rules.is_over(game.state) and isinstance(game.rules, PeepWar):
+                    return game
+        try:
+            rules = PeepWar(players=self.opts.players, edition=self.opts.edition)
+        except ValueError as e:
+            raise UserError(str(e)) from e
+        return self.log.new_game(rules)
+
+    # --- parts ------------------------------------------------------------------------
+
+    def add_source(self, source: Any) -> None:
+        """An input source (buttons, egg): its events go to the referee on a worker thread."""
+        self.sources.append(source)
+
+    def set_camera(self, loop: CameraLoop) -> None:
+        self.camera = loop
+
+    def on_stop(self, fn: Callable[[], None]) -> None:
+        self._extra_stop.append(fn)
+
+    # --- running ----------------------------------------------------------------------
+
+    def start(self) -> str:
+        logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
+        app = create_app(self.referee, passphrase=self.passphrase,
+                         camera=self.camera if self.camera else Camera())
+        try:
+            self._server = make_server(self.opts.host, self.opts.port, app, threaded=True)
+        except OSError as e:
+            raise UserError(f"cannot listen on {self.opts.host}:{self.opts.port} ({e.strerror}); "
+                            "choose another --port") from e
+        self._server.daemon_threads = True
+        self._spawn(self._server.serve_forever, "web")
+        self._spawn(self._dispatch, "inputs")
+        for source in self.sources:
+            source.start(self._inputs.put)
+            status = source.status()
+            self._inputs.put(InputEvent(getattr(source, "source_name", "buttons"), DEVICE_STATUS,
+                                        {"state": status.state, "message": status.message}))
+        if self.camera:
+            self.camera.start()
+        return self.url
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None
+        host = self.opts.host
+        shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+        return f"http://{shown}:{self._server.server_port}/"
+
+    def _spawn(self, target: Callable[[], None], name: str) -> None:
+        t = threading.Thread(target=target, name=name, daemon=True)
+        t.start()
+        self._threads.append(t)
+
+    def _dispatch(self) -> None:
+        while True:
+            ev = self._inputs.get()
+            if ev is None:
+                return
+            self.referee.handle_input(ev)
+
+    def stop(self) -> None:
+        for fn in self._extra_stop:
+            fn()
+        if self.camera:
+            self.camera.stop()
+        for source in self.sources:
+            source.stop()
+        self._inputs.put(None)
+        if self._server:
+            self._server.shutdown()
+        self.log.close()
+
+
+def open_browser(url: str) -> bool:
+    """Open the page when this machine can show one; False when it cannot."""
+    if sys.platform.startswith("linux") and not (
+            os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        return False
+    try:
+        return webbrowser.open(url)
+    except webbrowser.Error:
+        return False
+
+
+def banner(service: Service, extra: str = "") -> str:
+    lines = [f"Table Companion is serving the table page at {service.url}"]
+    if service.passphrase:
+        lines.append(f"Other devices may watch; to change the game they need the pass-phrase: "
+                     f"{service.passphrase}")
+    lines.append(f"Game {service.referee.game.id} is logged in {service.log.path}")
+    if extra:
+        lines.append(extra)
+    lines.append("Stop with Ctrl-C (the game is saved after every action).")
+    return "\n".join(lines)
+
+
+def dump_json(data: Any) -> str:
+    return json.dumps(data, indent=2)

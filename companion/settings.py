@@ -1,0 +1,158 @@
+"""Settings: one TOML file in the user's config directory, every option documented.
+
+``companion serve`` reads it (``--settings FILE`` for another); command-line
+options win over it. ``companion settings`` prints where it is and writes a
+documented default when there is none.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from platformdirs import user_config_dir
+
+from companion.errors import UserError
+
+DEFAULT_TEXT = """\
+# Table Companion settings. Command-line options override what is set here.
+
+[server]
+# Address to listen on. 127.0.0.1 keeps the page on this machine; 0.0.0.0 lets a
+# tablet or phone on the home network see it (changes then need the pass-phrase
+# printed in the terminal).
+host = "127.0.0.1"
+port = 8080
+
+[camera]
+# Where frames come from: "" for no camera, a webcam index ("0"), a device path
+# ("/dev/video0"), a stream URL ("rtsp://..."), a video file, or a folder of images.
+source = ""
+# The table must be still this many seconds before it is read (hands away).
+stable_seconds = 1.0
+# How much change between frames counts as movement (mean absolute difference, 0-255).
+motion_threshold = 3.0
+# Frames per second to read from the camera.
+fps = 10
+
+[game]
+# The game log (SQLite). "" means games.sqlite in the user data directory.
+log = ""
+# Apply moves the camera explains exactly and unambiguously without asking.
+auto_accept = true
+# Colour profile made by 'companion calibrate' ("" = none; the camera then reads no pieces).
+profile = ""
+
+[egg]
+# The egg-shaker's serial port: "" for none, "auto" to find a Pico by USB id, or a port
+# such as "/dev/ttyACM0".
+port = ""
+
+[buttons]
+# Raspberry Pi buttons and LEDs (BCM pin numbers); see docs/hardware.md for wiring.
+enabled = false
+end_turn = 17
+undo = 27
+confirm = 22
+next_phase = 23
+draw = 24
+led_waiting = 5
+led_problem = 6
+"""
+
+
+def default_settings_path() -> Path:
+    return Path(user_config_dir("table-companion", appauthor=False)) / "settings.toml"
+
+
+@dataclass
+class Settings:
+    host: str = "127.0.0.1"
+    port: int = 8080
+    camera: str = ""
+    stable_seconds: float = 1.0
+    motion_threshold: float = 3.0
+    fps: float = 10.0
+    log: str = ""
+    auto_accept: bool = True
+    profile: str = ""
+    egg: str = ""
+    buttons_enabled: bool = False
+    buttons: dict[str, int] = field(default_factory=dict)
+    path: Path | None = None
+
+
+_KEYS: dict[tuple[str, str], tuple[str, type]] = {
+    ("server", "host"): ("host", str),
+    ("server", "port"): ("port", int),
+    ("camera", "source"): ("camera", str),
+    ("camera", "stable_seconds"): ("stable_seconds", float),
+    ("camera", "motion_threshold"): ("motion_threshold", float),
+    ("camera", "fps"): ("fps", float),
+    ("game", "log"): ("log", str),
+    ("game", "auto_accept"): ("auto_accept", bool),
+    ("game", "profile"): ("profile", str),
+    ("egg", "port"): ("egg", str),
+    ("buttons", "enabled"): ("buttons_enabled", bool),
+}
+
+
+def load_settings(path: Path | None = None) -> Settings:
+    """The settings in ``path`` (default: the user's file; defaults if it does not exist)."""
+    explicit = path is not None
+    path = path or default_settings_path()
+    settings = Settings(path=path)
+    if not path.exists():
+        if explicit:
+            raise UserError(f"no settings file at {path}; 'companion settings --init' writes one")
+        return settings
+    try:
+        data = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as e:
+        raise UserError(f"{path} is not valid TOML ({e}); fix it or delete it") from e
+    except OSError as e:
+        raise UserError(f"cannot read {path}: {e.strerror}") from e
+    return apply_settings(settings, data, str(path))
+
+
+def apply_settings(settings: Settings, data: dict[str, Any], where: str) -> Settings:
+    known_sections = {s for s, _ in _KEYS} | {"buttons"}
+    for section, values in data.items():
+        if section not in known_sections or not isinstance(values, dict):
+            raise UserError(f"{where}: unknown section [{section}]; known: "
+                            f"{', '.join(sorted(known_sections))}")
+        for key, value in values.items():
+            if section == "buttons" and key != "enabled":
+                if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 27:
+                    raise UserError(f"{where}: [buttons] {key} must be a BCM pin number 0-27")
+                settings.buttons[key] = value
+                continue
+            if (section, key) not in _KEYS:
+                raise UserError(f"{where}: unknown setting {key} in [{section}]")
+            name, kind = _KEYS[(section, key)]
+            ok = isinstance(value, kind) and not (kind is not bool and isinstance(value, bool))
+            if kind is float and isinstance(value, int) and not isinstance(value, bool):
+                value, ok = float(value), True
+            if not ok:
+                raise UserError(f"{where}: [{section}] {key} must be {kind.__name__}, "
+                                f"not {value!r}")
+            setattr(settings, name, value)
+    if not 0 < settings.port < 65536:
+        raise UserError(f"{where}: [server] port must be 1-65535")
+    return settings
+
+
+def write_default(path: Path | None = None) -> Path:
+    """Write the documented default settings (never over an existing file)."""
+    path = path or default_settings_path()
+    if path.exists():
+        raise UserError(f"{path} exists already; edit it, or delete it to start again")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(DEFAULT_TEXT)
+    return path
+
+
+def settings_fields() -> list[str]:
+    return [f.name for f in fields(Settings)]

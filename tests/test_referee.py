@@ -1,0 +1,185 @@
+"""The live referee: camera observations, inputs from buttons and the egg, corrections."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.camera_loop import CameraLoop
+from companion.frames import CaptureSource, FolderSource
+from companion.gamelog import GameLog
+from companion.inputs.events import BEAN, DRAW, END_TURN, UNDO, UNDO_TURN, InputEvent
+from companion.observation import CellReading, Observation, Pieces, TileSeen
+from companion.referee import Referee
+from companion.rules.peepwar import Move, PeepWar, Phase
+from companion.rules.peepwar.bot import Bot
+from companion.rules.peepwar.inference import expected_observation
+
+
+@pytest.fixture
+def referee(tmp_path: Path) -> Referee:
+    log = GameLog(tmp_path / "g.sqlite")
+    game = log.new_game(PeepWar(players=("red", "blue"), edition=2005))
+    r = Referee(log, game, egg_seed=1)
+    yield r
+    log.close()
+
+
+def _advance(r: Referee, until) -> None:
+    bot = Bot(r.rules, 3)
+    while not until(r.state):
+        r.play(bot.choose(r.state), "test")
+
+
+def test_a_laid_hex_seen_by_the_camera_is_played_and_logged(referee: Referee) -> None:
+    seen = Observation("peepwar", tiles=(TileSeen(0, 0, 0), TileSeen(4, 1, 0)))
+    result = referee.observe(seen)
+    assert result.verdict == "actions"
+    assert referee.state.tiles[(1, 0)] == "red"
+    assert referee.log.entries(referee.game.id)[0]["source"] == "camera"
+
+
+def test_an_unexplained_table_is_a_problem_and_nothing_is_played(referee: Referee) -> None:
+    seen = Observation("peepwar", tiles=(TileSeen(0, 0, 0), TileSeen(4, 3, 3)))
+    referee.observe(seen)
+    assert referee.game.actions == []
+    assert any("3,3" in p.text for p in referee.problems)
+    # The camera sees the table right again: the problem goes.
+    referee.observe(Observation("peepwar", tiles=(TileSeen(0, 0, 0),)))
+    assert referee.problems == []
+
+
+def test_ambiguous_reading_waits_for_accept(referee: Referee) -> None:
+    seen = Observation("peepwar", tiles=(TileSeen(0, 0, 0), TileSeen(1, 1, 0), TileSeen(2, -1, 0)))
+    referee.observe(seen)
+    assert referee.proposal is not None and referee.game.actions == []
+    assert referee.snapshot()["proposal"]["alternatives"] == 1
+    referee.accept()
+    assert len(referee.game.actions) == 2 and referee.proposal is None
+
+
+def test_moves_from_the_camera_then_end_turn_button(referee: Referee) -> None:
+    _advance(referee, lambda s: s.phase is Phase.MOVEMENT and s.turn >= 3)
+    s = referee.state
+    move = next(a for a in referee.rules.legal_actions(s) if isinstance(a, Move) and a.troops)
+    after, _ = referee.rules.apply(s, move)
+    referee.observe(expected_observation(after))
+    assert referee.game.actions[-1] == move
+    refusal = referee.handle_input(InputEvent("buttons", END_TURN))
+    assert refusal is None
+    assert referee.state.phase is not Phase.MOVEMENT
+
+
+def test_putting_pieces_back_offers_an_undo(referee: Referee) -> None:
+    _advance(referee, lambda s: s.phase is Phase.MOVEMENT and s.turn >= 3)
+    before = referee.state
+    move = next(a for a in referee.rules.legal_actions(before) if isinstance(a, Move))
+    referee.play(move, "camera")
+    referee.observe(expected_observation(before))
+    assert referee.proposal is not None and referee.proposal.verdict == "undo"
+    referee.accept()
+    assert referee.state == before
+
+
+def test_buttons_undo_and_undo_turn(referee: Referee) -> None:
+    _advance(referee, lambda s: s.phase is Phase.MOVEMENT and s.turn >= 3)
+    start = referee.state
+    bot = Bot(referee.rules, 9)
+    for _ in range(2):
+        a = bot.choose(referee.state)
+        if not isinstance(a, Move):
+            break
+        referee.play(a, "test")
+    n = len(referee.game.actions)
+    referee.handle_input(InputEvent("buttons", UNDO))
+    assert len(referee.game.actions) == n - 1
+    referee.handle_input(InputEvent("buttons", UNDO_TURN))
+    assert referee.state == start
+
+
+def test_a_refused_button_press_becomes_a_problem(referee: Referee) -> None:
+    refusal = referee.handle_input(InputEvent("buttons", END_TURN))
+    assert refusal and "cannot end the turn" in refusal
+    assert any(p.source == "buttons" for p in referee.problems)
+
+
+def test_fight_with_digital_egg_and_egg_beans(referee: Referee) -> None:
+    _advance(referee, lambda s: s.combat is not None)
+    c = referee.state.combat
+    assert referee.snapshot()["odds"]["cell"] == c.cell
+    bad = referee.handle_input(InputEvent("egg", BEAN, {"player": "nobody"}))
+    assert bad and "not in the fight" in bad
+    while referee.state.combat is not None and referee.state.combat.cell == c.cell:
+        fight = referee.state.combat
+        if fight.victor:
+            what = "troop" if fight.troops[fight.other(fight.victor)] else "peep"
+            referee.eat(what, "page")
+        elif fight.undecided:
+            referee.peep_beans(True, "page")
+        else:
+            assert referee.handle_input(InputEvent("buttons", DRAW)) is None
+    assert any(e["kind"] == "combat_over" for e in referee.recent)
+
+
+def test_a_correction_replaces_the_cameras_reading_until_it_changes(referee: Referee) -> None:
+    _advance(referee, lambda s: s.phase is Phase.MOVEMENT and s.turn >= 3)
+    seen = expected_observation(referee.state)
+    cell = next(c for c, who in referee.state.pieces.items() if "red" in who)
+    wrong = replace(seen, cells={**seen.cells, cell: CellReading(pieces={"red": Pieces(5, True)})})
+    referee.observe(wrong)
+    assert referee.problems
+    right = referee.state.stack(cell, "red")
+    referee.correct(cell, {"red": Pieces(right.troops, bool(right.peep))},
+                    cell in referee.state.supply_centers)
+    assert referee.problems == []
+
+
+def _video(path: Path, frames: int) -> None:
+    out = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10, (64, 48))
+    for i in range(frames):
+        out.write(np.full((48, 64, 3), 40 + i, np.uint8))
+    out.release()
+
+
+def test_camera_unplugged_and_back_recovers(tmp_path: Path, referee: Referee) -> None:
+    video = tmp_path / "cam.avi"
+    _video(video, 5)
+    plugged = {"on": True}
+
+    def opener(spec):
+        return cv2.VideoCapture(str(video)) if plugged["on"] else cv2.VideoCapture()
+
+    source = CaptureSource(0, retry_s=0.0, opener=opener)  # a "webcam" backed by a real file
+    seen = []
+    loop = CameraLoop(source, lambda f: seen.append(f) or Observation("peepwar"), referee,
+                      still_s=0.0, threshold=255)
+    for i in range(5):
+        loop.step(float(i))
+    assert referee.camera.state == "on"
+    plugged["on"] = False
+    for i in range(5, 8):  # the file runs out: the "camera" stops sending, then cannot open
+        loop.step(float(i))
+    assert referee.camera.state == "lost"
+    assert "cannot open the camera" in referee.camera.message
+    plugged["on"] = True
+    for i in range(8, 10):
+        loop.step(float(i))
+    assert referee.camera.state == "on"
+    assert loop.latest_jpeg() is not None and source.faults >= 1
+
+
+def test_a_corrupt_frame_is_skipped_and_reported(tmp_path: Path, referee: Referee) -> None:
+    cv2.imwrite(str(tmp_path / "a.png"), np.zeros((48, 64, 3), np.uint8))
+    (tmp_path / "b.png").write_bytes(b"\x89PNG\r\n\x1a\n garbage")
+    cv2.imwrite(str(tmp_path / "c.png"), np.zeros((48, 64, 3), np.uint8))
+    source = FolderSource(tmp_path)
+    loop = CameraLoop(source, lambda f: Observation("peepwar"), referee, still_s=0.0)
+    frames = [loop.step(float(i)) for i in range(4)]
+    assert source.faults == 1
+    assert source.finished
+    assert referee.camera.state == "ended"
+    assert frames  # the loop carried on past the bad file

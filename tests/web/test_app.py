@@ -1,0 +1,120 @@
+"""The table page's HTTP side: views, controls, the anti-forgery token and the pass-phrase."""
+
+from __future__ import annotations
+
+import io
+import re
+import xml.etree.ElementTree as ET
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from companion.gamelog import GameLog
+from companion.referee import Referee
+from companion.rules.peepwar import PeepWar
+from web.app import create_app
+
+REMOTE = {"REMOTE_ADDR": "192.168.1.23"}
+
+
+@pytest.fixture
+def referee(tmp_path: Path) -> Referee:
+    log = GameLog(tmp_path / "g.sqlite")
+    r = Referee(log, log.new_game(PeepWar(players=("red", "blue"))), egg_seed=1)
+    yield r
+    log.close()
+
+
+def _token(client) -> str:
+    page = client.get("/").get_data(as_text=True)
+    return re.search(r'token: "([^"]+)"', page).group(1)
+
+
+def test_page_and_views_are_open_to_any_host(referee: Referee) -> None:
+    client = create_app(referee, passphrase="a-b-c-d").test_client()
+    page = client.get("/", environ_base=REMOTE)
+    assert page.status_code == 200 and "Table Companion" in page.get_data(as_text=True)
+    state = client.get("/api/state", environ_base=REMOTE).get_json()
+    assert state["state"]["players"] == ["red", "blue"]
+    assert state["style"]["red"]["glyph"]
+    svg = client.get("/board.svg").get_data(as_text=True)
+    root = ET.fromstring(svg)
+    assert root.tag.endswith("svg")
+    assert page.headers["X-Frame-Options"] == "DENY"
+
+
+def test_changes_need_the_pages_token(referee: Referee) -> None:
+    client = create_app(referee).test_client()
+    resp = client.post("/api/command", json={"text": "hex 1,0"})
+    assert resp.status_code == 403
+    assert referee.game.actions == []
+    resp = client.post("/api/command", json={"text": "hex 1,0"},
+                       headers={"X-Companion-Token": _token(client)})
+    assert resp.status_code == 200 and resp.get_json()["ok"]
+    assert len(referee.game.actions) == 1
+
+
+def test_other_hosts_need_the_passphrase(referee: Referee) -> None:
+    client = create_app(referee, passphrase="fig-jam-oat-wren").test_client()
+    token = _token(client)
+    missing = client.post("/api/command", json={"text": "hex 1,0"}, environ_base=REMOTE,
+                          headers={"X-Companion-Token": token})
+    assert missing.status_code == 401 and "pass-phrase" in missing.get_json()["error"]
+    wrong = client.post("/api/command", json={"text": "hex 1,0"}, environ_base=REMOTE,
+                        headers={"X-Companion-Token": token, "X-Companion-Passphrase": "nope"})
+    assert wrong.status_code == 401
+    assert referee.game.actions == []
+    right = client.post("/api/command", json={"text": "hex 1,0"}, environ_base=REMOTE,
+                        headers={"X-Companion-Token": token,
+                                 "X-Companion-Passphrase": "fig-jam-oat-wren"})
+    assert right.status_code == 200 and len(referee.game.actions) == 1
+
+
+def test_a_loopback_only_server_refuses_changes_from_elsewhere(referee: Referee) -> None:
+    client = create_app(referee, passphrase=None).test_client()
+    resp = client.post("/api/end", environ_base=REMOTE,
+                       headers={"X-Companion-Token": _token(client)})
+    assert resp.status_code == 403 and "only taken from the machine" in resp.get_json()["error"]
+
+
+def test_refusals_come_back_in_the_players_words(referee: Referee) -> None:
+    client = create_app(referee).test_client()
+    h = {"X-Companion-Token": _token(client)}
+    resp = client.post("/api/command", json={"text": "hex 3,3"}, headers=h)
+    assert resp.status_code == 409
+    assert resp.get_json()["error"] == ("red cannot place a hex at 3,3: your first hex must "
+                                        "share a side with the Neutral Territory at 0,0")
+    assert client.post("/api/undo", headers=h).status_code == 409
+    assert client.post("/api/command", json={}, headers=h).status_code == 400
+    assert client.post("/api/correct", json={"cell": "zz"}, headers=h).status_code == 400
+
+
+def test_undo_new_game_and_debug_bundle(referee: Referee) -> None:
+    client = create_app(referee).test_client()
+    h = {"X-Companion-Token": _token(client)}
+    client.post("/api/command", json={"text": "hex 1,0"}, headers=h)
+    client.post("/api/command", json={"text": "hex -1,0"}, headers=h)
+    assert client.post("/api/undo", headers=h).status_code == 200
+    assert len(referee.game.actions) == 1
+    bundle = zipfile.ZipFile(io.BytesIO(client.get("/api/debug-bundle").data))
+    names = bundle.namelist()
+    assert "log.json" in names and "snapshot.json" in names
+    assert b'"undo"' in bundle.read("log.json")
+    old = referee.game.id
+    resp = client.post("/api/new", json={"players": "a,b,c", "edition": 2001}, headers=h)
+    assert resp.status_code == 200 and referee.game.id != old
+    assert referee.state.players == ("a", "b", "c") and referee.state.edition == 2001
+    assert client.post("/api/new", json={"players": "a"}, headers=h).status_code == 400
+
+
+def test_correcting_a_cell(referee: Referee) -> None:
+    client = create_app(referee).test_client()
+    h = {"X-Companion-Token": _token(client)}
+    resp = client.post("/api/correct", headers=h, json={
+        "cell": "0,0/c", "supply_center": True, "pieces": {"red": {"troops": 2, "peep": True}}})
+    assert resp.status_code == 200
+    assert "0,0/c" in referee.snapshot()["overrides"]
+    bad = client.post("/api/correct", headers=h, json={
+        "cell": "0,0/c", "pieces": {"red": {"troops": 9}}})
+    assert bad.status_code == 400 and "0 to 5" in bad.get_json()["error"]

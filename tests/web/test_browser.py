@@ -1,0 +1,139 @@
+"""The table page in a real browser: Debian's Chromium driven by Playwright."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SHOTS = Path(__file__).resolve().parents[2] / "out" / "screenshots"
+
+playwright = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed")
+if not Path(CHROMIUM).exists():
+    pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (make test does, as root)",
+                allow_module_level=True)
+
+
+def _start(args: list[str]) -> tuple[subprocess.Popen, str]:
+    proc = subprocess.Popen([sys.executable, "-m", "companion", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    line = proc.stdout.readline()
+    m = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
+    if not m:
+        proc.kill()
+        raise AssertionError(f"no URL from companion: {line!r} {proc.stderr.read()}")
+    return proc, m.group(1)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with playwright.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        yield b
+        b.close()
+
+
+def _shot(page, name: str, tmp_path: Path) -> Path:
+    path = tmp_path / name
+    page.screenshot(path=str(path), full_page=True)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    shutil.copy(path, SHOTS / name)
+    assert path.stat().st_size > 10_000
+    return path
+
+
+def test_demo_page_follows_the_scripted_game(browser, tmp_path: Path) -> None:
+    proc, url = _start(["demo", "--port", "0", "--no-browser", "--step", "0.12"])
+    try:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(url)
+        page.wait_for_selector("#board svg polygon")
+        first_version = int(page.get_attribute("body", "data-version"))
+        # The game advances on its own: setup, then turns with pieces on the board.
+        page.wait_for_function("Number(document.body.dataset.turn) >= 2", timeout=60_000)
+        assert int(page.get_attribute("body", "data-version")) > first_version
+        assert page.locator("#board g.stack").count() >= 4
+        held = page.locator("#tally td.held").all_inner_texts()
+        assert len(held) == 2 and all(h.isdigit() for h in held)
+        assert "Supply Centers win" in page.inner_text("#needed")
+        assert page.locator("#events li").count() > 10
+        _shot(page, "demo.png", tmp_path)
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_controls_end_turn_undo_and_correct_a_cell(browser, tmp_path: Path) -> None:
+    settings = tmp_path / "settings.toml"
+    settings.write_text("")
+    proc, url = _start(["serve", "--port", "0", "--log", str(tmp_path / "g.sqlite"),
+                        "--settings", str(settings), "--players", "red,blue"])
+    try:
+        page = browser.new_page(viewport={"width": 1024, "height": 800})
+        page.goto(url)
+        page.wait_for_selector("#board svg")
+        for text in ["hex 1,0", "hex -1,0", "hex 1,-1", "hex -1,1", "hex 2,-1", "hex -2,1",
+                     "sc 1,0", "sc -1,0", "sc 1,-1", "sc -1,1"]:
+            page.fill("#command", text)
+            page.click("#command-form button[type=submit]")
+            page.wait_for_function("document.getElementById('command').value === ''")
+        page.wait_for_function("document.getElementById('prompt').textContent"
+                               ".includes('red: move your pieces')")
+        assert page.locator("#board g.stack").count() == 4
+
+        # A refused move is explained on the page.
+        page.fill("#command", "move 1 1,0/c 0,0/c")
+        page.click("#command-form button[type=submit]")
+        page.wait_for_selector("#error:not([hidden])")
+        assert "the cells do not touch" in page.inner_text("#error")
+
+        page.click("#end")  # end movement: no fights, so production
+        page.wait_for_function("document.getElementById('prompt').textContent"
+                               ".includes('red: produce')")
+        page.click("#end")  # end the turn
+        page.wait_for_function("document.getElementById('prompt').textContent"
+                               ".startsWith('blue: move')")
+        page.click("#undo")
+        page.wait_for_function("document.getElementById('prompt').textContent"
+                               ".includes('red: produce')")
+        assert "undone" in page.inner_text("#events")
+
+        # Correct a cell: tap it, say what stands there.
+        page.click("#board polygon[data-cell='0,0/2']", force=True)
+        page.wait_for_selector("#correct-dialog[open]")
+        page.fill("#correct-players input[data-player='blue']", "2")
+        page.click("#correct-ok")
+        page.wait_for_function("document.getElementById('events').textContent"
+                               ".includes('cell 0,0/2 corrected by hand')")
+        _shot(page, "controls.png", tmp_path)
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_phone_layout_shows_board_and_tally(browser, tmp_path: Path) -> None:
+    proc, url = _start(["demo", "--port", "0", "--no-browser", "--step", "0.2"])
+    try:
+        page = browser.new_page(viewport={"width": 390, "height": 844}, device_scale_factor=2)
+        page.goto(url)
+        page.wait_for_selector("#board svg")
+        board = page.locator("#board").bounding_box()
+        assert board and board["width"] <= 390
+        # Large type: the prompt is readable across a table.
+        size = page.eval_on_selector("#prompt", "e => parseFloat(getComputedStyle(e).fontSize)")
+        assert size >= 20
+        time.sleep(0.5)
+        _shot(page, "phone.png", tmp_path)
+    finally:
+        proc.terminate()
+        proc.wait(10)

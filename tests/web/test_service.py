@@ -1,0 +1,118 @@
+"""The live service on a real port: server-sent events, two browsers, reconnecting, restarts."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from companion.service import Service, ServiceOptions
+
+
+def _events(port: int, n: int, timeout: float = 10.0) -> list[dict]:
+    """The first ``n`` update events a browser would receive."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    conn.request("GET", "/api/stream")
+    resp = conn.getresponse()
+    assert resp.status == 200 and resp.getheader("Content-Type").startswith("text/event-stream")
+    out: list[dict] = []
+    while len(out) < n:
+        line = resp.fp.readline().decode()
+        if line.startswith("data: "):
+            out.append(json.loads(line[6:]))
+    conn.close()
+    return out
+
+
+def _post(port: int, path: str, body: dict, token: str) -> int:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request("POST", path, json.dumps(body), {"Content-Type": "application/json",
+                                                  "X-Companion-Token": token})
+    status = conn.getresponse().status
+    conn.close()
+    return status
+
+
+def _token(port: int) -> str:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request("GET", "/")
+    page = conn.getresponse().read().decode()
+    return re.search(r'token: "([^"]+)"', page).group(1)
+
+
+@pytest.fixture
+def service(tmp_path: Path):
+    svc = Service(ServiceOptions(port=0, log=tmp_path / "g.sqlite", players=["red", "blue"]))
+    svc.start()
+    yield svc
+    svc.stop()
+
+
+def test_two_browsers_both_receive_each_update_and_a_reconnect_gets_everything(service) -> None:
+    import threading
+
+    port = service._server.server_port
+    token = _token(port)
+    got: dict[str, list[dict]] = {}
+
+    def browser(name: str) -> None:
+        got[name] = _events(port, 2)
+
+    threads = [threading.Thread(target=browser, args=(n,)) for n in ("a", "b")]
+    for t in threads:
+        t.start()
+    time.sleep(0.5)  # both connected and have their first snapshot
+    assert _post(port, "/api/command", {"text": "hex 1,0"}, token) == 200
+    for t in threads:
+        t.join(10)
+    for name in ("a", "b"):
+        first, second = got[name]
+        assert first["state"]["tiles"] == [{"q": 0, "r": 0, "owner": None}]
+        assert {"q": 1, "r": 0, "owner": "red"} in second["state"]["tiles"]
+        assert "<svg" in second["svg"]
+    # A browser that reconnects (or arrives late) starts from the whole current state.
+    again = _events(port, 1)[0]
+    assert {"q": 1, "r": 0, "owner": "red"} in again["state"]["tiles"]
+    assert again["version"] == got["a"][1]["version"]
+
+
+def test_the_service_killed_mid_game_restarts_with_everything(tmp_path: Path) -> None:
+    log = tmp_path / "games.sqlite"
+    cmd = [sys.executable, "-m", "companion", "serve", "--port", "0", "--log", str(log),
+           "--players", "red,blue", "--settings", str(tmp_path / "none.toml")]
+    (tmp_path / "none.toml").write_text("")
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+
+    def start() -> tuple[subprocess.Popen, int]:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=env)
+        line = proc.stdout.readline()
+        m = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        assert m, line + proc.stderr.read()
+        return proc, int(m.group(1))
+
+    proc, port = start()
+    token = _token(port)
+    for text in ("hex 1,0", "hex -1,0", "hex 1,-1"):
+        assert _post(port, "/api/command", {"text": text}, token) == 200
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(10)
+
+    proc, port = start()
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.request("GET", "/api/state")
+        state = json.loads(conn.getresponse().read())
+        owned = {(t["q"], t["r"]): t["owner"] for t in state["state"]["tiles"]}
+        assert owned == {(0, 0): None, (1, 0): "red", (-1, 0): "blue", (1, -1): "red"}
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(10)

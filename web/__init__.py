@@ -1,0 +1,1 @@
+"""The table page: a Flask app that shows the live game and takes the referee's controls."""
