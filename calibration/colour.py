@@ -1,0 +1,251 @@
+"""Players' colour models from a photo of the calibration card.
+
+The card's white patches give a per-channel gain (white balance and exposure in
+one); after it, white paper reads (1, 1, 1) whatever the lamp. Colours are then
+described by three light-robust features of linear RGB (S = R + G + B):
+
+    3 R/S - 1, 3 B/S - 1   chromaticity: unchanged by shadows and exposure
+    Y^(1/3)                lightness relative to white: tells white beans from black
+
+A player's bean (and peep) colour is the mean and covariance of those features
+over the piece's pixels. Calibration refuses when two players' models are too
+close to be told apart, or when a slot has no piece on it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from itertools import combinations
+
+import cv2
+import numpy as np
+
+from vision.card_art import (
+    BEAN_SPOT_R_MM,
+    PEEP_SPOT_AXES_MM,
+    SPOT_GREY,
+    CardLayout,
+    Rect,
+    card_layout,
+)
+from vision.kit_layout import CARD_MARKER_IDS
+from vision.markers import detect_markers
+
+CARD_PX_PER_MM = 4.0
+MIN_SEPARATION = 2.5  # Mahalanobis distance between two players models
+MIN_COVERAGE = 0.3  # share of a piece's expected area that must differ from the empty spot
+BEAN_AREA_MM2 = math.pi * 10.0 * 6.5
+PEEP_AREA_MM2 = math.pi * 30.0 * 17.5
+FEATURE_FLOOR = np.array([0.03, 0.03, 0.03])  # std floor: noise and print variation
+_EPS = 1e-4
+
+
+class CalibrationError(ValueError):
+    """The photo cannot give a usable profile; the message says what to change."""
+
+
+@dataclass(frozen=True)
+class ColourModel:
+    """A colour as mean and covariance of (3R/S - 1, 3B/S - 1, Y^1/3) after white balance."""
+
+    mean: np.ndarray
+    cov: np.ndarray
+    pixels: int
+
+    def distance(self, feats: np.ndarray) -> np.ndarray:
+        """Mahalanobis distance of feature rows from this model."""
+        d = np.atleast_2d(feats) - self.mean
+        inv = np.linalg.inv(self.cov)
+        return np.sqrt(np.einsum("ni,ij,nj->n", d, inv, d))
+
+    def to_json(self) -> dict:
+        return {"mean": self.mean.round(5).tolist(), "cov": self.cov.round(7).tolist(),
+                "pixels": self.pixels}
+
+    @staticmethod
+    def from_json(data: dict) -> ColourModel:
+        mean = np.asarray(data["mean"], float)
+        cov = np.asarray(data["cov"], float)
+        if mean.shape != (3,) or cov.shape != (3, 3):
+            raise ValueError("a colour model needs a 3-vector mean and a 3x3 covariance")
+        return ColourModel(mean, cov, int(data.get("pixels", 0)))
+
+
+def separation(a: ColourModel, b: ColourModel) -> float:
+    """Mahalanobis distance between two models' means under their pooled covariance."""
+    d = a.mean - b.mean
+    pooled = (a.cov + b.cov) / 2
+    return float(np.sqrt(d @ np.linalg.solve(pooled, d)))
+
+
+@dataclass(frozen=True)
+class PlayerColours:
+    bean: ColourModel
+    peep: ColourModel
+
+
+@dataclass
+class CardReading:
+    """The card found in a photo: a top-down image at CARD_PX_PER_MM and its references."""
+
+    layout: CardLayout
+    rectified: np.ndarray  # BGR uint8
+    white: np.ndarray  # linear BGR of the white patches
+    grey: np.ndarray
+    warnings: list[str] = field(default_factory=list)
+
+    def gains(self) -> np.ndarray:
+        return 1.0 / np.maximum(self.white, _EPS)
+
+
+def linear(bgr: np.ndarray) -> np.ndarray:
+    """uint8 sRGB -> float32 linear light."""
+    c = bgr.astype(np.float32) / 255.0
+    return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4).astype(np.float32)
+
+
+def features(lin_bgr: np.ndarray) -> np.ndarray:
+    """(N, 3) features of white-balanced linear BGR pixels (N, 3)."""
+    px = np.maximum(lin_bgr.reshape(-1, 3).astype(np.float64), _EPS)
+    b, g, r = px[:, 0], px[:, 1], px[:, 2]
+    total = b + g + r
+    y = 0.0722 * b + 0.7152 * g + 0.2126 * r
+    return np.stack([3 * r / total - 1, 3 * b / total - 1, np.cbrt(y)], axis=1)
+
+
+def _rect_pixels(img: np.ndarray, rect: Rect, inset_mm: float) -> np.ndarray:
+    s = CARD_PX_PER_MM
+    x0, y0 = round((rect.x + inset_mm) * s), round((rect.y + inset_mm) * s)
+    x1, y1 = round((rect.x + rect.w - inset_mm) * s), round((rect.y + rect.h - inset_mm) * s)
+    return img[y0:y1, x0:x1].reshape(-1, 3)
+
+
+def read_card(photo: np.ndarray, players: int) -> CardReading:
+    """Find the card in ``photo`` and measure its white and grey patches."""
+    layout = card_layout(players)
+    hits = detect_markers(photo)
+    src, dst = [], []
+    for mid, corners in zip(hits.ids, hits.corners, strict=True):
+        if int(mid) in CARD_MARKER_IDS:
+            src.append(layout.marker_corners[CARD_MARKER_IDS.index(int(mid))])
+            dst.append(corners)
+    if len(src) < 2:
+        raise CalibrationError(
+            f"only {len(src)} of the colour card's 4 corner markers are in view: photograph "
+            "the whole card, flat, from above"
+        )
+    hom, _ = cv2.findHomography(np.vstack(src), np.vstack(dst), 0)
+    w = round(layout.width_mm * CARD_PX_PER_MM)
+    h = round(layout.height_mm * CARD_PX_PER_MM)
+    s = CARD_PX_PER_MM
+    to_mm = np.array([[1 / s, 0, 0.5 / s], [0, 1 / s, 0.5 / s], [0, 0, 1]])
+    rect = cv2.warpPerspective(photo, hom @ to_mm, (w, h),
+                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+    warnings = []
+    whites = [np.median(_rect_pixels(rect, r, 3.0), axis=0) for r in layout.white_patches]
+    greys = [np.median(_rect_pixels(rect, r, 3.0), axis=0) for r in layout.grey_patches]
+    white_srgb = np.mean(whites, axis=0)
+    grey_lin = np.mean([linear(g[None, None].astype(np.uint8))[0, 0] for g in greys], axis=0)
+    white_lin = np.mean([linear(wt[None, None].astype(np.uint8))[0, 0] for wt in whites], axis=0)
+    if white_srgb.min() < 25:
+        raise CalibrationError(
+            "the card's white patches are nearly black: light the card and take the photo again"
+        )
+    if white_srgb.max() >= 250:
+        # Clipped white: scale up from the grey patches, printed at a known grey.
+        nominal = linear(np.full((1, 1, 3), SPOT_GREY, np.uint8))[0, 0]
+        white_lin = grey_lin / nominal
+        warnings.append("the card's white patches are overexposed; colours come from the grey "
+                        "patches (lower the exposure for better colours)")
+    lum = [float(np.mean(w)) for w in whites]
+    if max(lum) > 1.4 * min(lum):
+        warnings.append("the light changes strongly across the card; light it more evenly")
+    return CardReading(layout, rect, white_lin.astype(np.float64), grey_lin.astype(np.float64),
+                       warnings)
+
+
+def _spot_mask(shape: tuple[int, int], centre_mm, axes_mm: tuple[float, float]) -> np.ndarray:
+    s = CARD_PX_PER_MM
+    mask = np.zeros(shape, np.uint8)
+    c = (round((centre_mm[0]) * s * 16), round((centre_mm[1]) * s * 16))
+    ax = (round(axes_mm[0] * s * 16), round(axes_mm[1] * s * 16))
+    cv2.ellipse(mask, c, ax, 0, 0, 360, 255, -1, cv2.LINE_8, 4)
+    return mask > 0
+
+
+def piece_features(
+    reading: CardReading, centre_mm, axes_mm: tuple[float, float], area_mm2: float
+) -> tuple[np.ndarray, float]:
+    """Features of the piece lying on one spot, and how much of its expected area shows.
+
+    Spot pixels that look like the empty spot (the grey patch's colour, or a
+    shadow of it) are left out; what remains, cleaned of specks, is the piece.
+    """
+    img = reading.rectified
+    spot = _spot_mask(img.shape[:2], centre_mm, (axes_mm[0] - 1.5, axes_mm[1] - 1.5))
+    gains = reading.gains()
+    lin = linear(img) * gains[None, None, :].astype(np.float32)
+    feats = features(lin).reshape(img.shape[0], img.shape[1], 3)
+    ref = features((reading.grey * gains)[None, :])[0]
+    chroma = np.hypot(feats[:, :, 0] - ref[0], feats[:, :, 1] - ref[1])
+    ratio = feats[:, :, 2] / max(ref[2], _EPS)  # lightness relative to the empty spot
+    # The empty spot, or a shadow on it (darker but still grey), is not the piece.
+    empty_like = (chroma < 0.12) & (ratio > 0.7) & (ratio < 1.12)
+    obj = (spot & ~empty_like).astype(np.uint8)
+    obj = cv2.morphologyEx(obj, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(obj, connectivity=8)
+    if n <= 1:
+        return np.zeros((0, 3)), 0.0
+    biggest = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    piece = (labels == biggest).astype(np.uint8)
+    coverage = float(piece.sum()) / (area_mm2 * CARD_PX_PER_MM**2)
+    core = cv2.erode(piece, np.ones((3, 3), np.uint8)) > 0  # no edge pixels mixed with the spot
+    pf = feats[core] if core.any() else feats[piece > 0]
+    return pf, coverage
+
+
+def fit_model(feats: np.ndarray) -> ColourModel:
+    """Mean and covariance, leaving out highlights and the darkest crevices."""
+    lum = feats[:, 2]
+    lo, hi = np.percentile(lum, [3, 92])
+    core = feats[(lum >= lo) & (lum <= hi)]
+    if len(core) < 10:
+        core = feats
+    cov = np.cov(core, rowvar=False) + np.diag(FEATURE_FLOOR**2)
+    return ColourModel(core.mean(axis=0), cov, len(core))
+
+
+def calibrate_colours(
+    photo: np.ndarray, keys: list[str]
+) -> tuple[dict[str, PlayerColours], list[str]]:
+    """Each player's bean and peep colour from a photo of the loaded card.
+
+    Slot i holds player ``keys[i - 1]``'s bean (small spot) and peep (large spot).
+    """
+    reading = read_card(photo, len(keys))
+    models: dict[str, PlayerColours] = {}
+    for key, slot in zip(keys, reading.layout.slots, strict=True):
+        found = {}
+        for what, centre, axes, area in (
+            ("bean", slot.bean_mm, (BEAN_SPOT_R_MM, BEAN_SPOT_R_MM), BEAN_AREA_MM2),
+            ("peep", slot.peep_mm, PEEP_SPOT_AXES_MM, PEEP_AREA_MM2),
+        ):
+            feats, coverage = piece_features(reading, centre, axes, area)
+            if coverage < MIN_COVERAGE or len(feats) < 10:
+                spot = "small round" if what == "bean" else "large oval"
+                raise CalibrationError(
+                    f"slot {slot.slot} ({key}) has no {what} on its {spot} spot: put one of "
+                    f"{key}'s {what}s there and take the photo again"
+                )
+            found[what] = fit_model(feats)
+        models[key] = PlayerColours(found["bean"], found["peep"])
+    for what in ("bean", "peep"):
+        for a, b in combinations(keys, 2):
+            d = separation(getattr(models[a], what), getattr(models[b], what))
+            if d < MIN_SEPARATION:
+                raise CalibrationError(
+                    f"{a}'s and {b}'s {what}s look too alike to tell apart (separation "
+                    f"{d:.1f}, need {MIN_SEPARATION}): give one player another colour"
+                )
+    return models, reading.warnings

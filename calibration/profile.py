@@ -1,0 +1,96 @@
+"""The calibration profile: players' colour models and, optionally, camera intrinsics.
+
+A JSON file with ``"version": 1``. A profile of another version is refused with
+one clear message rather than misread; a later version will say how to migrate.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from calibration.colour import ColourModel, PlayerColours
+from vision.lens import Intrinsics
+
+PROFILE_VERSION = 1
+
+
+class ProfileError(ValueError):
+    """A profile that cannot be used; the message says what to do."""
+
+
+@dataclass
+class Profile:
+    players: list[str] = field(default_factory=list)
+    colours: dict[str, PlayerColours] = field(default_factory=dict)
+    intrinsics: Intrinsics | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        data: dict = {
+            "version": PROFILE_VERSION,
+            "players": list(self.players),
+            "colours": {
+                key: {"bean": c.bean.to_json(), "peep": c.peep.to_json()}
+                for key, c in self.colours.items()
+            },
+        }
+        if self.intrinsics is not None:
+            data["camera"] = self.intrinsics.to_json()
+        if self.notes:
+            data["notes"] = list(self.notes)
+        return data
+
+    @staticmethod
+    def from_json(data: object, source: str = "the profile") -> Profile:
+        if not isinstance(data, dict):
+            raise ProfileError(f"{source} is not a calibration profile (expected a JSON object)")
+        version = data.get("version")
+        if version != PROFILE_VERSION:
+            raise ProfileError(
+                f"{source} is a version {version} profile; this program reads version "
+                f"{PROFILE_VERSION}: run companion calibrate again to make a new one"
+            )
+        try:
+            players = [str(p) for p in data.get("players", [])]
+            colours = {
+                key: PlayerColours(
+                    ColourModel.from_json(c["bean"]), ColourModel.from_json(c["peep"])
+                )
+                for key, c in data.get("colours", {}).items()
+            }
+            camera = data.get("camera")
+            intrinsics = Intrinsics.from_json(camera) if camera else None
+        except (KeyError, TypeError, ValueError) as e:
+            raise ProfileError(
+                f"{source} is damaged ({e}): run companion calibrate again to make a new one"
+            ) from e
+        return Profile(players, colours, intrinsics, list(data.get("notes", [])))
+
+
+def load_profile(path: str | Path) -> Profile:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ProfileError(
+            f"profile {p} not found: make one with companion calibrate (or calibrate-camera)"
+        ) from None
+    except OSError as e:
+        raise ProfileError(f"profile {p} cannot be read ({e.strerror})") from None
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise ProfileError(
+            f"profile {p} is not valid JSON: run companion calibrate again to make a new one"
+        ) from None
+    return Profile.from_json(data, f"profile {p}")
+
+
+def save_profile(profile: Profile, path: str | Path) -> None:
+    p = Path(path)
+    try:
+        p.write_text(json.dumps(profile.to_json(), indent=2) + "\n", encoding="utf-8")
+    except OSError as e:
+        raise ProfileError(f"profile {p} cannot be written ({e.strerror})") from None

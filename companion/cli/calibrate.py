@@ -1,0 +1,74 @@
+"""``companion calibrate``: players' colours from a photo of the loaded colour card.
+
+Slot 1 holds the first key's bean and peep, slot 2 the second's, and so on. The
+profile keeps camera intrinsics already stored in ``--out`` by calibrate-camera.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+from companion.errors import UserError
+
+_KEY = re.compile(r"^[a-z][a-z0-9_-]{0,15}$")
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``calibrate``."""
+    parser = subparsers.add_parser(
+        "calibrate",
+        help="players' bean and peep colours from a photo of the colour card",
+        description="Build a profile from a photo of the colour card (companion print card) "
+        "with one bean and one peep of each player on their slots: slot 1 = KEY1, and so on.",
+    )
+    parser.add_argument("image", metavar="IMAGE", help="photo of the loaded colour card")
+    parser.add_argument("--players", metavar="KEY1,KEY2,...", help="player keys, e.g. red,blue")
+    parser.add_argument("--out", metavar="PROFILE.json", help="profile file to write")
+    parser.set_defaults(func=run)
+
+
+def parse_keys(text: str) -> list[str]:
+    from vision.card_art import MAX_PLAYERS
+
+    keys = [k.strip().lower() for k in text.split(",") if k.strip()]
+    bad = [k for k in keys if not _KEY.match(k)]
+    if bad:
+        raise UserError(f"player key {bad[0]!r} is not valid: use short lowercase names like red")
+    if len(set(keys)) != len(keys):
+        raise UserError("--players names a player twice: give each player one key")
+    if not 1 <= len(keys) <= MAX_PLAYERS:
+        raise UserError(f"--players needs 1 to {MAX_PLAYERS} keys, e.g. red,blue")
+    return keys
+
+
+def run(args: argparse.Namespace) -> int:
+    from calibration.colour import CalibrationError, calibrate_colours
+    from calibration.profile import Profile, ProfileError, load_profile, save_profile
+    from vision.image_io import ImageError, read_image
+
+    if not args.players or not args.out:
+        raise UserError("calibrate needs --players KEY1,KEY2,... and --out PROFILE.json")
+    keys = parse_keys(args.players)
+    try:
+        photo = read_image(args.image)
+        colours, warnings = calibrate_colours(photo, keys)
+    except (ImageError, CalibrationError) as e:
+        raise UserError(str(e)) from None
+    intrinsics = None
+    if Path(args.out).exists():
+        try:
+            intrinsics = load_profile(args.out).intrinsics
+        except ProfileError:
+            warnings.append(f"{args.out} was not a usable profile; it is replaced")
+    try:
+        save_profile(Profile(keys, colours, intrinsics), args.out)
+    except ProfileError as e:
+        raise UserError(str(e)) from None
+    for w in warnings:
+        print(f"companion calibrate: warning: {w}", file=sys.stderr)
+    print(f"profile written to {args.out}: colours of {', '.join(keys)}"
+          + (" (camera intrinsics kept)" if intrinsics is not None else ""))
+    return 0

@@ -1,0 +1,57 @@
+"""``companion detect``: what one camera frame shows, as the observation JSON.
+
+Finds every tile, its id and its lattice position (table standard, section 4).
+Cells stay empty until pieces are read. A frame with nothing usable still gives
+a valid observation, with a warning saying what to fix.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from companion.errors import UserError
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``detect``."""
+    parser = subparsers.add_parser(
+        "detect",
+        help="read a camera frame: tiles and their lattice positions, as JSON",
+        description="Print the observation JSON (table standard, section 4) for one image. "
+        "--profile is required (a profile from companion calibrate or calibrate-camera).",
+    )
+    parser.add_argument("image", metavar="IMAGE", help="a photo or frame of the table")
+    parser.add_argument("--game", default="peepwar", help="the game on the table (peepwar)")
+    parser.add_argument("--profile", metavar="PROFILE", help="calibration profile JSON")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from calibration.profile import ProfileError, load_profile
+    from vision.image_io import ImageError, frame_warnings, read_image
+    from vision.observation import observation
+    from vision.tiles import find_tiles
+
+    if args.game != "peepwar":
+        raise UserError(f"--game {args.game} is not supported yet: use --game peepwar")
+    if not args.profile:
+        raise UserError("detect needs --profile PROFILE.json (make one with companion calibrate)")
+    try:
+        profile = load_profile(args.profile)
+        t0 = time.perf_counter()
+        frame = read_image(args.image)
+    except (ProfileError, ImageError) as e:
+        raise UserError(str(e)) from None
+    t1 = time.perf_counter()
+    warnings = frame_warnings(frame)
+    view = find_tiles(frame, profile.intrinsics)
+    t2 = time.perf_counter()
+    obs = observation(view, "peepwar", {"read": (t1 - t0) * 1000, "tiles": (t2 - t1) * 1000},
+                      warnings)
+    print(json.dumps(obs, indent=2))
+    if not obs["tiles"] and obs["warnings"]:
+        print(f"companion detect: warning: {obs['warnings'][0]}", file=sys.stderr)
+    return 0

@@ -1,0 +1,186 @@
+"""detect, calibrate and calibrate-camera from the command line, bad input included."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.charuco import board_image, board_size_mm
+from calibration.profile import PROFILE_VERSION, load_profile
+from companion.cli import main
+from vision.render import SceneSpec, render_scene
+from vision.render.camera import distort_image, look_at_homography
+from vision.render.card_scene import hue_colour, peep_cutout, render_card_scene
+
+PHOTOS = Path(__file__).resolve().parents[2] / ".." / "shared" / "photos" / "jellybeans"
+
+
+def _one_line_error(capsys, *needles: str) -> None:
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    assert "Traceback" not in err[0]
+    for n in needles:
+        assert n in err[0], err[0]
+
+
+@pytest.fixture
+def profile(tmp_path) -> Path:
+    p = tmp_path / "profile.json"
+    p.write_text(json.dumps({"version": PROFILE_VERSION, "players": [], "colours": {}}))
+    return p
+
+
+def test_detect_prints_the_observation(tmp_path, profile, capsys):
+    scene = render_scene(12, SceneSpec(hands=(0, 0)))
+    img = tmp_path / "frame.jpg"
+    cv2.imwrite(str(img), scene.frame)
+    assert main(["detect", str(img), "--game", "peepwar", "--profile", str(profile)]) == 0
+    obs = json.loads(capsys.readouterr().out)
+    assert obs["game"] == "peepwar" and obs["cells"] == {}
+    got = {(t["id"], t["q"], t["r"]) for t in obs["tiles"]}
+    want = {(t.tile_id, t.q, t.r) for t in scene.truth.tiles if t.visible_slots}
+    assert got == want
+    assert 0 < obs["confidence"] <= 1 and "tiles" in obs["timings_ms"]
+
+
+def test_detect_black_frame_gives_empty_observation_and_warning(tmp_path, profile, capsys):
+    img = tmp_path / "black.png"
+    cv2.imwrite(str(img), np.zeros((480, 640, 3), np.uint8))
+    assert main(["detect", str(img), "--profile", str(profile)]) == 0
+    captured = capsys.readouterr()
+    obs = json.loads(captured.out)
+    assert obs["tiles"] == [] and any("almost black" in w for w in obs["warnings"])
+    assert len(captured.err.strip().splitlines()) == 1
+
+
+def test_detect_no_tiles_in_view(tmp_path, profile, capsys):
+    img = tmp_path / "table.png"
+    rng = np.random.default_rng(1)
+    table = cv2.resize(rng.integers(40, 200, (12, 16, 3), np.uint8), (640, 480))
+    cv2.imwrite(str(img), table)
+    assert main(["detect", str(img), "--profile", str(profile)]) == 0
+    obs = json.loads(capsys.readouterr().out)
+    assert obs["tiles"] == [] and obs["warnings"] == [
+        "no tiles in view: check that the camera sees the table and the tiles are lit"]
+
+
+def test_detect_truncated_image(tmp_path, profile, capsys):
+    good = tmp_path / "good.jpg"
+    cv2.imwrite(str(good), render_scene(1, SceneSpec(size=(640, 480))).frame)
+    bad = tmp_path / "cut.jpg"
+    bad.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
+    assert main(["detect", str(bad), "--profile", str(profile)]) == 2
+    _one_line_error(capsys, "truncated")
+    png = tmp_path / "cut.png"
+    ok, buf = cv2.imencode(".png", np.zeros((50, 50, 3), np.uint8))
+    png.write_bytes(buf.tobytes()[:-30])
+    assert main(["detect", str(png), "--profile", str(profile)]) == 2
+    _one_line_error(capsys, "truncated")
+    text = tmp_path / "notes.jpg"
+    text.write_text("not a picture")
+    assert main(["detect", str(text), "--profile", str(profile)]) == 2
+    _one_line_error(capsys, "not an image")
+    assert main(["detect", str(tmp_path / "nope.jpg"), "--profile", str(profile)]) == 2
+    _one_line_error(capsys, "not found")
+
+
+def test_detect_refuses_other_profile_versions(tmp_path, capsys):
+    img = tmp_path / "f.png"
+    cv2.imwrite(str(img), np.zeros((100, 100, 3), np.uint8))
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps({"version": 2, "players": []}))
+    assert main(["detect", str(img), "--profile", str(old)]) == 2
+    _one_line_error(capsys, "version 2 profile", "version 1")
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json")
+    assert main(["detect", str(img), "--profile", str(broken)]) == 2
+    _one_line_error(capsys, "not valid JSON")
+    assert main(["detect", str(img)]) == 2
+    _one_line_error(capsys, "--profile")
+    assert main(["detect", str(img), "--game", "chess", "--profile", str(old)]) == 2
+    _one_line_error(capsys, "--game")
+
+
+@pytest.mark.skipif(not PHOTOS.is_dir(), reason=f"jellybean photos not found at {PHOTOS}")
+def test_calibrate_writes_a_versioned_profile_and_refuses_lookalikes(tmp_path, capsys):
+    from vision.render.cutouts import cut_beans
+
+    beans = [cut_beans(cv2.imread(str(PHOTOS / f"{f}.jpg")))[0]
+             for f in ("sunkist_tangerine-DSC_0007", "lemon_lime-DSC_0503")]
+    photo = tmp_path / "card.jpg"
+    cv2.imwrite(str(photo), render_card_scene(9, beans, [hue_colour(330), hue_colour(220)], 3200))
+    out = tmp_path / "p.json"
+    assert main(["calibrate", str(photo), "--players", "red,blue", "--out", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["version"] == 1 and data["players"] == ["red", "blue"]
+    assert set(data["colours"]["red"]) == {"bean", "peep"}
+    assert load_profile(out).colours["blue"].bean.pixels > 100
+    capsys.readouterr()
+    same = [beans[0], beans[0]]
+    cv2.imwrite(str(photo), render_card_scene(9, same, [hue_colour(330), hue_colour(220)], 3200))
+    assert main(["calibrate", str(photo), "--players", "red,blue", "--out", str(out)]) == 2
+    _one_line_error(capsys, "too alike")
+    assert main(["calibrate", str(photo), "--players", "red,red", "--out", str(out)]) == 2
+    _one_line_error(capsys, "twice")
+
+
+def _charuco_views(k: np.ndarray, dist: np.ndarray, size: tuple[int, int]) -> list[np.ndarray]:
+    """Photos of the board from several angles through one lens."""
+    s = 4.0
+    art = board_image(s)
+    bw, bh = board_size_mm()
+    to_mm = np.array([[1 / s, 0, 0.5 / s - 20], [0, 1 / s, 0.5 / s - 20], [0, 0, 1]])
+    world = cv2.copyMakeBorder(art, 80, 80, 80, 80, cv2.BORDER_CONSTANT, value=(255, 255, 255))
+    views = []
+    poses = [(0, 0, 0, 0), (30, 0, 60, 40), (30, 90, -60, 40), (35, 200, 60, -40),
+             (25, 300, -60, -40), (40, 45, 0, 0)]
+    for i, (tilt, yaw, dx, dy) in enumerate(poses):
+        # Aim beside the board's centre now and then, so it covers the frame's edges too.
+        target = np.array([bw / 2 + dx, bh / 2 + dy])
+        hom = look_at_homography(k, target, 330.0, math.radians(tilt),
+                                 math.radians(yaw), math.radians(15 * i))
+        frame = cv2.warpPerspective(world, hom @ to_mm, size, flags=cv2.INTER_LINEAR,
+                                    borderValue=(90, 90, 90))
+        views.append(distort_image(frame, k, dist))
+    return views
+
+
+def test_calibrate_camera_recovers_the_lens(tmp_path, capsys):
+    size = (960, 720)
+    k = np.array([[820.0, 0, 479.5], [0, 820.0, 359.5], [0, 0, 1]])
+    dist = np.array([-0.2, 0.05, 0.0, 0.0, 0.0])
+    paths = []
+    for i, view in enumerate(_charuco_views(k, dist, size)):
+        paths.append(tmp_path / f"v{i}.png")
+        cv2.imwrite(str(paths[-1]), view)
+    prof = tmp_path / "cam.json"
+    assert main(["calibrate-camera", *map(str, paths), "--profile", str(prof)]) == 0
+    assert "camera calibrated from 6 of 6 photos" in capsys.readouterr().out
+    intr = load_profile(prof).intrinsics
+    assert intr.camera_matrix[0, 0] == pytest.approx(820, rel=0.03)
+    assert intr.camera_matrix[0, 2] == pytest.approx(479.5, abs=15)
+    # The lens model, judged by what it does: ideal points across the middle of the frame
+    # map to where the true lens puts them, within a pixel.
+    from vision.lens import distort_points
+
+    grid = np.stack(np.meshgrid(np.linspace(240, 720, 8), np.linspace(150, 570, 6)), -1)
+    ideal = grid.reshape(-1, 2)
+    fitted = distort_points(ideal, intr.camera_matrix, intr.dist_coeffs)
+    true = distort_points(ideal, k, dist)
+    assert np.abs(fitted - true).max() < 1.5
+    blank = tmp_path / "blank.png"
+    cv2.imwrite(str(blank), np.full((720, 960, 3), 200, np.uint8))
+    assert main(["calibrate-camera", str(blank), str(paths[0]), "--profile", str(prof)]) == 2
+    _one_line_error(capsys, "found in 1 of 2 photos")
+
+
+def test_peep_understudy_shape():
+    cut = peep_cutout(hue_colour(55), np.random.default_rng(0), 4.0)
+    ys, xs = np.nonzero(cut.alpha > 0.5)
+    assert (ys.max() - ys.min()) / 4.0 == pytest.approx(60, abs=2)
+    assert (xs.max() - xs.min()) / 4.0 == pytest.approx(35, abs=2)

@@ -1,0 +1,81 @@
+"""Cell geometry in a frame: the image outline of every cell, and top-down views of tiles.
+
+A cell's outline comes from the board (``cell_polygon_mm`` of a tile at the
+origin), carried to where the print really lies by the tile's cell frame, then
+through the frame's homography and lens. The next stage reads pieces in a
+rectified tile image at a known scale, where every cell sits at a fixed place.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from companion.rules.peepwar.board import NEUTRAL, Cell, cell_polygon_mm, cells_of, parse_cell
+from vision.geometry import apply_h
+from vision.tile_art import tile_image_size
+from vision.tiles import TableView, TileDetection
+
+RECTIFIED_PX_PER_MM = 4.0
+
+
+def cell_outline_mm(tile: TileDetection, slot: str) -> np.ndarray:
+    """The outline (table mm) of the cell ``slot`` ("c" or "0".."5", by table side) of a tile."""
+    local = np.asarray(cell_polygon_mm(Cell(NEUTRAL, slot)), float)
+    return tile.cell_frame().apply(local)
+
+
+def cell_outlines(view: TableView) -> dict[str, np.ndarray]:
+    """Every cell of every found tile: name -> (n, 2) outline in frame pixels.
+
+    Vertex order is board's ``cell_polygon_mm`` order for that cell name.
+    """
+    out: dict[str, np.ndarray] = {}
+    if view.homography is None:
+        return out
+    for tile in view.tiles:
+        for name in cells_of(tile.hex):
+            out[name] = view.to_image(cell_outline_mm(tile, parse_cell(name).slot))
+    return out
+
+
+def rectified_size(px_per_mm: float = RECTIFIED_PX_PER_MM) -> tuple[int, int]:
+    """(width, height) of a rectified tile image: the tile with a small margin."""
+    return tile_image_size(px_per_mm)
+
+
+def rectified_cell_polygon(slot: str, px_per_mm: float = RECTIFIED_PX_PER_MM) -> np.ndarray:
+    """A cell's outline in a rectified tile image (OpenCV pixel coordinates)."""
+    w, h = rectified_size(px_per_mm)
+    local = np.asarray(cell_polygon_mm(Cell(NEUTRAL, slot)), float)
+    return local * px_per_mm + (w / 2 - 0.5, h / 2 - 0.5)
+
+
+def rectify_tile(
+    frame: np.ndarray,
+    view: TableView,
+    tile: TileDetection,
+    px_per_mm: float = RECTIFIED_PX_PER_MM,
+) -> np.ndarray:
+    """A top-down image of one tile at ``px_per_mm``, its centre at the image centre.
+
+    Axes are the table's (x right, y towards the viewer) turned by the tile's
+    small placement error, so each cell lies exactly at
+    :func:`rectified_cell_polygon`. Lens distortion is removed when known.
+    """
+    if view.homography is None:
+        raise ValueError("no table geometry in this frame (the Neutral tile was not found)")
+    w, h = rectified_size(px_per_mm)
+    # rectified pixel -> cell-frame mm -> table mm
+    to_mm = np.array([[1 / px_per_mm, 0, -(w / 2 - 0.5) / px_per_mm],
+                      [0, 1 / px_per_mm, -(h / 2 - 0.5) / px_per_mm], [0, 0, 1]])
+    to_table = tile.cell_frame().matrix() @ to_mm
+    if view.intrinsics is None or not np.any(view.intrinsics.dist_coeffs):
+        m = view.homography @ to_table
+        return cv2.warpPerspective(frame, m, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                   borderMode=cv2.BORDER_CONSTANT)
+    xs, ys = np.meshgrid(np.arange(w, dtype=float), np.arange(h, dtype=float))
+    grid = np.stack([xs.ravel(), ys.ravel()], axis=1)
+    src = view.to_image(apply_h(to_table, grid)).astype(np.float32)
+    return cv2.remap(frame, src[:, 0].reshape(h, w), src[:, 1].reshape(h, w), cv2.INTER_LINEAR,
+                     borderMode=cv2.BORDER_CONSTANT)

@@ -1,0 +1,64 @@
+"""Small plane-geometry helpers shared by the detector and the renderer.
+
+Poses on the table are rigid 2D transforms (x mm, y mm, angle degrees) that map
+a tile's own frame into the table frame. Image points use OpenCV's convention:
+pixel centres at integer coordinates.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Pose2D:
+    """A rigid placement on the table: rotate by ``angle_deg`` about the origin, then shift."""
+
+    x: float
+    y: float
+    angle_deg: float
+
+    def matrix(self) -> np.ndarray:
+        """3x3 homogeneous matrix mapping frame points to table points."""
+        a = math.radians(self.angle_deg)
+        c, s = math.cos(a), math.sin(a)
+        return np.array([[c, -s, self.x], [s, c, self.y], [0.0, 0.0, 1.0]])
+
+    def apply(self, pts: np.ndarray) -> np.ndarray:
+        return apply_h(self.matrix(), pts)
+
+
+def apply_h(h: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Map (N, 2) points through a 3x3 homography."""
+    pts = np.asarray(pts, dtype=float).reshape(-1, 2)
+    hom = np.hstack([pts, np.ones((len(pts), 1))]) @ np.asarray(h, dtype=float).T
+    return hom[:, :2] / hom[:, 2:3]
+
+
+def fit_rigid(src: np.ndarray, dst: np.ndarray) -> Pose2D:
+    """Least-squares rotation and translation taking ``src`` points onto ``dst`` (Kabsch)."""
+    src = np.asarray(src, dtype=float).reshape(-1, 2)
+    dst = np.asarray(dst, dtype=float).reshape(-1, 2)
+    ms, md = src.mean(axis=0), dst.mean(axis=0)
+    a, b = src - ms, dst - md
+    cov = a.T @ b
+    angle = math.atan2(cov[0, 1] - cov[1, 0], cov[0, 0] + cov[1, 1])
+    c, s = math.cos(angle), math.sin(angle)
+    t = md - np.array([[c, -s], [s, c]]) @ ms
+    return Pose2D(float(t[0]), float(t[1]), math.degrees(angle))
+
+
+def wrap_deg(angle: float) -> float:
+    """An angle in degrees wrapped into [-180, 180)."""
+    return (angle + 180.0) % 360.0 - 180.0
+
+
+def local_scale(h: np.ndarray, at: tuple[float, float]) -> float:
+    """Pixels per mm of homography ``h`` near the table point ``at`` (geometric mean of axes)."""
+    p = np.array([at, (at[0] + 1.0, at[1]), (at[0], at[1] + 1.0)])
+    q = apply_h(h, p)
+    jac = np.stack([q[1] - q[0], q[2] - q[0]], axis=1)
+    return math.sqrt(abs(float(np.linalg.det(jac))))

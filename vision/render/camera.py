@@ -1,0 +1,102 @@
+"""A random pinhole camera above the table, and lens distortion for rendered frames.
+
+The table is the plane z = 0 with z pointing into it, so a camera above the
+table has negative z. For a plane the whole projection is one homography
+K [r1 r2 t]; framing the layout is then a scale and shift of the image, which is
+the same as choosing focal length and principal point.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.geometry import apply_h
+from vision.lens import undistort_points
+
+
+@dataclass(frozen=True)
+class Camera:
+    """The homography from table mm to image pixels, and the intrinsics that produced it."""
+
+    homography: np.ndarray  # table mm -> undistorted image (OpenCV pixel coordinates)
+    camera_matrix: np.ndarray
+    dist_coeffs: np.ndarray  # (5,) k1 k2 p1 p2 k3; zeros for an ideal lens
+    size: tuple[int, int]  # (width, height)
+    tilt_deg: float
+    yaw_deg: float
+
+
+def _rot_x(a: float) -> np.ndarray:
+    c, s = math.cos(a), math.sin(a)
+    return np.array([[1, 0, 0], [0, c, -s], [0, s, c]])
+
+
+def _rot_z(a: float) -> np.ndarray:
+    c, s = math.cos(a), math.sin(a)
+    return np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
+
+
+def look_at_homography(
+    k: np.ndarray, target: np.ndarray, distance: float, tilt: float, yaw: float, roll: float
+) -> np.ndarray:
+    """Table mm -> pixels for a camera with matrix ``k`` looking at ``target`` (x, y mm).
+
+    Angles in radians: ``tilt`` from straight down, ``yaw`` the direction it
+    leans, ``roll`` the turn of the image about the optical axis.
+    """
+    r_wc = _rot_z(yaw) @ _rot_x(tilt) @ _rot_z(roll)  # camera axes in table coordinates
+    cam_centre = np.append(np.asarray(target, float), 0.0) - distance * r_wc[:, 2]
+    r = r_wc.T
+    t = -r @ cam_centre
+    hom = k @ np.column_stack([r[:, 0], r[:, 1], t])
+    return hom / hom[2, 2]
+
+
+def random_camera(
+    rng: np.random.Generator,
+    table_pts: np.ndarray,
+    size: tuple[int, int],
+    max_tilt_deg: float,
+    fill: tuple[float, float] = (0.7, 0.95),
+    tilt_deg: float | None = None,
+) -> Camera:
+    """A camera that sees every point of ``table_pts`` (mm) and fills ``fill`` of the frame."""
+    w, h = size
+    tilt = math.radians(rng.uniform(0, max_tilt_deg) if tilt_deg is None else tilt_deg)
+    yaw = rng.uniform(0, 2 * math.pi)
+    roll = rng.uniform(0, 2 * math.pi)
+    fov = math.radians(rng.uniform(50, 75))
+    f = (w / 2) / math.tan(fov / 2)
+    extent = float(np.ptp(table_pts, axis=0).max()) + 1.0
+    dist = extent / (2 * math.tan(fov / 2)) * 1.6
+    k = np.array([[f, 0, w / 2 - 0.5], [0, f, h / 2 - 0.5], [0, 0, 1]])
+    hom = look_at_homography(k, table_pts.mean(axis=0), dist, tilt, yaw, roll)
+
+    # Scale and shift the image so the layout fills the frame (a zoom and a crop).
+    img = apply_h(hom, table_pts)
+    lo, hi = img.min(axis=0), img.max(axis=0)
+    span = hi - lo
+    s = rng.uniform(*fill) * min(w / span[0], h / span[1])
+    slack = np.array([w, h]) - s * span
+    off = rng.uniform(0.1, 0.9, size=2) * slack - s * lo
+    sim = np.array([[s, 0, off[0]], [0, s, off[1]], [0, 0, 1]])
+    hom = sim @ hom
+    k = sim @ k
+    return Camera(
+        hom / hom[2, 2], k, np.zeros(5), (w, h), math.degrees(tilt), math.degrees(yaw)
+    )
+
+
+def distort_image(image: np.ndarray, camera_matrix: np.ndarray, dist: np.ndarray) -> np.ndarray:
+    """The frame a lens with ``dist`` would record of the ideal image ``image``."""
+    h, w = image.shape[:2]
+    xs, ys = np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32))
+    grid = np.stack([xs.ravel(), ys.ravel()], axis=1)
+    src = undistort_points(grid, camera_matrix, dist).astype(np.float32)
+    map_x = src[:, 0].reshape(h, w)
+    map_y = src[:, 1].reshape(h, w)
+    return cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)

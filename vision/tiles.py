@@ -1,0 +1,414 @@
+"""Finding every tile in a frame: its id, its pose on the table and its lattice position.
+
+The table is a plane, so one homography H maps table millimetres to (ideal,
+undistorted) image pixels; each printed tile lies on it with a rigid pose T_i.
+A marker corner seen at pixel p obeys p = H T_i m, where m is the corner's
+printed position on its tile. The Neutral tile fixes the table frame (T_0 = I).
+
+The fit alternates: poses from H (back-project each tile's corners, fit a rigid
+transform), then H from all corners of all tiles at once. Every marker corner of
+every tile constrains H, so perspective is well determined even when the Neutral
+tile shows a single marker. Poses are then snapped to the nearest lattice
+position, which also tells how the print is turned (in sixths of a turn).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import cache
+
+import cv2
+import numpy as np
+
+from companion.rules.peepwar.board import Hex, tile_centre_mm
+from vision.geometry import Pose2D, apply_h, fit_rigid, wrap_deg
+from vision.kit_layout import MARKERS_PER_TILE, MAX_TILES, NEUTRAL_ID, tile_slots
+from vision.lens import Intrinsics, distort_points, undistort_points
+from vision.markers import MarkerHits, detect_markers
+
+MAX_OFFSET_MM = 25.0  # farther than this from a lattice position: not snapped, warned
+MAX_ANGLE_OFF_DEG = 15.0
+LATTICE_RINGS = 8  # lattice positions searched around the Neutral tile
+
+
+@dataclass(frozen=True)
+class TileDetection:
+    """One tile found in a frame."""
+
+    tile_id: int
+    q: int
+    r: int
+    rotation: int  # sixths of a turn the print lies turned from upright, 0..5
+    pose: Pose2D  # the print's physical pose in the table frame
+    offset_mm: float  # distance of its centre from its lattice position
+    angle_off_deg: float  # its angle from the lattice orientation, after the sixths
+    confidence: float  # 0..1
+    markers_seen: tuple[int, ...]  # marker slots used in the fit
+    rms_px: float  # marker-corner residual of the fit
+
+    @property
+    def hex(self) -> Hex:
+        return (self.q, self.r)
+
+    def cell_frame(self) -> Pose2D:
+        """Pose taking lattice-standard tile coordinates (cells named by table side) to the table.
+
+        In this frame the cell named ``"q,r/k"`` is exactly board's border cell k of
+        a tile at the origin, whatever way the print is turned.
+        """
+        return Pose2D(self.pose.x, self.pose.y, self.pose.angle_deg - 60 * self.rotation)
+
+
+@dataclass
+class TableView:
+    """What one frame says about the table's geometry."""
+
+    frame_size: tuple[int, int]  # (width, height)
+    tiles: list[TileDetection] = field(default_factory=list)
+    homography: np.ndarray | None = None  # table mm -> ideal image pixels
+    intrinsics: Intrinsics | None = None
+    warnings: list[str] = field(default_factory=list)
+    markers_found: int = 0
+
+    def to_image(self, pts_mm: np.ndarray) -> np.ndarray:
+        """Frame pixels (lens distortion included) of table points in mm."""
+        if self.homography is None:
+            raise ValueError("no table geometry in this frame (the Neutral tile was not found)")
+        ideal = apply_h(self.homography, pts_mm)
+        if self.intrinsics is None:
+            return ideal
+        return distort_points(ideal, self.intrinsics.camera_matrix, self.intrinsics.dist_coeffs)
+
+    def to_table(self, pts_px: np.ndarray) -> np.ndarray:
+        """Table mm of frame pixels (the inverse of :meth:`to_image`)."""
+        if self.homography is None:
+            raise ValueError("no table geometry in this frame (the Neutral tile was not found)")
+        pts = np.asarray(pts_px, float).reshape(-1, 2)
+        if self.intrinsics is not None:
+            pts = undistort_points(pts, self.intrinsics.camera_matrix, self.intrinsics.dist_coeffs)
+        return apply_h(np.linalg.inv(self.homography), pts)
+
+    @property
+    def confidence(self) -> float:
+        if not self.tiles:
+            return 0.0
+        return round(float(np.mean([t.confidence for t in self.tiles])), 3)
+
+
+@dataclass
+class _Group:
+    """The markers of one tile id: printed corner positions and where they were seen."""
+
+    tile_id: int
+    slots: list[int]
+    local: np.ndarray  # (n, 4, 2) mm
+    image: np.ndarray  # (n, 4, 2) ideal pixels
+    pose: Pose2D | None = None
+
+    def keep(self, mask: np.ndarray) -> None:
+        self.slots = [s for s, k in zip(self.slots, mask, strict=True) if k]
+        self.local = self.local[mask]
+        self.image = self.image[mask]
+
+
+@cache
+def _lattice() -> tuple[list[Hex], np.ndarray]:
+    """Lattice positions around the Neutral tile and their centres (mm), from the board."""
+    hexes = [
+        (q, r)
+        for q in range(-LATTICE_RINGS, LATTICE_RINGS + 1)
+        for r in range(-LATTICE_RINGS, LATTICE_RINGS + 1)
+        if max(abs(q), abs(r), abs(q + r)) <= LATTICE_RINGS
+    ]
+    return hexes, np.array([tile_centre_mm(h) for h in hexes])
+
+
+def snap(pose: Pose2D) -> tuple[Hex, int, float, float]:
+    """Nearest lattice position, the print's turn in sixths, distance (mm) and angle off (deg)."""
+    hexes, centres = _lattice()
+    d = np.hypot(centres[:, 0] - pose.x, centres[:, 1] - pose.y)
+    i = int(np.argmin(d))
+    rotation = round(pose.angle_deg / 60.0) % 6
+    angle_off = wrap_deg(pose.angle_deg - 60.0 * rotation)
+    return hexes[i], rotation, float(d[i]), angle_off
+
+
+def _group_markers(hits: MarkerHits, ideal: np.ndarray) -> dict[int, _Group]:
+    ids = np.asarray(hits.ids, int)
+    keep = ids < MAX_TILES * MARKERS_PER_TILE
+    tiles, slots = np.divmod(ids[keep], MARKERS_PER_TILE)
+    ideal = ideal[keep]
+    printed = _slot_corners()
+    groups: dict[int, _Group] = {}
+    for tile_id in np.unique(tiles):
+        sel = tiles == tile_id
+        groups[int(tile_id)] = _Group(
+            int(tile_id), slots[sel].tolist(), printed[slots[sel]], ideal[sel]
+        )
+    return groups
+
+
+@cache
+def _slot_corners() -> np.ndarray:
+    """(12, 4, 2) printed corner positions of every marker slot, in tile mm."""
+    return np.stack([s.corners_mm for s in tile_slots()])
+
+
+def _marker_rms(pred: np.ndarray, seen: np.ndarray) -> np.ndarray:
+    """Per-marker RMS distance between predicted and seen corners, (n, 4, 2) each."""
+    return np.sqrt(np.mean(np.sum((pred - seen) ** 2, axis=2), axis=1))
+
+
+def dlt_homography(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """Least-squares homography src -> dst by the normalised DLT (Hartley), 4+ points."""
+
+    def normaliser(p: np.ndarray) -> np.ndarray:
+        m = p.mean(axis=0)
+        d = float(np.mean(np.linalg.norm(p - m, axis=1))) or 1.0
+        k = math.sqrt(2) / d
+        return np.array([[k, 0, -k * m[0]], [0, k, -k * m[1]], [0, 0, 1]])
+
+    ts, td = normaliser(src), normaliser(dst)
+    a = apply_h(ts, src)
+    b = apply_h(td, dst)
+    n = len(a)
+    m = np.zeros((2 * n, 9))
+    m[0::2, 0:2], m[0::2, 2] = a, 1
+    m[0::2, 6:8] = -b[:, :1] * a
+    m[0::2, 8] = -b[:, 0]
+    m[1::2, 3:5], m[1::2, 5] = a, 1
+    m[1::2, 6:8] = -b[:, 1:] * a
+    m[1::2, 8] = -b[:, 1]
+    _, _, vt = np.linalg.svd(m)
+    h = np.linalg.inv(td) @ vt[-1].reshape(3, 3) @ ts
+    return h / h[2, 2]
+
+
+def _neutral_homography(g: _Group) -> np.ndarray:
+    """Neutral tile mm -> image, dropping markers that disagree with the rest (misreads)."""
+    if len(g.slots) == 1:
+        src = g.local.reshape(-1, 2).astype(np.float32)
+        return cv2.getPerspectiveTransform(src, g.image.reshape(-1, 2).astype(np.float32))
+    h = dlt_homography(g.local.reshape(-1, 2), g.image.reshape(-1, 2))
+    res = _marker_rms(apply_h(h, g.local.reshape(-1, 2)).reshape(-1, 4, 2), g.image)
+    bad = res > max(3.0, 3 * float(np.median(res)))
+    if bad.any() and (~bad).sum() >= 1:
+        g.keep(~bad)
+        return _neutral_homography(g)
+    return h
+
+
+def _initial_poses(groups: list[_Group], hom: np.ndarray) -> None:
+    """Each tile's pose from its corners back-projected through ``hom``; misreads dropped."""
+    inv = np.linalg.inv(hom)
+    for g in groups:
+        if g.tile_id == NEUTRAL_ID:
+            g.pose = Pose2D(0.0, 0.0, 0.0)
+            continue
+        table = apply_h(inv, g.image.reshape(-1, 2))
+        g.pose = fit_rigid(g.local.reshape(-1, 2), table)
+        if len(g.slots) > 1:
+            res = _marker_rms(g.pose.apply(g.local.reshape(-1, 2)).reshape(-1, 4, 2),
+                              table.reshape(-1, 4, 2))
+            bad = res > max(10.0, 3 * float(np.median(res)))
+            if bad.any() and not bad.all():
+                g.keep(~bad)
+                g.pose = fit_rigid(g.local.reshape(-1, 2), table.reshape(-1, 4, 2)[~bad])
+
+
+def _joint_refine(
+    groups: list[_Group], hom: np.ndarray, iterations: int = 12
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Levenberg-Marquardt over H (8 terms) and every non-Neutral pose (angle, x, y) at once.
+
+    Alternating fits converge slowly when perspective and the tiles' poses trade
+    off against each other; the joint step removes that drift in a few iterations.
+    Poses are updated in place; returns the refined H and, per group, each
+    marker's RMS corner residual in pixels.
+    """
+    movable = [g for g in groups if g.tile_id != NEUTRAL_ID]
+    local = np.vstack([g.local.reshape(-1, 2) for g in groups])
+    obs = np.vstack([g.image.reshape(-1, 2) for g in groups])
+    owner = np.concatenate([np.full(g.local.shape[0] * 4, i) for i, g in enumerate(groups)])
+    index = {id(g): i for i, g in enumerate(movable)}
+    tile_col = np.array([index.get(id(g), -1) for g in groups])[owner]
+    n_par = 8 + 3 * len(movable)
+
+    def unpack(x: np.ndarray):
+        h = np.append(x[:8], 1.0).reshape(3, 3)
+        # One row of zeros stands for the Neutral tile's fixed pose.
+        poses = np.vstack([x[8:].reshape(-1, 3), np.zeros((1, 3))])
+        per_corner = poses[tile_col]  # tile_col -1 picks the zero row
+        return h, per_corner[:, 0], per_corner[:, 1], per_corner[:, 2]
+
+    def project(x: np.ndarray):
+        h, ang, tx, ty = unpack(x)
+        c, s = np.cos(ang), np.sin(ang)
+        ux = c * local[:, 0] - s * local[:, 1] + tx
+        uy = s * local[:, 0] + c * local[:, 1] + ty
+        xx = h[0, 0] * ux + h[0, 1] * uy + h[0, 2]
+        yy = h[1, 0] * ux + h[1, 1] * uy + h[1, 2]
+        ww = h[2, 0] * ux + h[2, 1] * uy + 1.0
+        return h, c, s, ux, uy, xx / ww, yy / ww, ww
+
+    h0 = hom / hom[2, 2]
+    x = np.concatenate([h0.ravel()[:8]] + [
+        [math.radians(g.pose.angle_deg), g.pose.x, g.pose.y] for g in movable
+    ])
+    n = len(local)
+    lam = 1e-3
+    h, c, s, ux, uy, px, py, ww = project(x)
+    cost = float(np.sum((px - obs[:, 0]) ** 2 + (py - obs[:, 1]) ** 2))
+    for _ in range(iterations):
+        prev_cost = cost
+        jac = np.zeros((2 * n, n_par))
+        rx, ry = slice(0, 2 * n, 2), slice(1, 2 * n, 2)
+        jac[rx, 0], jac[rx, 1], jac[rx, 2] = ux / ww, uy / ww, 1 / ww
+        jac[ry, 3], jac[ry, 4], jac[ry, 5] = ux / ww, uy / ww, 1 / ww
+        jac[rx, 6], jac[rx, 7] = -px * ux / ww, -px * uy / ww
+        jac[ry, 6], jac[ry, 7] = -py * ux / ww, -py * uy / ww
+        if movable:
+            # d(pixel)/d(table point), then the chain through each tile's pose
+            a11 = (h[0, 0] - px * h[2, 0]) / ww
+            a12 = (h[0, 1] - px * h[2, 1]) / ww
+            a21 = (h[1, 0] - py * h[2, 0]) / ww
+            a22 = (h[1, 1] - py * h[2, 1]) / ww
+            dux = -s * local[:, 0] - c * local[:, 1]
+            duy = c * local[:, 0] - s * local[:, 1]
+            rows = np.nonzero(tile_col >= 0)[0]
+            col = 8 + 3 * tile_col[rows]
+            jac[2 * rows, col] = a11[rows] * dux[rows] + a12[rows] * duy[rows]
+            jac[2 * rows + 1, col] = a21[rows] * dux[rows] + a22[rows] * duy[rows]
+            jac[2 * rows, col + 1] = a11[rows]
+            jac[2 * rows + 1, col + 1] = a21[rows]
+            jac[2 * rows, col + 2] = a12[rows]
+            jac[2 * rows + 1, col + 2] = a22[rows]
+        res = np.empty(2 * n)
+        res[rx] = px - obs[:, 0]
+        res[ry] = py - obs[:, 1]
+        jtj = jac.T @ jac
+        jtr = jac.T @ res
+        improved = False
+        for _ in range(8):
+            a = jtj + lam * np.diag(np.diag(jtj) + 1e-12)
+            try:
+                step = np.linalg.solve(a, -jtr)
+            except np.linalg.LinAlgError:
+                lam *= 10
+                continue
+            trial = x + step
+            t = project(trial)
+            new_cost = float(np.sum((t[5] - obs[:, 0]) ** 2 + (t[6] - obs[:, 1]) ** 2))
+            if new_cost < cost:
+                x, cost = trial, new_cost
+                h, c, s, ux, uy, px, py, ww = t
+                lam = max(lam / 10, 1e-9)
+                improved = True
+                break
+            lam *= 10
+        if not improved or prev_cost - cost < 1e-6 * prev_cost:
+            break
+    poses = x[8:].reshape(-1, 3)
+    for g, (ang, tx, ty) in zip(movable, poses, strict=True):
+        g.pose = Pose2D(float(tx), float(ty), math.degrees(float(ang)))
+    err2 = ((px - obs[:, 0]) ** 2 + (py - obs[:, 1]) ** 2).reshape(-1, 4)
+    marker_rms = np.sqrt(err2.mean(axis=1))
+    splits = np.cumsum([len(g.slots) for g in groups])[:-1]
+    return np.append(x[:8], 1.0).reshape(3, 3), np.split(marker_rms, splits)
+
+
+def _confidence(n_markers: int, rms_px: float, offset_mm: float, angle_off: float) -> float:
+    """Support from the number of markers, times fit quality, times closeness to the lattice."""
+    support = 1.0 - 0.5**n_markers
+    fit = math.exp(-((rms_px / 3.0) ** 2))
+    lattice = 1.0 - 0.5 * max(offset_mm / MAX_OFFSET_MM, abs(angle_off) / MAX_ANGLE_OFF_DEG)
+    return round(max(0.0, support * fit * lattice), 3)
+
+
+def find_tiles(
+    frame: np.ndarray,
+    intrinsics: Intrinsics | None = None,
+    hits: MarkerHits | None = None,
+) -> TableView:
+    """Every tile in ``frame``, placed on the lattice, and the table-to-image homography.
+
+    Never raises on a bad frame: a frame with no tiles or without the Neutral tile
+    gives a view with no tiles and a warning that says what to do.
+    """
+    h_img, w_img = frame.shape[:2]
+    view = TableView((w_img, h_img))
+    if intrinsics is not None:
+        intrinsics = intrinsics.for_size((w_img, h_img))
+        view.intrinsics = intrinsics
+    if hits is None:
+        hits = detect_markers(frame)
+    view.markers_found = len(hits)
+    ideal = hits.corners
+    if intrinsics is not None and len(hits):
+        ideal = undistort_points(
+            hits.corners.reshape(-1, 2), intrinsics.camera_matrix, intrinsics.dist_coeffs
+        ).reshape(-1, 4, 2)
+
+    groups = _group_markers(hits, ideal)
+    if not groups:
+        view.warnings.append(
+            "no tiles in view: check that the camera sees the table and the tiles are lit"
+        )
+        return view
+    if NEUTRAL_ID not in groups:
+        ids = ", ".join(str(i) for i in sorted(groups))
+        view.warnings.append(
+            f"the Neutral Territory (tile 0) is not in view, so tiles {ids} cannot be placed "
+            "on the lattice: move the camera or uncover tile 0"
+        )
+        return view
+
+    members = list(groups.values())
+    hom = _neutral_homography(groups[NEUTRAL_ID])
+    _initial_poses(members, hom)
+    hom, residuals = _joint_refine(members, hom)
+    # Drop markers that still disagree with the joint fit (misreads), then refit once.
+    dropped = False
+    for g, res in zip(members, residuals, strict=True):
+        side = np.linalg.norm(g.image[:, 1] - g.image[:, 0], axis=1)
+        bad = res > np.maximum(3.0, 0.1 * side)
+        if bad.any() and not bad.all():
+            g.keep(~bad)
+            dropped = True
+        elif bad.all() and g.tile_id != NEUTRAL_ID:
+            g.slots = []
+            dropped = True
+    if dropped:
+        members = [g for g in members if g.slots]
+        hom, residuals = _joint_refine(members, hom)
+    view.homography = hom
+
+    placed: dict[Hex, TileDetection] = {}
+    for g, res in zip(members, residuals, strict=True):
+        (q, r), rotation, offset, angle_off = snap(g.pose)
+        if g.tile_id == NEUTRAL_ID:
+            rotation, offset, angle_off = 0, 0.0, 0.0
+        if offset > MAX_OFFSET_MM or abs(angle_off) > MAX_ANGLE_OFF_DEG:
+            view.warnings.append(
+                f"tile {g.tile_id} is {offset:.0f} mm and {abs(angle_off):.0f} degrees off the "
+                f"lattice near {q},{r}: push it flat against its neighbours"
+            )
+            continue
+        rms = float(np.sqrt(np.mean(res**2)))
+        det = TileDetection(
+            g.tile_id, q, r, rotation, g.pose, round(offset, 2), round(angle_off, 2),
+            _confidence(len(g.slots), rms, offset, angle_off), tuple(sorted(g.slots)),
+            round(rms, 3),
+        )
+        other = placed.get((q, r))
+        if other is not None:
+            keep, lose = (other, det) if other.confidence >= det.confidence else (det, other)
+            view.warnings.append(
+                f"tiles {keep.tile_id} and {lose.tile_id} both sit at {q},{r}; "
+                f"keeping tile {keep.tile_id}: is a tile lying on another?"
+            )
+            det = keep
+        placed[(q, r)] = det
+    view.tiles = sorted(placed.values(), key=lambda t: t.tile_id)
+    return view
