@@ -27,9 +27,11 @@ def main() -> None:
             lines.append(f"{notation.format(action):<28} # {action.player}")
             state, _ = rules.apply(state, action)
         path = here / f"peepwar-{edition}-{n}p.txt"
+        names = ",".join(PLAYERS[:n])
+        out = ",".join(state.out) or "none"
         header = [
-            f"# Peep War {edition}, players {','.join(PLAYERS[:n])}: a whole game, setup to victory.",
-            f"# expect: {state.winner} wins after turn {state.turn}; out: {','.join(state.out) or 'none'}",
+            f"# Peep War {edition}, players {names}: a whole game, setup to victory.",
+            f"# expect: {state.winner} wins after turn {state.turn}; out: {out}",
         ]
         path.write_text("\n".join(header + lines) + "\n")
         print(path, len(lines), "actions,", state.winner, "wins")

@@ -72,7 +72,8 @@ def test_card_png_and_json_follow_the_standard(tmp_path):
     img = cv2.imread(str(png))
     assert img.shape[1] == round(data["width_mm"] * 150 / 25.4)
     assert img.shape[0] == round(data["height_mm"] * 150 / 25.4)
-    assert read_png_dpi(png.read_bytes()) == pytest.approx(150, rel=1e-4)  # pHYs counts whole px per metre
+    # pHYs counts whole pixels per metre, so 150 dpi reads back as 150.012
+    assert read_png_dpi(png.read_bytes()) == pytest.approx(150, rel=1e-4)
     # The bean spot of slot 2 is printed in the spot grey at its stated centre.
     x, y = data["slots"][1]["bean_mm"]
     assert abs(int(img[round(y * 150 / 25.4), round(x * 150 / 25.4), 0]) - 128) < 3
