@@ -107,6 +107,10 @@ function render(s) {
   $("undo").disabled = !s.can_undo;
   $("camera-status").textContent = s.camera.state === "off" ? "(off)" : `(${s.camera.message})`;
   $("camera-box").hidden = s.camera.state === "off";
+  const devices = Object.entries(s.devices || {});
+  $("devices").hidden = !devices.length;
+  $("devices").innerHTML = devices.map(([name, d]) =>
+    `<span class="device ${esc(d.state)}" title="${esc(d.message)}">${esc(name)}: ${esc(d.state)}</span>`).join(" · ");
   $("events").innerHTML = s.events.slice().reverse().map((e) => `<li>${esc(e.text)}</li>`).join("");
   document.body.dataset.version = s.version;
   document.body.dataset.turn = st.turn;
