@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 
 from calibration.profile import ProfileError, load_profile
-from companion.camera_loop import CameraLoop
+from companion.camera_loop import Annotate, CameraLoop, Detect
 from companion.errors import UserError
 from companion.frames import open_source
 from companion.observation import Observation
@@ -24,15 +24,17 @@ from vision.observation import observation
 from vision.tiles import TableView, find_tiles
 
 
-def camera_loop(spec: str, referee: Referee, profile_path: str, settings: Settings
-                ) -> CameraLoop:
-    source = open_source(spec)
-    profile = None
-    if profile_path:
-        try:
-            profile = load_profile(profile_path)
-        except ProfileError as e:
-            raise UserError(str(e)) from e
+def load_optional_profile(profile_path: str):
+    if not profile_path:
+        return None
+    try:
+        return load_profile(profile_path)
+    except ProfileError as e:
+        raise UserError(str(e)) from e
+
+
+def make_detector(profile) -> tuple[Detect, Annotate]:
+    """The frame-to-observation function for a profile (or none), and its overlay."""
     intrinsics = profile.intrinsics if profile else None
     last: dict[str, TableView] = {}
 
@@ -55,5 +57,12 @@ def camera_loop(spec: str, referee: Referee, profile_path: str, settings: Settin
             cv2.polylines(out, [pts], True, (0, 200, 255), 2, cv2.LINE_AA)
         return out
 
+    return detect, annotate
+
+
+def camera_loop(spec: str, referee: Referee, profile_path: str, settings: Settings
+                ) -> CameraLoop:
+    source = open_source(spec)
+    detect, annotate = make_detector(load_optional_profile(profile_path))
     return CameraLoop(source, detect, referee, fps=settings.fps, still_s=settings.stable_seconds,
                       threshold=settings.motion_threshold, annotate=annotate)
