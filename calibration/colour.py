@@ -31,6 +31,7 @@ from vision.card_art import (
 )
 from vision.kit_layout import CARD_MARKER_IDS
 from vision.markers import detect_markers
+from vision.srgb import to_linear
 
 CARD_PX_PER_MM = 4.0
 MIN_SEPARATION = 2.5  # Mahalanobis distance between two players models
@@ -101,8 +102,7 @@ class CardReading:
 
 def linear(bgr: np.ndarray) -> np.ndarray:
     """uint8 sRGB -> float32 linear light."""
-    c = bgr.astype(np.float32) / 255.0
-    return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4).astype(np.float32)
+    return to_linear(np.asarray(bgr, np.uint8))
 
 
 def features(lin_bgr: np.ndarray) -> np.ndarray:

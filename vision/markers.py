@@ -27,7 +27,7 @@ _DECOY_ID = 999  # never printed; only there so OpenCV rejects every real candid
 _GRID = MARKER_BITS + 2
 _SUB = np.array([-0.2, 0.2])  # 2 x 2 samples per module, inside its middle half
 MAX_BIT_ERRORS = 1  # the 5x5 codes are >= 5 bits apart; one error keeps phantoms rare
-MAX_BORDER_ERRORS = 3
+MAX_BORDER_ERRORS = 1
 MIN_CONTRAST = 18.0  # grey levels between a marker's black and white modules
 
 

@@ -155,6 +155,11 @@ def _slot_corners() -> np.ndarray:
     return np.stack([s.corners_mm for s in tile_slots()])
 
 
+def _pose_of(m: np.ndarray) -> Pose2D:
+    """The rigid pose of a 3x3 rigid-transform matrix."""
+    return Pose2D(float(m[0, 2]), float(m[1, 2]), math.degrees(math.atan2(m[1, 0], m[0, 0])))
+
+
 def _marker_rms(pred: np.ndarray, seen: np.ndarray) -> np.ndarray:
     """Per-marker RMS distance between predicted and seen corners, (n, 4, 2) each."""
     return np.sqrt(np.mean(np.sum((pred - seen) ** 2, axis=2), axis=1))
@@ -185,8 +190,8 @@ def dlt_homography(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     return h / h[2, 2]
 
 
-def _neutral_homography(g: _Group) -> np.ndarray:
-    """Neutral tile mm -> image, dropping markers that disagree with the rest (misreads)."""
+def _reference_homography(g: _Group) -> np.ndarray:
+    """Reference tile mm -> image, dropping markers that disagree with the rest (misreads)."""
     if len(g.slots) == 1:
         src = g.local.reshape(-1, 2).astype(np.float32)
         return cv2.getPerspectiveTransform(src, g.image.reshape(-1, 2).astype(np.float32))
@@ -195,15 +200,15 @@ def _neutral_homography(g: _Group) -> np.ndarray:
     bad = res > max(3.0, 3 * float(np.median(res)))
     if bad.any() and (~bad).sum() >= 1:
         g.keep(~bad)
-        return _neutral_homography(g)
+        return _reference_homography(g)
     return h
 
 
-def _initial_poses(groups: list[_Group], hom: np.ndarray) -> None:
+def _initial_poses(groups: list[_Group], hom: np.ndarray, ref: int) -> None:
     """Each tile's pose from its corners back-projected through ``hom``; misreads dropped."""
     inv = np.linalg.inv(hom)
     for g in groups:
-        if g.tile_id == NEUTRAL_ID:
+        if g.tile_id == ref:
             g.pose = Pose2D(0.0, 0.0, 0.0)
             continue
         table = apply_h(inv, g.image.reshape(-1, 2))
@@ -218,7 +223,7 @@ def _initial_poses(groups: list[_Group], hom: np.ndarray) -> None:
 
 
 def _joint_refine(
-    groups: list[_Group], hom: np.ndarray, iterations: int = 12
+    groups: list[_Group], hom: np.ndarray, ref: int, iterations: int = 12
 ) -> tuple[np.ndarray, list[np.ndarray]]:
     """Levenberg-Marquardt over H (8 terms) and every non-Neutral pose (angle, x, y) at once.
 
@@ -227,7 +232,7 @@ def _joint_refine(
     Poses are updated in place; returns the refined H and, per group, each
     marker's RMS corner residual in pixels.
     """
-    movable = [g for g in groups if g.tile_id != NEUTRAL_ID]
+    movable = [g for g in groups if g.tile_id != ref]
     local = np.vstack([g.local.reshape(-1, 2) for g in groups])
     obs = np.vstack([g.image.reshape(-1, 2) for g in groups])
     owner = np.concatenate([np.full(g.local.shape[0] * 4, i) for i, g in enumerate(groups)])
@@ -237,7 +242,7 @@ def _joint_refine(
 
     def unpack(x: np.ndarray):
         h = np.append(x[:8], 1.0).reshape(3, 3)
-        # One row of zeros stands for the Neutral tile's fixed pose.
+        # One row of zeros stands for the reference tile's fixed pose.
         poses = np.vstack([x[8:].reshape(-1, 3), np.zeros((1, 3))])
         per_corner = poses[tile_col]  # tile_col -1 picks the zero row
         return h, per_corner[:, 0], per_corner[:, 1], per_corner[:, 2]
@@ -364,11 +369,15 @@ def find_tiles(
         )
         return view
 
+    # Fit in the frame of the tile showing most markers (a Neutral tile glimpsed through
+    # one half-covered marker must not steer the fit), then move to the Neutral's frame.
     members = list(groups.values())
-    hom = _neutral_homography(groups[NEUTRAL_ID])
-    _initial_poses(members, hom)
-    hom, residuals = _joint_refine(members, hom)
-    # Drop markers that still disagree with the joint fit (misreads), then refit once.
+    ref = max(members, key=lambda g: (len(g.slots), g.tile_id == NEUTRAL_ID)).tile_id
+    hom = _reference_homography(groups[ref])
+    _initial_poses(members, hom, ref)
+    hom, residuals = _joint_refine(members, hom, ref)
+    # Drop markers that disagree with the joint fit (misreads, bent or lifted paper),
+    # then refit once.
     dropped = False
     for g, res in zip(members, residuals, strict=True):
         side = np.linalg.norm(g.image[:, 1] - g.image[:, 0], axis=1)
@@ -376,13 +385,31 @@ def find_tiles(
         if bad.any() and not bad.all():
             g.keep(~bad)
             dropped = True
-        elif bad.all() and g.tile_id != NEUTRAL_ID:
+        elif bad.all() and g.tile_id != ref:
+            view.warnings.append(
+                f"tile {g.tile_id}'s markers disagree with the other tiles: is it lifted, "
+                "bent or lying on another tile?"
+            )
             g.slots = []
             dropped = True
     if dropped:
         members = [g for g in members if g.slots]
-        hom, residuals = _joint_refine(members, hom)
-    view.homography = hom
+        hom, residuals = _joint_refine(members, hom, ref)
+    neutral = next((g for g in members if g.tile_id == NEUTRAL_ID), None)
+    if neutral is None:
+        view.warnings.append(
+            "the Neutral Territory (tile 0) is too covered to place the other tiles: "
+            "uncover tile 0"
+        )
+        return view
+    # Table frame = the Neutral tile's frame.
+    to_ref = neutral.pose.matrix()
+    to_table = np.linalg.inv(to_ref)
+    hom = hom @ to_ref
+    for g in members:
+        g.pose = _pose_of(to_table @ g.pose.matrix())
+    neutral.pose = Pose2D(0.0, 0.0, 0.0)
+    view.homography = hom / hom[2, 2]
 
     placed: dict[Hex, TileDetection] = {}
     for g, res in zip(members, residuals, strict=True):

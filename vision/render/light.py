@@ -1,4 +1,5 @@
-"""Light for rendered scenes: sRGB <-> linear conversion, colour temperature, light fields.
+"""Light for rendered scenes: colour temperature and light fields (sRGB conversion from
+``vision.srgb``, re-exported here for the layers).
 
 Layers are composed in linear light (float32, BGR, 1.0 = white paper under the
 reference light) so that gains and shadows multiply the way real light does.
@@ -11,35 +12,10 @@ import math
 import cv2
 import numpy as np
 
-_LIN_STEPS = 4096
+from vision.srgb import SRGB_TO_LINEAR, to_linear, to_srgb
 
-
-def _srgb_to_linear_lut() -> np.ndarray:
-    c = np.arange(256, dtype=np.float64) / 255.0
-    lin = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
-    return lin.astype(np.float32)
-
-
-def _linear_to_srgb_lut() -> np.ndarray:
-    lin = np.arange(_LIN_STEPS, dtype=np.float64) / (_LIN_STEPS - 1)
-    c = np.where(lin <= 0.0031308, lin * 12.92, 1.055 * lin ** (1 / 2.4) - 0.055)
-    return np.clip(np.round(c * 255), 0, 255).astype(np.uint8)
-
-
-SRGB_TO_LINEAR = _srgb_to_linear_lut()
-LINEAR_TO_SRGB = _linear_to_srgb_lut()
-
-
-def to_linear(img: np.ndarray) -> np.ndarray:
-    """uint8 sRGB image -> float32 linear light."""
-    return SRGB_TO_LINEAR[img]
-
-
-def to_srgb(lin: np.ndarray) -> np.ndarray:
-    """float32 linear light -> uint8 sRGB, clipping highlights like a sensor does."""
-    idx = np.clip(lin * (_LIN_STEPS - 1) + 0.5, 0, _LIN_STEPS - 1).astype(np.int32)
-    return LINEAR_TO_SRGB[idx]
-
+__all__ = ["SRGB_TO_LINEAR", "to_linear", "to_srgb", "temperature_gains", "gradient_field",
+           "soft_mask", "blackbody_bgr"]
 
 def blackbody_bgr(kelvin: float) -> np.ndarray:
     """Approximate linear BGR of a black body at ``kelvin`` (Tanner Helland's fit), max 1."""
