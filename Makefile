@@ -30,3 +30,8 @@ browser:
 
 bench: setup
 	$(BIN)/python bench/rules_speed.py
+	$(BIN)/python bench/odds_speed.py
+	$(BIN)/python bench/vision_tiles.py --scenes 500
+	$(BIN)/python bench/live_latency.py
+	$(BIN)/python bench/live_soak.py
+	$(BIN)/python bench/egg_link.py

@@ -28,7 +28,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "print",
         help="printable tiles, colour card, ChArUco board and the whole kit as a PDF",
-        description="Write the printable kit at exact physical size. Print at 100%% "
+        description="Write the printable kit at exact physical size. Print at 100% "
         "(turn off 'fit to page') and check the 100 mm scale bar with a ruler.",
     )
     kinds = parser.add_subparsers(dest="kind", metavar="KIND")
