@@ -8,6 +8,8 @@ status, never raised: the loop keeps asking, and recovers when frames return.
 
 from __future__ import annotations
 
+import json
+import logging
 import threading
 import time
 from collections import deque
@@ -24,6 +26,7 @@ from companion.stability import StillnessLatch
 Detect = Callable[[np.ndarray], Observation]
 Annotate = Callable[[np.ndarray, Observation | None], np.ndarray]
 KEEP_FRAMES = 8
+log = logging.getLogger(__name__)
 
 
 class CameraLoop:
@@ -40,6 +43,7 @@ class CameraLoop:
         self.annotate = annotate
         self._jpeg: bytes | None = None
         self._recent: deque[tuple[float, bytes, dict | None]] = deque(maxlen=KEEP_FRAMES)
+        self._recent_lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.last_observation: Observation | None = None
@@ -61,10 +65,10 @@ class CameraLoop:
         return self._jpeg
 
     def debug_files(self) -> dict[str, bytes]:
-        import json
-
+        with self._recent_lock:
+            recent = list(self._recent)
         files = {}
-        for i, (at, jpeg, obs) in enumerate(self._recent):
+        for i, (at, jpeg, obs) in enumerate(recent):
             files[f"frames/{i:02d}-{at:.3f}.jpg"] = jpeg
             if obs is not None:
                 files[f"frames/{i:02d}-{at:.3f}.json"] = json.dumps(obs, indent=2).encode()
@@ -73,7 +77,12 @@ class CameraLoop:
     def _run(self) -> None:
         while not self._stop.is_set():
             started = time.monotonic()
-            self.step(started)
+            try:
+                self.step(started)
+            except Exception as e:  # keep watching: show the fault, try the next frame
+                log.exception("camera step failed")
+                self.errors += 1
+                self.referee.set_camera(SourceStatus("error", f"camera error: {e}"))
             if self.source.finished:
                 self.referee.set_camera(self.source.status())
                 return
@@ -110,6 +119,7 @@ class CameraLoop:
         if ok:
             self._jpeg = buf.tobytes()
             if read:
-                self._recent.append((time.time(), self._jpeg,
-                                     obs.to_dict() if obs is not None else None))
+                with self._recent_lock:
+                    self._recent.append((time.time(), self._jpeg,
+                                         obs.to_dict() if obs is not None else None))
         return obs

@@ -34,6 +34,10 @@ from companion.rules import ruleset_from_options
 from companion.rules.base import Action, BadActionData, Event, IllegalAction, Ruleset
 
 SCHEMA_VERSION = 1
+
+
+class LogChanged(IllegalAction):
+    """Another program wrote to the same game; nothing was written, the game is reloaded."""
 CHECKPOINT_EVERY = 64
 
 _SCHEMA = """
@@ -77,12 +81,18 @@ class GameInfo:
 class GameLog:
     """A SQLite file holding any number of games."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
         self.path = Path(path)
+        if self.path.is_dir():
+            raise UserError(f"{self.path} is a folder; --log names the game log file")
+        if readonly:
+            self._open_readonly()
+            return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, timeout=10, isolation_level=None,
                                        check_same_thread=False)
+            self._refuse_foreign()
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute("PRAGMA foreign_keys=ON")
@@ -100,6 +110,28 @@ class GameLog:
             ) from e
         except OSError as e:
             raise UserError(f"cannot open the game log {self.path}: {e.strerror}") from e
+
+    def _open_readonly(self) -> None:
+        if not self.path.exists():
+            raise UserError(f"there is no game log at {self.path}")
+        try:
+            self._db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=10,
+                                       isolation_level=None, check_same_thread=False)
+            tables = self._tables()
+        except sqlite3.DatabaseError as e:
+            raise UserError(f"{self.path} is not a usable game log ({e})") from e
+        if "games" not in tables:
+            raise UserError(f"{self.path} is not a Table Companion game log")
+
+    def _tables(self) -> set[str]:
+        return {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+
+    def _refuse_foreign(self) -> None:
+        """Never write our tables into somebody else's database."""
+        tables = self._tables()
+        if tables and "games" not in tables:
+            raise UserError(f"{self.path} is another program's database, not a game log; "
+                            "name another file with --log")
 
     def close(self) -> None:
         self._db.close()
@@ -167,6 +199,13 @@ class GameLog:
     def _append(self, game_id: int, seq: int, rows: Sequence[tuple[str, str | None, str, str]]
                 ) -> None:
         with self._transaction():
+            last = self._db.execute("SELECT COALESCE(MAX(seq) + 1, 0) FROM entries "
+                                    "WHERE game_id = ?", (game_id,)).fetchone()[0]
+            if last != seq:
+                raise LogChanged(
+                    f"game {game_id} in {self.path} was changed by another program "
+                    "(another companion, or 'companion undo'); the game was reloaded: "
+                    "look at the board and try again")
             for i, (kind, action, events, source) in enumerate(rows):
                 self._db.execute(
                     "INSERT INTO entries (game_id, seq, kind, action, events, source, created) "
@@ -228,10 +267,23 @@ class LoggedGame:
         if len(self.actions) % CHECKPOINT_EVERY == 0:
             self._checkpoints[len(self.actions)] = self.state
 
+    def reload(self) -> None:
+        """Read the game again from the log (after another program wrote to it)."""
+        fresh = self.log.open(self.id)
+        self.actions, self.state = fresh.actions, fresh.state
+        self._checkpoints, self._next_seq = fresh._checkpoints, fresh._next_seq
+
+    def _write(self, rows: list) -> None:
+        try:
+            self.log._append(self.id, self._next_seq, rows)
+        except LogChanged:
+            self.reload()
+            raise
+
     def play(self, action: Action, source: str = "") -> list[Event]:
         """Apply and log ``action``; raises IllegalAction (nothing written) when refused."""
         state, events = self.rules.apply(self.state, action)
-        self.log._append(self.id, self._next_seq, [(
+        self._write([(
             "action",
             json.dumps(self.rules.encode_action(action)),
             json.dumps([e.to_dict() for e in events]),
@@ -248,7 +300,7 @@ class LoggedGame:
         count = min(count, len(self.actions))
         if count <= 0:
             return []
-        self.log._append(self.id, self._next_seq, [("undo", None, "[]", source)] * count)
+        self._write([("undo", None, "[]", source)] * count)
         self._next_seq += count
         undone = self.actions[-count:]
         del self.actions[-count:]
@@ -261,6 +313,8 @@ class LoggedGame:
         turn = getattr(state, "turn", None)
         if turn is None:
             return 0
+        if turn == 0:  # setup has no turns: one placement at a time
+            return min(1, len(self.actions))
         n = 0
         for i in range(len(self.actions) - 1, -1, -1):
             if self._state_at(i).turn != turn:

@@ -54,6 +54,10 @@ class Problem:
     at: float = field(default_factory=time.time)
 
 
+def _content(r: CellReading) -> tuple:
+    return r.supply_center, tuple(sorted(r.pieces.items())), r.occluded
+
+
 class Referee:
     """Rules on everything that happens at the table, and keeps the page informed."""
 
@@ -330,7 +334,8 @@ class Referee:
     def _corrected(self, obs: Observation) -> Observation:
         # A correction holds until the camera's own reading of that cell changes.
         for cell in list(self.overrides):
-            if obs.reading(cell) != self._seen_when_corrected.get(cell, obs.reading(cell)):
+            seen = self._seen_when_corrected.get(cell)
+            if seen is not None and _content(obs.reading(cell)) != _content(seen):
                 del self.overrides[cell]
                 self._seen_when_corrected.pop(cell, None)
         if not self.overrides:
@@ -379,6 +384,11 @@ class Referee:
         except IllegalAction as e:
             self._problem(str(e), ev.source)
             return str(e)
+
+    def report(self, text: str, source: str) -> None:
+        """Show a problem from outside the rules (a device fault, a failed reading)."""
+        with self._lock:
+            self._problem(text, source)
 
     def _problem(self, text: str, source: str) -> None:
         self.problems = [p for p in self.problems if p.source != source] + [Problem(text, source)]

@@ -30,6 +30,8 @@ from companion.referee import Referee
 from companion.rules.peepwar import PeepWar
 from web.app import Camera, create_app
 
+log = logging.getLogger(__name__)
+
 WORDS = ("apple", "bean", "chick", "daisy", "egg", "fern", "gum", "hat", "ink", "jam", "kite",
          "lime", "mint", "nut", "oat", "pear", "quill", "rose", "sugar", "tulip", "umber",
          "violet", "wren", "yarn", "zest", "amber", "basil", "cocoa", "dune", "ember", "fig",
@@ -37,7 +39,8 @@ WORDS = ("apple", "bean", "chick", "daisy", "egg", "fern", "gum", "hat", "ink", 
 
 
 def make_passphrase() -> str:
-    return "-".join(secrets.choice(WORDS) for _ in range(4))
+    # 6 words of 32 (30 bits); the page also slows down repeated wrong guesses.
+    return "-".join(secrets.choice(WORDS) for _ in range(6))
 
 
 def is_loopback(host: str) -> bool:
@@ -108,11 +111,14 @@ class Service:
         logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
         app = create_app(self.referee, passphrase=self.passphrase,
                          camera=self.camera if self.camera else Camera())
+        if not 0 <= self.opts.port <= 65535:
+            raise UserError(f"--port must be 0 to 65535, not {self.opts.port}")
         try:
             self._server = make_server(self.opts.host, self.opts.port, app, threaded=True)
-        except OSError as e:
-            raise UserError(f"cannot listen on {self.opts.host}:{self.opts.port} ({e.strerror}); "
-                            "choose another --port") from e
+        except (OSError, SystemExit) as e:
+            raise UserError(f"cannot listen on {self.opts.host}:{self.opts.port}; the port may "
+                            "be in use or the address not this machine's: choose another "
+                            "--port or --host") from e
         self._server.daemon_threads = True
         self._spawn(self._server.serve_forever, "web")
         self._spawn(self._dispatch, "inputs")
@@ -142,7 +148,12 @@ class Service:
             ev = self._inputs.get()
             if ev is None:
                 return
-            self.referee.handle_input(ev)
+            try:
+                self.referee.handle_input(ev)
+            except Exception as e:  # one bad event must not silence the buttons and egg
+                log.exception("input event %s failed", ev)
+                self.referee.report(f"{ev.source}: {ev.kind} could not be handled ({e})",
+                                    ev.source)
 
     def stop(self) -> None:
         for fn in self._extra_stop:

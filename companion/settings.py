@@ -114,6 +114,8 @@ def load_settings(path: Path | None = None) -> Settings:
         raise UserError(f"{path} is not valid TOML ({e}); fix it or delete it") from e
     except OSError as e:
         raise UserError(f"cannot read {path}: {e.strerror}") from e
+    except UnicodeDecodeError as e:
+        raise UserError(f"{path} is not a text file (not UTF-8); fix it or delete it") from e
     return apply_settings(settings, data, str(path))
 
 

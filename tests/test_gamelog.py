@@ -126,3 +126,46 @@ def test_a_damaged_entry_is_named(tmp_path: Path) -> None:
     db.close()
     with GameLog(path) as log, pytest.raises(UserError, match="entry 0 cannot be read.*fly"):
         log.open()
+
+
+def test_another_program_writing_the_same_game_is_caught_and_reloaded(tmp_path: Path) -> None:
+    from companion.gamelog import LogChanged
+
+    path = tmp_path / "g.sqlite"
+    with GameLog(path) as one, GameLog(path) as two:
+        a = one.new_game(PeepWar())
+        b = two.open(a.id)
+        a.play(PlaceTile("red", 1, 0))
+        with pytest.raises(LogChanged, match="changed by another program"):
+            b.play(PlaceTile("red", -1, 0))
+        assert b.actions == [PlaceTile("red", 1, 0)]  # reloaded from the file
+        b.play(PlaceTile("blue", -1, 0))
+    with GameLog(path) as log:
+        assert len(log.open().actions) == 2
+
+
+def test_another_programs_database_is_left_alone(tmp_path: Path) -> None:
+    path = tmp_path / "photos.db"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE photos (id INTEGER)")
+    db.commit()
+    db.close()
+    with pytest.raises(UserError, match="another program's database"):
+        GameLog(path)
+    with pytest.raises(UserError, match="not a Table Companion game log"):
+        GameLog(path, readonly=True)
+    db = sqlite3.connect(path)
+    assert {r[0] for r in db.execute("SELECT name FROM sqlite_master")} == {"photos"}
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] != "wal"
+
+
+def test_a_folder_is_not_a_log(tmp_path: Path) -> None:
+    with pytest.raises(UserError, match="is a folder"):
+        GameLog(tmp_path)
+
+
+def test_undo_turn_in_setup_takes_back_one_placement(tmp_path: Path) -> None:
+    with GameLog(tmp_path / "g.sqlite") as log:
+        game = log.new_game(PeepWar())
+        _play(game, 4)
+        assert game.actions_this_turn() == 1

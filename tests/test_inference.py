@@ -156,3 +156,38 @@ def test_whole_setup_read_from_the_table_one_placement_at_a_time():
         assert result.actions == (action,), result
         state = table
     assert state.phase is Phase.MOVEMENT and "0,0/c" in state.supply_centers
+
+
+def test_many_hexes_and_one_misread_give_up_quickly_as_a_problem():
+    import time
+
+    rules = PeepWar(players=[f"p{i}" for i in range(6)], edition=2005)
+    state = rules.new_state()
+    bot = Bot(rules, 2)
+    table = state
+    for _ in range(16):
+        table, _ = rules.apply(table, bot.choose(table))
+    seen = expected_observation(table)
+    seen = replace(seen, tiles=(*seen.tiles, TileSeen(99, 9, 9)))
+    t = time.perf_counter()
+    result = infer(rules, state, seen)
+    assert time.perf_counter() - t < 5
+    assert result.verdict == "problem"
+
+
+def test_several_peeps_moving_together_are_not_auto_accepted():
+    rules, state = _midgame()
+    p = state.current
+    peeps = [(c, who[p]) for c, who in state.pieces.items() if p in who and who[p].peep]
+    moves = []
+    s = state
+    for cell, _st in peeps:
+        for a in rules.legal_actions(s):
+            if isinstance(a, Move) and a.src == cell and a.peep and not a.troops:
+                moves.append(a)
+                s, _ = rules.apply(s, a)
+                break
+    if len(moves) < 2:
+        pytest.skip("this position has fewer than two peeps free to move")
+    result = infer(rules, state, expected_observation(s))
+    assert result.verdict == "actions" and not result.certain

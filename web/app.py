@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import hmac
 import io
+import ipaddress
 import json
 import queue
 import secrets
+import socket
 import time
 import zipfile
 from collections.abc import Callable, Iterator
@@ -27,6 +29,7 @@ from companion.rules.peepwar.board import parse_cell
 from web.board_svg import board_svg, player_style
 
 TOKEN_HEADER = "X-Companion-Token"
+MAX_FAILURES = 5  # wrong pass-phrases from one address before it must wait
 PASS_HEADER = "X-Companion-Passphrase"
 KEEPALIVE_S = 15.0
 LOOPBACK = {"127.0.0.1", "::1", "localhost"}
@@ -55,19 +58,44 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
     token = secrets.token_urlsafe(24)
     cam = camera or Camera()
 
+    failures: dict[str, tuple[int, float]] = {}
+    names = _own_names()
+
     def remote_is_local() -> bool:
         return (request.remote_addr or "") in LOOPBACK
 
+    @app.before_request
+    def known_host() -> Response | None:
+        # A page from another site reaching us through DNS rebinding names its own host.
+        host = _host_name(request.host)
+        if not _is_ip(host) and host not in names:
+            return _refuse(400, f"unknown host name {host!r}: open the page by this machine's "
+                           "name or address")
+        origin = request.headers.get("Origin")
+        if request.method == "POST" and origin and _host_name(
+                origin.split("://", 1)[-1]) != host:
+            return _refuse(403, "this request came from another site")
+        return None
+
     def guard() -> Response | None:
         sent = request.headers.get(TOKEN_HEADER, "")
-        if not hmac.compare_digest(sent, token):
+        if not _same(sent, token):
             return _refuse(403, "this request did not come from the companion's page; reload it")
         if remote_is_local():
             return None
         if passphrase is None:
             return _refuse(403, "changes are only taken from the machine running the companion")
-        if not hmac.compare_digest(request.headers.get(PASS_HEADER, ""), passphrase):
+        who = request.remote_addr or "?"
+        count, until = failures.get(who, (0, 0.0))
+        if time.monotonic() < until:
+            return _refuse(429, f"too many wrong pass-phrases: wait {until - time.monotonic():.0f}"
+                           " s and try again")
+        if not _same(request.headers.get(PASS_HEADER, ""), passphrase):
+            count += 1
+            wait = 2.0 ** (count - MAX_FAILURES) if count >= MAX_FAILURES else 0.0
+            failures[who] = (count, time.monotonic() + wait)
             return _refuse(401, "enter the pass-phrase shown in the companion's terminal")
+        failures.pop(who, None)
         return None
 
     def act(fn: Callable[[dict[str, Any]], Any]) -> Callable[[], Response]:
@@ -101,7 +129,7 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
     def index() -> str:
         snap = referee.snapshot()
         return render_template(
-            "index.html", token=token, snapshot=json.dumps(snap),
+            "index.html", token=token, snapshot=snap,
             needs_passphrase=not remote_is_local(), can_change=remote_is_local() or bool(
                 passphrase),
         )
@@ -197,7 +225,12 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
     def correct(body: dict[str, Any]) -> str:
         cell = str(parse_cell(str(body["cell"])))
         pieces = {}
-        for player, v in (body.get("pieces") or {}).items():
+        raw = body.get("pieces") or {}
+        if not isinstance(raw, dict):
+            raise ValueError("pieces must map each player to {troops, peep}")
+        for player, v in raw.items():
+            if not isinstance(v, dict):
+                raise ValueError(f"pieces of {player} must be {{troops, peep}}")
             troops = int(v.get("troops", 0))
             if not 0 <= troops <= 5:
                 raise ValueError(f"{player}'s troops must be 0 to 5")
@@ -219,6 +252,31 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
         app.add_url_rule(f"/api/{name}", f"api_{fn.__name__}", act(fn), methods=["POST"])
 
     return app
+
+
+def _same(sent: str, expected: str) -> bool:
+    return hmac.compare_digest(sent.encode("utf-8", "replace"), expected.encode("utf-8"))
+
+
+def _host_name(host: str) -> str:
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1:host.find("]")] if "]" in host else host
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def _own_names() -> set[str]:
+    name = socket.gethostname().lower()
+    short = name.split(".")[0]
+    return {"localhost", name, short, f"{short}.local", f"{short}.lan", f"{short}.home"}
 
 
 def _full(referee: Referee) -> dict[str, Any]:

@@ -32,8 +32,8 @@ def _new_game_args(p: argparse.ArgumentParser) -> None:
                    help="Peep War rules edition (default: 2005)")
 
 
-def _open_log(args: argparse.Namespace) -> GameLog:
-    return GameLog(args.log or default_log_path())
+def _open_log(args: argparse.Namespace, readonly: bool = False) -> GameLog:
+    return GameLog(args.log or default_log_path(), readonly=readonly)
 
 
 def _rules(args: argparse.Namespace) -> PeepWar:
@@ -44,14 +44,21 @@ def _rules(args: argparse.Namespace) -> PeepWar:
         raise UserError(f"{e} (--players {args.players})") from e
 
 
-def _referee(game: LoggedGame, args: argparse.Namespace) -> int:
-    referee = TextReferee(game, seed=args.seed)
+def _script(args: argparse.Namespace) -> list[str] | None:
     script = getattr(args, "script", None)
-    if script:
-        try:
-            lines = Path(script).read_text().splitlines()
-        except OSError as e:
-            raise UserError(f"cannot read the script {script}: {e.strerror}") from e
+    if not script:
+        return None
+    try:
+        return Path(script).read_text(encoding="utf-8").splitlines()
+    except OSError as e:
+        raise UserError(f"cannot read the script {script}: {e.strerror}") from e
+    except UnicodeDecodeError as e:
+        raise UserError(f"{script} is not a text file of commands (not UTF-8)") from e
+
+
+def _referee(game: LoggedGame, args: argparse.Namespace, lines: list[str] | None) -> int:
+    referee = TextReferee(game, seed=args.seed)
+    if lines is not None:
         referee.run(lines)
     else:
         referee.run(sys.stdin, interactive=sys.stdin.isatty())
@@ -72,21 +79,23 @@ def run_new(args: argparse.Namespace) -> int:
 
 def run_play(args: argparse.Namespace) -> int:
     rules = _rules(args)
+    lines = _script(args)
     with _open_log(args) as log:
         game = log.new_game(rules)
         print(f"game {game.id}, logged in {log.path}; type 'help' for the commands")
-        return _referee(game, args)
+        return _referee(game, args, lines)
 
 
 def run_resume(args: argparse.Namespace) -> int:
+    lines = _script(args)
     with _open_log(args) as log:
         game = log.open(args.game_id)
         print(f"game {game.id}: {len(game.actions)} actions replayed from {log.path}")
-        return _referee(game, args)
+        return _referee(game, args, lines)
 
 
 def run_replay(args: argparse.Namespace) -> int:
-    with _open_log(args) as log:
+    with _open_log(args, readonly=True) as log:
         game = log.open(args.game_id)
         entries = log.entries(game.id)
         if args.json:
@@ -122,7 +131,7 @@ def run_undo(args: argparse.Namespace) -> int:
 
 
 def run_games(args: argparse.Namespace) -> int:
-    with _open_log(args) as log:
+    with _open_log(args, readonly=True) as log:
         games = log.games()
         if not games:
             print(f"no games in {log.path}")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from companion.rules.base import Ruleset
 from companion.rules.peepwar import PeepWar
+from companion.rules.peltapeeps.rules import PeltaPeeps
 
-RULESETS: dict[str, type[Ruleset]] = {PeepWar.name: PeepWar}
+RULESETS: dict[str, type[Ruleset]] = {PeepWar.name: PeepWar, PeltaPeeps.name: PeltaPeeps}
 
 
 def ruleset_from_options(game: str, options: dict) -> Ruleset:

@@ -213,6 +213,8 @@ def _check_type(kind: str, name: str, value: Any, hint: Any) -> Any:
             return value
         if t is int and isinstance(value, int) and not isinstance(value, bool):
             return value
+        if t is float and isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value)
         if t is str and isinstance(value, str):
             return value
     names = " or ".join(getattr(t, "__name__", str(t)) for t in allowed)

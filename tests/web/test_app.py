@@ -118,3 +118,47 @@ def test_correcting_a_cell(referee: Referee) -> None:
     bad = client.post("/api/correct", headers=h, json={
         "cell": "0,0/c", "pieces": {"red": {"troops": 9}}})
     assert bad.status_code == 400 and "0 to 5" in bad.get_json()["error"]
+
+
+def test_a_rebinding_host_name_or_a_foreign_origin_is_refused(referee: Referee) -> None:
+    client = create_app(referee).test_client()
+    token = _token(client)
+    evil = client.get("/", headers={"Host": "evil.example:8080"})
+    assert evil.status_code == 400 and "unknown host name" in evil.get_json()["error"]
+    cross = client.post("/api/new", json={}, headers={
+        "X-Companion-Token": token, "Origin": "http://evil.example"})
+    assert cross.status_code == 403
+    assert client.get("/", headers={"Host": "192.168.1.9:8080"}).status_code == 200
+    assert client.get("/", headers={"Host": "localhost:8080"}).status_code == 200
+
+
+def test_odd_tokens_and_wrong_guesses_are_refused_not_crashed(referee: Referee) -> None:
+    client = create_app(referee, passphrase="fig-jam-oat-wren").test_client()
+    token = _token(client)
+    assert client.post("/api/end", headers={"X-Companion-Token": "café"}).status_code == 403
+    statuses = [client.post("/api/end", environ_base=REMOTE, headers={
+        "X-Companion-Token": token, "X-Companion-Passphrase": f"pomme-café-{i}"}).status_code
+        for i in range(7)]
+    assert statuses[:5] == [401] * 5 and 429 in statuses[5:]
+    # Even the right pass-phrase waits out the back-off.
+    right = client.post("/api/end", environ_base=REMOTE, headers={
+        "X-Companion-Token": token, "X-Companion-Passphrase": "fig-jam-oat-wren"})
+    assert right.status_code == 429
+
+
+def test_malformed_corrections_are_bad_requests(referee: Referee) -> None:
+    client = create_app(referee).test_client()
+    h = {"X-Companion-Token": _token(client)}
+    for pieces in ({"red": 3}, ["red"]):
+        resp = client.post("/api/correct", json={"cell": "0,0/c", "pieces": pieces}, headers=h)
+        assert resp.status_code == 400
+
+
+def test_device_text_cannot_inject_script_into_the_page(referee: Referee) -> None:
+    from companion.inputs.events import DEVICE_ERROR, InputEvent
+
+    referee.handle_input(InputEvent("egg", DEVICE_ERROR, {
+        "message": "</script><script>alert(document.domain)</script>"}))
+    page = create_app(referee).test_client().get("/").get_data(as_text=True)
+    assert "<script>alert" not in page
+    assert "\\u003c/script\\u003e" in page

@@ -116,3 +116,35 @@ def test_the_service_killed_mid_game_restarts_with_everything(tmp_path: Path) ->
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(10)
+
+
+def test_a_failing_input_event_does_not_silence_the_inputs(service) -> None:
+    from companion.inputs.events import DEVICE_STATUS, END_TURN, InputEvent
+
+    calls = []
+    real = service.referee.handle_input
+
+    def flaky(ev):
+        calls.append(ev.kind)
+        if len(calls) == 1:
+            raise RuntimeError("disk on fire")
+        return real(ev)
+
+    service.referee.handle_input = flaky
+    service._inputs.put(InputEvent("buttons", END_TURN))
+    service._inputs.put(InputEvent("egg", DEVICE_STATUS, {"state": "connected", "message": "ok"}))
+    deadline = time.monotonic() + 5
+    while "egg" not in service.referee.devices and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert len(calls) == 2
+    assert any("disk on fire" in p.text for p in service.referee.problems)
+    assert service.referee.devices["egg"].state == "connected"  # the next event was handled
+
+
+@pytest.mark.parametrize("port", ["-1", "99999"])
+def test_a_bad_port_is_one_clear_line(port: str, tmp_path: Path) -> None:
+    result = subprocess.run([sys.executable, "-m", "companion", "demo", "--port", port,
+                             "--no-browser"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr.strip().count("\n") == 0
+    assert "--port must be 0 to 65535" in result.stderr

@@ -5,10 +5,9 @@ const $ = (id) => document.getElementById(id);
 let snap = JSON.parse($("initial").textContent);
 let passphrase = sessionStorage.getItem("companion-pass") || "";
 
-function esc(text) {
-  const d = document.createElement("div");
-  d.textContent = text == null ? "" : String(text);
-  return d.innerHTML;
+const ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"};
+function esc(text) {  // safe in element content and in quoted attributes
+  return (text == null ? "" : String(text)).replace(/[&<>"']/g, (c) => ESCAPES[c]);
 }
 
 function showError(message) {

@@ -38,6 +38,7 @@ from companion.rules.peepwar.state import PeepWarState, Phase, cell_order
 
 MAX_EXPLANATIONS = 64
 MAX_ORDERINGS = 720
+SETUP_BUDGET = 4000  # rules applications before a setup reading is called a problem
 
 
 @dataclass(frozen=True)
@@ -169,8 +170,24 @@ def _setup(rules: PeepWar, state: PeepWarState, obs: Observation
         and c != NEUTRAL_SUPPLY
     }
 
+    budget = [SETUP_BUDGET]
+    dead_ends: set = set()
+
     def search(s: PeepWarState, tiles: frozenset, centres: frozenset, done: tuple
                ) -> Iterator[tuple[Action, ...]]:
+        # The same hexes left with the same player to lay next fail the same way.
+        key = (tiles, centres, s.setup_step, frozenset(s.tiles.items()))
+        if key in dead_ends or budget[0] <= 0:
+            return
+        found = False
+        for way in _search(s, tiles, centres, done):
+            found = True
+            yield way
+        if not found:
+            dead_ends.add(key)
+
+    def _search(s: PeepWarState, tiles: frozenset, centres: frozenset, done: tuple
+                ) -> Iterator[tuple[Action, ...]]:
         if not tiles and not centres:
             if _matches(rules, s, obs):
                 yield done
@@ -182,6 +199,7 @@ def _setup(rules: PeepWar, state: PeepWarState, obs: Observation
         options += [PlaceSupplyCenter(who, *parse_cell(c).tile) for c in sorted(centres)]
         for a in options:
             if rules.is_legal(s, a):
+                budget[0] -= 1
                 nxt, _ = rules.apply(s, a)
                 if isinstance(a, PlaceTile):
                     yield from search(nxt, tiles - {(a.q, a.r)}, centres, (*done, a))
@@ -266,7 +284,12 @@ def _movement(rules: PeepWar, state: PeepWarState, obs: Observation, player: str
     for src, dst in peep_flow:
         moves.setdefault((src, dst), [0, False])[1] = True
     actions = [Move(player, a, b, n, p) for (a, b), (n, p) in sorted(moves.items())]
-    yield from _in_some_order(rules, state, obs, actions)
+    for way in _in_some_order(rules, state, obs, actions):
+        yield way
+        if sum(peep_flow.values()) > 1:
+            # Peeps differ (health, whether they moved): when several moved, the camera
+            # cannot tell which went where, so the players must confirm.
+            yield way
 
 
 def _fewest_moves(delta: dict[str, int], movable: dict[str, int], tiles

@@ -1,0 +1,1 @@
+"""PeltaPeeps: pieces fitted together by their connectors, scored by the joins."""
