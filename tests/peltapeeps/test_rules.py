@@ -1,0 +1,128 @@
+"""PeltaPeeps rules: seats, the opening rounds, fitting, moves and flips, the end."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+import pytest
+
+from companion.rules.peltapeeps.catalog import Catalog, CatalogError, default_catalog
+from companion.rules.peltapeeps.layout import Placed, attach, connected
+from companion.rules.peltapeeps.rules import (
+    CannotPlace,
+    EndTurn,
+    FlipOther,
+    MoveOther,
+    PeltaPeeps,
+    Place,
+)
+
+TWO = [("ann", "red"), ("bob", "blue")]
+
+
+def test_seats_follow_the_player_counts():
+    PeltaPeeps(seats=TWO)
+    PeltaPeeps(seats=[("ann", "red"), ("bob", "blue"), ("ann", "green"), ("bob", "white")])
+    PeltaPeeps(seats=[("a", "1"), ("b", "2"), ("c", "3"), ("a", "4"), ("b", "5"), ("c", "6")])
+    with pytest.raises(ValueError, match="two turns in a row"):
+        PeltaPeeps(seats=[("ann", "red"), ("ann", "green"), ("bob", "blue"), ("bob", "white")])
+    with pytest.raises(ValueError, match="3 players two each"):
+        PeltaPeeps(seats=[("a", "1"), ("b", "2"), ("c", "3")])
+    with pytest.raises(ValueError, match="2 to 6 players"):
+        PeltaPeeps(seats=[(str(i), str(i)) for i in range(7)])
+
+
+def test_opening_rounds_need_two_interfaces_and_the_first_piece_goes_anywhere():
+    rules = PeltaPeeps(seats=TWO)
+    s = rules.new_state()
+    assert "2 or more interfaces" in rules.why_not(s, Place("ann", "red", "A3", 0, 0, 0, True))
+    s, _ = rules.apply(s, Place("ann", "red", "E1", 5.0, 5.0, 30.0, True))
+    assert "not" not in str(rules.why_not(s, EndTurn("ann")))
+    assert "it is ann's turn" in rules.why_not(s, EndTurn("bob"))
+
+
+def _with(rules, *placed):
+    return replace(rules.new_state(), layout={p.uid: p for p in placed}, placed=False)
+
+
+def test_a_placement_must_fit_and_never_clash():
+    rules = PeltaPeeps(seats=TWO)
+    cat = default_catalog()
+    e1 = Placed("red:E1", "red", "E1", 0.0, 0.0, 0.0, True)
+    s = replace(_with(rules, e1), turn=1)  # bob's turn
+    ok = attach(cat.piece("E1"), e1, 0, cat.piece("E3"), 0, "blue", True)
+    assert rules.why_not(s, Place("bob", "blue", "E3", ok.x, ok.y, ok.rotation, True)) is None
+    far = rules.why_not(s, Place("bob", "blue", "E3", 9.0, 9.0, 0.0, True))
+    assert "must fit into a piece already in play" in far
+    overlap = rules.why_not(s, Place("bob", "blue", "E3", 1.0, 0.0, 0.0, True))
+    assert "overlap" in overlap
+    # E2's tab (0) turned to face E1's tab: tab against tab cannot be.
+    clash = rules.why_not(s, Place("bob", "blue", "E2", 2.0, 0.0, 180.0, True))
+    assert "tab" in clash and "does not fit" in clash
+
+
+def test_moves_and_flips_after_placing_only_others_pieces_once():
+    rules = PeltaPeeps(seats=TWO)
+    cat = default_catalog()
+    e1 = Placed("red:E1", "red", "E1", 0.0, 0.0, 0.0, True)
+    e3 = attach(cat.piece("E1"), e1, 0, cat.piece("E3"), 0, "blue", True)
+    s = replace(_with(rules, e1, e3), turn=2)  # ann again (round 1)
+    assert "first place a piece" in rules.why_not(s, FlipOther("ann", "blue:E3"))
+    a1 = attach(cat.piece("E1"), e1, 1, cat.piece("A1"), 0, "red", True)
+    s, _ = rules.apply(s, Place("ann", "red", "A1", a1.x, a1.y, a1.rotation, True))
+    assert "never move or flip their own" in rules.why_not(s, FlipOther("ann", "red:E1"))
+    # Blue E3 face down still offers its notch to E1's tab (the notch is at 0, its own
+    # mirror), and its moved tab meets nothing: the flip fits.
+    assert rules.why_not(s, FlipOther("ann", "blue:E3")) is None
+    after, _ = rules.apply(s, FlipOther("ann", "blue:E3"))
+    assert after.layout["blue:E3"].face_up is False
+    assert "only one move or flip" in rules.why_not(after, FlipOther("ann", "blue:E3"))
+    assert "only one move or flip" in rules.why_not(after, MoveOther("ann", "blue:E3", 0, 0, 0))
+
+
+def test_a_move_may_not_cut_the_group():
+    rules = PeltaPeeps(seats=TWO)
+    cat = default_catalog()
+    e1 = Placed("red:E1", "red", "E1", 0.0, 0.0, 0.0, True)
+    e3 = attach(cat.piece("E1"), e1, 0, cat.piece("E3"), 0, "blue", True)
+    a3 = attach(cat.piece("E3"), e3, 1, cat.piece("A3"), 0, "red", True)
+    s = replace(_with(rules, e1, e3, a3), turn=2, placed=True)  # ann has placed
+    assert connected(s.layout, rules.catalogs)
+    # Blue E3 holds red A3 to red E1: taking it away would cut A3 off.
+    assert "cut pieces off" in rules.why_not(s, MoveOther("ann", "blue:E3", 10.0, 10.0, 0.0))
+
+
+def test_the_last_piece_ends_the_game_after_the_round():
+    rules = PeltaPeeps(seats=TWO)
+    rng = random.Random(4)
+    s = rules.new_state()
+    endings = []
+    while not rules.is_over(s):
+        s, events = rules.apply(s, rng.choice(list(rules.legal_actions(s))))
+        endings += [e for e in events if e.kind == "ending"]
+    assert len(endings) == 1
+    assert s.turn % len(s.seats) == 0  # the round was finished
+    assert "wins" in rules.tally(s).headline or "tie" in rules.tally(s).headline
+    assert rules.why_not(s, EndTurn("ann")).endswith("the game is over")
+
+
+def test_cannot_place_is_only_true_when_nothing_fits():
+    rules = PeltaPeeps(seats=TWO)
+    s = rules.new_state()
+    assert "fits" in rules.why_not(s, CannotPlace("ann"))
+
+
+def test_catalog_as_data_and_mirroring():
+    cat = default_catalog("full")
+    assert len(cat.pieces) == 16
+    assert len({p.pattern() for p in cat.pieces}) == 16
+    e3 = cat.piece("E3")
+    assert [c.angle for c in e3.face(False)] == [0.0, 300.0]
+    again = Catalog.from_json(cat.to_json())
+    assert again.pieces == cat.pieces
+    with pytest.raises(CatalogError, match="kind must be"):
+        Catalog.from_json({"pieces": [{"id": "X", "kind": "dragon", "connectors": []}]})
+    with pytest.raises(CatalogError, match="curve"):
+        Catalog.from_json({"pieces": [{"id": "S", "kind": "sleeping",
+                                       "connectors": [{"angle": 0, "type": "tab"}]}]})
