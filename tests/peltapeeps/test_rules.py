@@ -85,12 +85,16 @@ def test_a_move_may_not_cut_the_group():
     rules = PeltaPeeps(seats=TWO)
     cat = default_catalog()
     e1 = Placed("red:E1", "red", "E1", 0.0, 0.0, 0.0, True)
-    e3 = attach(cat.piece("E1"), e1, 0, cat.piece("E3"), 0, "blue", True)
-    a3 = attach(cat.piece("E3"), e3, 1, cat.piece("A3"), 0, "red", True)
-    s = replace(_with(rules, e1, e3, a3), turn=2, placed=True)  # ann has placed
+    # A row: red E1's tab into blue E1's notch, blue E1's tab into red E3's notch.
+    blue = attach(cat.piece("E1"), e1, 0, cat.piece("E1"), 1, "blue", True)
+    e3 = attach(cat.piece("E1"), blue, 0, cat.piece("E3"), 0, "red", True)
+    s = replace(_with(rules, e1, blue, e3), turn=2, placed=True)  # ann has placed
     assert connected(s.layout, rules.catalogs)
-    # Blue E3 holds red A3 to red E1: taking it away would cut A3 off.
-    assert "cut pieces off" in rules.why_not(s, MoveOther("ann", "blue:E3", 10.0, 10.0, 0.0))
+    assert "cut pieces off" in rules.why_not(s, MoveOther("ann", "blue:E1", 10.0, 10.0, 0.0))
+    # Red E3 lifted leaves E1 and blue joined; put back where it was, it fits again.
+    s = replace(s, turn=3)  # bob's turn
+    assert rules.why_not(s, MoveOther("bob", "red:E3", e3.x, e3.y, e3.rotation)) is None
+    assert "must fit" in rules.why_not(s, MoveOther("bob", "red:E3", 20.0, 0.0, 0.0))
 
 
 def test_the_last_piece_ends_the_game_after_the_round():
