@@ -125,6 +125,21 @@ def contacts(layout: Mapping[str, Placed], catalogs: Mapping[str, Catalog],
     return out
 
 
+def contacts_of(new: Placed, layout: Mapping[str, Placed], catalogs: Mapping[str, Catalog]
+                ) -> list[Contact]:
+    """The contacts ``new`` would make with the pieces of ``layout`` (itself excluded)."""
+    reach = 2 * RADIUS + TOUCH_TOLERANCE
+    piece = catalogs[new.team].piece(new.piece)
+    out = []
+    for other in layout.values():
+        if other.uid == new.uid or abs(other.x - new.x) > reach or abs(other.y - new.y) > reach:
+            continue
+        c = contact(piece, new, catalogs[other.team].piece(other.piece), other)
+        if c is not None:
+            out.append(c)
+    return out
+
+
 def attach(target_piece: Piece, target: Placed, target_connector: int, piece: Piece,
            connector: int, team: str, face_up: bool) -> Placed:
     """The pose that puts ``piece``'s connector into ``target``'s connector."""

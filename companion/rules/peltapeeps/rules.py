@@ -28,6 +28,7 @@ from companion.rules.peltapeeps.layout import (
     attach,
     connected,
     contacts,
+    contacts_of,
     fits,
     uid,
     world,
@@ -221,17 +222,15 @@ class PeltaPeeps(Ruleset[PeltaState]):
         return self._fit(s.layout, new, need_all=False)
 
     def _fit(self, layout: Mapping[str, Placed], new: Placed, need_all: bool) -> str | None:
-        trial = {**layout, new.uid: new}
-        found = contacts(trial, self.catalogs, only=new.uid)
+        found = contacts_of(new, layout, self.catalogs)
         for c in found:
             if c.kind == "clash":
-                other = c.b if c.a == new.uid else c.a
-                return f"it does not fit against {other}: {c.why}"
+                return f"it does not fit against {c.b}: {c.why}"
         joins = [c for c in found if c.kind == "join"]
         if not joins:
             return "it must fit into a piece already in play (a tab in a notch, or a curve)"
         if need_all and len(joins) != len(found):
-            loose = [c.b if c.a == new.uid else c.a for c in found if c.kind != "join"]
+            loose = [c.b for c in found if c.kind != "join"]
             return f"flipped, it no longer fits {', '.join(loose)}"
         return None
 
