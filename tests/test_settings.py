@@ -1,0 +1,61 @@
+"""The settings file: documented defaults, clear errors for bad values."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from companion.errors import UserError
+from companion.settings import DEFAULT_TEXT, Settings, load_settings, write_default
+
+
+def test_the_documented_default_loads_to_the_defaults(tmp_path: Path) -> None:
+    path = write_default(tmp_path / "settings.toml")
+    loaded = load_settings(path)
+    assert loaded.host == Settings().host and loaded.port == Settings().port
+    assert loaded.buttons["end_turn"] == 17
+    # Every option is documented with a comment above it.
+    for line in DEFAULT_TEXT.splitlines():
+        if "=" in line and not line.startswith("#"):
+            above = DEFAULT_TEXT.split(line)[0].rstrip().splitlines()[-1]
+            assert above.startswith("#") or above.startswith("[") or "=" in above
+
+
+def test_values_are_read_and_checked(tmp_path: Path) -> None:
+    path = tmp_path / "s.toml"
+    path.write_text('[server]\nport = 9000\n[camera]\nsource = "0"\nstable_seconds = 2\n')
+    s = load_settings(path)
+    assert (s.port, s.camera, s.stable_seconds) == (9000, "0", 2.0)
+    for text, message in [
+        ("[server]\nport = 'x'\n", "port must be int"),
+        ("[server]\nport = 70000\n", "port must be 1-65535"),
+        ("[camera]\nzoom = 2\n", "unknown setting zoom"),
+        ("[lights]\non = true\n", "unknown section"),
+        ("[buttons]\nundo = 99\n", "BCM pin"),
+        ("[server\n", "not valid TOML"),
+    ]:
+        path.write_text(text)
+        with pytest.raises(UserError, match=message):
+            load_settings(path)
+
+
+def test_write_default_never_overwrites(tmp_path: Path) -> None:
+    path = write_default(tmp_path / "s.toml")
+    with pytest.raises(UserError, match="exists already"):
+        write_default(path)
+
+
+def test_settings_command(tmp_path: Path) -> None:
+    path = tmp_path / "s.toml"
+    run = [sys.executable, "-m", "companion", "settings", "--file", str(path)]
+    init = subprocess.run([*run, "--init"], capture_output=True, text=True, timeout=60)
+    assert init.returncode == 0 and path.exists()
+    shown = subprocess.run(run, capture_output=True, text=True, timeout=60)
+    assert "port = 8080" in shown.stdout
+    path.write_bytes(b"\xff\xfe not text")
+    bad = subprocess.run(run, capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "not a text file" in bad.stderr
+    assert "Traceback" not in bad.stderr
