@@ -1,7 +1,8 @@
 """Build the camera loop for ``companion serve``: source, profile, detection, overlay.
 
-The vision pipeline reads the tiles (and, with a colour profile, the pieces).
-Without a profile the pieces cannot be read, so every cell is reported as
+The vision pipeline reads the tiles and, with a colour profile, the pieces in
+every cell (:func:`vision.table.read_table`). Without a profile (or one without
+players' colours) the pieces cannot be read, so every cell is reported as
 unknown (occluded) rather than empty: the camera then follows setup and the
 hexes only, and the players report the rest on the page.
 """
@@ -21,6 +22,7 @@ from companion.rules.peepwar.board import cells_of
 from companion.settings import Settings
 from vision.cells import cell_outlines
 from vision.observation import observation
+from vision.table import read_table_view
 from vision.tiles import TableView, find_tiles
 
 
@@ -39,12 +41,13 @@ def make_detector(profile) -> tuple[Detect, Annotate]:
     last: dict[str, TableView] = {}
 
     def detect(frame: np.ndarray) -> Observation:
+        if profile is not None and profile.colours:
+            data, last["view"] = read_table_view(frame, profile)
+            return Observation.from_dict(data)
         view = find_tiles(frame, intrinsics)
         last["view"] = view
         data = observation(view)
-        if not data["cells"]:
-            data["cells"] = {c: {"occluded": True}
-                             for t in view.tiles for c in cells_of((t.q, t.r))}
+        data["cells"] = {c: {"occluded": True} for t in view.tiles for c in cells_of((t.q, t.r))}
         return Observation.from_dict(data)
 
     def annotate(frame: np.ndarray, obs: Observation | None) -> np.ndarray:

@@ -13,7 +13,6 @@ import threading
 from collections.abc import Callable
 
 from companion.inputs.events import END_TURN, InputEvent
-from companion.observation import Observation
 from companion.referee import Referee
 from companion.rules.base import IllegalAction
 from companion.rules.peepwar import (
@@ -23,6 +22,7 @@ from companion.rules.peepwar import (
     EndTurn,
     Move,
     PeepBeans,
+    PeepWarState,
     PlaceSupplyCenter,
     PlaceTile,
     Produce,
@@ -32,7 +32,7 @@ from companion.rules.peepwar.bot import Bot
 from companion.rules.peepwar.inference import expected_observation
 
 VISIBLE = (PlaceTile, PlaceSupplyCenter, Move, Remove, Produce)
-Show = Callable[[Observation], None]
+Show = Callable[[PeepWarState], None]
 
 
 class ScriptedTable:
@@ -44,7 +44,7 @@ class ScriptedTable:
         self.seed = seed
         self.step_s = step_s
         self.pause_s = pause_s
-        self.show = show or referee.observe
+        self.show = show or (lambda table: referee.observe(expected_observation(table)))
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._bot = Bot(referee.rules, seed)
@@ -78,7 +78,7 @@ class ScriptedTable:
         try:
             if isinstance(action, VISIBLE):
                 table, _ = r.rules.apply(r.state, action)
-                self.show(expected_observation(table))
+                self.show(table)
                 if r.proposal is not None:
                     r.accept("demo")
             elif isinstance(action, EndMovement | EndTurn):

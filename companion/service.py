@@ -75,6 +75,7 @@ class Service:
         self.passphrase = None if is_loopback(opts.host) else make_passphrase()
         self.sources: list[Any] = []
         self.camera: CameraLoop | None = None
+        self.camera_view: Camera | None = None  # a view with no loop (the demo's renderer)
         self._inputs: queue.Queue[InputEvent | None] = queue.Queue()
         self._threads: list[threading.Thread] = []
         self._server: BaseWSGIServer | None = None
@@ -110,7 +111,7 @@ class Service:
     def start(self) -> str:
         logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
         app = create_app(self.referee, passphrase=self.passphrase,
-                         camera=self.camera if self.camera else Camera())
+                         camera=self.camera or self.camera_view or Camera())
         if not 0 <= self.opts.port <= 65535:
             raise UserError(f"--port must be 0 to 65535, not {self.opts.port}")
         try:

@@ -21,7 +21,7 @@ from companion.rules.peepwar.bot import Bot
 from companion.service import Service, ServiceOptions, banner, open_browser
 from companion.terminal import TextReferee
 
-DEFAULT_PLAYERS = ["red", "blue", "green", "yellow", "purple", "orange"]
+DEFAULT_PLAYERS = ["red", "blue", "green", "yellow", "purple", "orange"]  # renderer's colours
 
 
 def run(args: argparse.Namespace) -> int:
@@ -35,7 +35,14 @@ def run(args: argparse.Namespace) -> int:
                               players=players, edition=args.edition, new_game=True,
                               egg_seed=args.seed)
         service = Service(opts)
-        table = ScriptedTable(service.referee, seed=args.seed, step_s=args.step)
+        show = None
+        if not args.no_camera:
+            from companion.demo_camera import RenderedCamera
+
+            camera = RenderedCamera(service.referee, players, seed=args.seed)
+            service.camera_view = camera
+            show = camera.show
+        table = ScriptedTable(service.referee, seed=args.seed, step_s=args.step, show=show)
         service.on_stop(table.stop)
         url = service.start()
         table.start()
@@ -87,4 +94,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--step", type=float, default=0.6, help="seconds between table actions")
     p.add_argument("--seconds", type=float, default=0, help="stop after this many seconds")
     p.add_argument("--text", action="store_true", help="play one game in the terminal instead")
+    p.add_argument("--no-camera", action="store_true",
+                   help="skip rendering the table as a camera picture (faster, no vision)")
     p.set_defaults(func=run)

@@ -1,8 +1,10 @@
 """``companion detect``: what one camera frame shows, as the observation JSON.
 
-Finds every tile, its id and its lattice position (table standard, section 4).
-Cells stay empty until pieces are read. A frame with nothing usable still gives
-a valid observation, with a warning saying what to fix.
+Finds every tile, its id and its lattice position, then reads every cell: each
+player's troops and peep, Supply Centers, and cells covered by a hand (table
+standard, section 4). A profile without players' colours gives the tiles only,
+every cell reported occluded (unknown, never empty). A frame with nothing usable
+still gives a valid observation, with a warning saying what to fix.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register ``detect``."""
     parser = subparsers.add_parser(
         "detect",
-        help="read a camera frame: tiles and their lattice positions, as JSON",
+        help="read a camera frame: tiles, and the pieces in every cell, as JSON",
         description="Print the observation JSON (table standard, section 4) for one image. "
         "--profile is required (a profile from companion calibrate or calibrate-camera).",
     )
@@ -32,8 +34,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from calibration.profile import ProfileError, load_profile
     from vision.image_io import ImageError, frame_warnings, read_image
-    from vision.observation import observation
-    from vision.tiles import find_tiles
+    from vision.table import read_table
 
     if args.game != "peepwar":
         raise UserError(f"--game {args.game} is not supported yet: use --game peepwar")
@@ -46,11 +47,9 @@ def run(args: argparse.Namespace) -> int:
     except (ProfileError, ImageError) as e:
         raise UserError(str(e)) from None
     t1 = time.perf_counter()
-    warnings = frame_warnings(frame)
-    view = find_tiles(frame, profile.intrinsics)
-    t2 = time.perf_counter()
-    obs = observation(view, "peepwar", {"read": (t1 - t0) * 1000, "tiles": (t2 - t1) * 1000},
-                      warnings)
+    obs = read_table(frame, profile)
+    obs["warnings"] = frame_warnings(frame) + obs["warnings"]
+    obs["timings_ms"] = {"read": round((t1 - t0) * 1000, 2), **obs["timings_ms"]}
     print(json.dumps(obs, indent=2))
     if not obs["tiles"] and obs["warnings"]:
         print(f"companion detect: warning: {obs['warnings'][0]}", file=sys.stderr)

@@ -13,6 +13,7 @@ import pytest
 from calibration.charuco import board_image, board_size_mm
 from calibration.profile import PROFILE_VERSION, load_profile
 from companion.cli import main
+from companion.rules.peepwar.board import cells_of
 from vision.render import SceneSpec, render_scene
 from vision.render.camera import distort_image, look_at_homography
 from vision.render.card_scene import hue_colour, peep_cutout, render_card_scene
@@ -41,7 +42,11 @@ def test_detect_prints_the_observation(tmp_path, profile, capsys):
     cv2.imwrite(str(img), scene.frame)
     assert main(["detect", str(img), "--game", "peepwar", "--profile", str(profile)]) == 0
     obs = json.loads(capsys.readouterr().out)
-    assert obs["game"] == "peepwar" and obs["cells"] == {}
+    assert obs["game"] == "peepwar"
+    # No players' colours in the profile: pieces cannot be read, so no cell is called empty.
+    seen_cells = {c for t in obs["tiles"] for c in cells_of((t["q"], t["r"]))}
+    assert obs["cells"] == {c: {"occluded": True} for c in seen_cells}
+    assert any("no players' colours" in w for w in obs["warnings"])
     got = {(t["id"], t["q"], t["r"]) for t in obs["tiles"]}
     want = {(t.tile_id, t.q, t.r) for t in scene.truth.tiles if t.visible_slots}
     assert got == want

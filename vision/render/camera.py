@@ -100,3 +100,26 @@ def distort_image(image: np.ndarray, camera_matrix: np.ndarray, dist: np.ndarray
     map_x = src[:, 0].reshape(h, w)
     map_y = src[:, 1].reshape(h, w)
     return cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def viewer_camera(table_pts: np.ndarray, size: tuple[int, int], tilt_deg: float = 12.0,
+                  fill: float = 0.9, fov_deg: float = 60.0) -> Camera:
+    """A camera on the players' side, tilted ``tilt_deg`` from straight down, table upright.
+
+    Table x runs right and table y down the image, as on the page's board; the
+    layout is centred and fills ``fill`` of the frame.
+    """
+    w, h = size
+    f = (w / 2) / math.tan(math.radians(fov_deg) / 2)
+    extent = float(np.ptp(table_pts, axis=0).max()) + 1.0
+    dist = extent / (2 * math.tan(math.radians(fov_deg) / 2)) * 1.6
+    k = np.array([[f, 0, w / 2 - 0.5], [0, f, h / 2 - 0.5], [0, 0, 1]])
+    hom = look_at_homography(k, table_pts.mean(axis=0), dist, math.radians(tilt_deg), 0.0, 0.0)
+    img = apply_h(hom, table_pts)
+    lo, hi = img.min(axis=0), img.max(axis=0)
+    span = hi - lo
+    s = fill * min(w / span[0], h / span[1])
+    off = (np.array([w, h]) - s * span) / 2 - s * lo
+    sim = np.array([[s, 0, off[0]], [0, s, off[1]], [0, 0, 1]])
+    hom = sim @ hom
+    return Camera(hom / hom[2, 2], sim @ k, np.zeros(5), (w, h), float(tilt_deg), 0.0)

@@ -65,12 +65,16 @@ def peep_cutout(colour: np.ndarray, rng: np.random.Generator, px_per_mm: float) 
 def render_card_scene(
     seed: int,
     beans: list[Cutout | None],
-    peeps: list[np.ndarray | None],
+    peeps: list[np.ndarray | Cutout | None],
     kelvin: float,
     size: tuple[int, int] = (1600, 1200),
     max_tilt_deg: float = 25.0,
 ) -> np.ndarray:
-    """A photo of the card for ``len(beans)`` players; None leaves that spot empty."""
+    """A photo of the card for ``len(beans)`` players; None leaves that spot empty.
+
+    A peep is a colour (drawn as a sugary oval) or a ready picture at 4 px/mm,
+    long axis along x (such as :func:`vision.render.sprites.peep_sprite`).
+    """
     rng = np.random.default_rng(seed)
     players = len(beans)
     layout = card_layout(players)
@@ -80,7 +84,10 @@ def render_card_scene(
         if bean is not None:
             piece = scaled(bean, BEAN_LENGTH_MM * s / bean.length_px, rng.uniform(0, 360))
             _paste(card, piece, (slot.bean_mm[0] * s, slot.bean_mm[1] * s))
-        if peep is not None:
+        if isinstance(peep, Cutout):  # a drawn peep, long axis along x: stand it upright
+            piece = scaled(peep, 1.0, 90 + rng.uniform(-10, 10))
+            _paste(card, piece, (slot.peep_mm[0] * s, slot.peep_mm[1] * s))
+        elif peep is not None:
             piece = scaled(peep_cutout(peep, rng, s), 1.0, rng.uniform(-10, 10))
             _paste(card, piece, (slot.peep_mm[0] * s, slot.peep_mm[1] * s))
 

@@ -1,8 +1,9 @@
 """Render a whole synthetic frame of a Peep War table, with its ground truth.
 
 Deterministic from a seed: the same seed and spec always give the same frame,
-so tests, benchmarks and the demo can name scenes by number. The next issue
-adds real bean and peep pixels as another layer between tiles and hands.
+so tests, benchmarks and the demo can name scenes by number. These scenes test
+tile finding (pieces are plain ovals); :mod:`vision.render.game_scene` renders
+real games: beans, peeps and Supply Centers with the truth of every cell.
 """
 
 from __future__ import annotations
@@ -78,6 +79,13 @@ class Truth:
     cell_corners_px: dict[str, np.ndarray]  # the same points in the recorded frame
     kelvin: float
     params: dict[str, float] = field(default_factory=dict)
+    # Game scenes only: what every cell holds, in the observation's own terms (cells
+    # left out are empty), and the share of each cell under a hand.
+    cells: dict[str, dict] = field(default_factory=dict)
+    hand_cover: dict[str, float] = field(default_factory=dict)
+    players: list[str] = field(default_factory=list)
+    looks: dict = field(default_factory=dict)  # player -> game_scene.PlayerLook
+    pieces: list[dict] = field(default_factory=list)  # kind, player, cell, centre_mm
 
 
 @dataclass
@@ -132,6 +140,46 @@ def _count(rng: np.random.Generator, lo_hi) -> int:
     return int(rng.integers(lo_hi[0], lo_hi[1] + 1))
 
 
+def finish_frame(frame: np.ndarray, rng: np.random.Generator, spec, cam: Camera,
+                 outline: np.ndarray) -> tuple[np.ndarray, float, float, int]:
+    """Light, lens and sensor over a composed frame (linear reflectance) -> the camera's JPEG.
+
+    ``spec`` supplies the ranges (kelvin, gradient, shadows, exposure, blur_sigma,
+    noise_sigma, jpeg_quality); cast shadows fall around ``outline`` (table mm).
+    Returns the image, the light's colour temperature, the blur and the JPEG quality.
+    """
+    h, w = frame.shape[:2]
+    hom = cam.homography
+    # Light: colour temperature, exposure, a smooth gradient and soft cast shadows.
+    kelvin = _uniform(rng, spec.kelvin)
+    light = gradient_field(rng, (w, h), _uniform(rng, spec.gradient))
+    cast = np.zeros((h, w), np.uint8)
+    for _ in range(_count(rng, spec.shadows)):
+        c = outline[rng.integers(len(outline))]
+        shape = ellipse_mm(c, (rng.uniform(60, 200), rng.uniform(30, 90)), rng.uniform(0, 180))
+        cv2.fillPoly(cast, [np.round(apply_h(hom, shape)).astype(np.int32)], 255)
+    light *= 1.0 - rng.uniform(0.3, 0.5) * soft_mask(cast, rng.uniform(4, 20))
+    gains = temperature_gains(kelvin)
+    if getattr(spec, "auto_exposure", False):  # the camera keeps its strongest channel in range
+        gains = gains / gains.max()
+    gains = gains * _uniform(rng, spec.exposure)
+    frame *= light[:, :, None] * gains[None, None, :]
+    image = to_srgb(frame)
+
+    # The camera: lens, focus, sensor noise, compression.
+    if np.any(cam.dist_coeffs):
+        image = distort_image(image, cam.camera_matrix, cam.dist_coeffs)
+    sigma = _uniform(rng, spec.blur_sigma)
+    if sigma > 0.3:
+        image = cv2.GaussianBlur(image, (0, 0), sigma)
+    noise = rng.standard_normal(image.shape, dtype=np.float32) * _uniform(rng, spec.noise_sigma)
+    image = cv2.add(image, noise, dtype=cv2.CV_8U)
+    quality = _count(rng, spec.jpeg_quality)
+    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    image = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else image
+    return image, kelvin, sigma, quality
+
+
 def render_scene(
     seed: int, spec: SceneSpec | None = None, layout: list[PlacedTile] | None = None
 ) -> Scene:
@@ -164,30 +212,7 @@ def render_scene(
         hands += random_hand(rng, (over.x + rng.normal(0, 40), over.y + rng.normal(0, 40)))
     draw_blobs(frame, owner, hands, hom, rng)
 
-    # Light: colour temperature, exposure, a smooth gradient and soft cast shadows.
-    kelvin = _uniform(rng, spec.kelvin)
-    light = gradient_field(rng, spec.size, _uniform(rng, spec.gradient))
-    cast = np.zeros((h, w), np.uint8)
-    for _ in range(_count(rng, spec.shadows)):
-        c = outline[rng.integers(len(outline))]
-        shape = ellipse_mm(c, (rng.uniform(60, 200), rng.uniform(30, 90)), rng.uniform(0, 180))
-        cv2.fillPoly(cast, [np.round(apply_h(hom, shape)).astype(np.int32)], 255)
-    light *= 1.0 - rng.uniform(0.3, 0.5) * soft_mask(cast, rng.uniform(4, 20))
-    gains = temperature_gains(kelvin) * _uniform(rng, spec.exposure)
-    frame *= light[:, :, None] * gains[None, None, :]
-    image = to_srgb(frame)
-
-    # The camera: lens, focus, sensor noise, compression.
-    if np.any(cam.dist_coeffs):
-        image = distort_image(image, cam.camera_matrix, cam.dist_coeffs)
-    sigma = _uniform(rng, spec.blur_sigma)
-    if sigma > 0.3:
-        image = cv2.GaussianBlur(image, (0, 0), sigma)
-    noise = rng.standard_normal(image.shape, dtype=np.float32) * _uniform(rng, spec.noise_sigma)
-    image = cv2.add(image, noise, dtype=cv2.CV_8U)
-    quality = _count(rng, spec.jpeg_quality)
-    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
-    image = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else image
+    image, kelvin, sigma, quality = finish_frame(frame, rng, spec, cam, outline)
 
     truth_tiles = []
     corners_mm: dict[str, np.ndarray] = {}

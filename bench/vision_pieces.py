@@ -1,0 +1,251 @@
+"""Benchmark: reading the pieces in every cell, over rendered games (fixed seeds).
+
+Each scene is a random Peep War position (2 to 6 players, 2 to 7 tiles, combat
+cells, Supply Centers as egg halves or tokens, peeps and printed understudies,
+real bean cut-outs from ../shared/photos/jellybeans for some players, hands
+reaching in), rendered under a random camera and lamp. Each player's colour
+model comes from a rendered photo of the calibration card with one of their
+beans and peeps, run through the real calibration (one card per kind of look,
+reused across scenes).
+
+Prints cell-exact accuracy (every count and flag right), board-exact accuracy
+(every cell of a scene right, every tile found), bean-count mean absolute error,
+the confusion matrix between player colours, and the median time of a whole
+frame (tiles and pieces) on one core at the chosen size and at 1920x1080.
+
+A cell partly under a hand (less than HAND_SURE of its area) may be read either
+as occluded or correctly; one more covered must be read occluded; a cell no hand
+touches must be read exactly.
+
+    .venv/bin/python bench/vision_pieces.py --scenes 500
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core: numpy's BLAS too
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import argparse  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from collections import Counter  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from calibration.colour import calibrate_colours  # noqa: E402
+from calibration.profile import Profile  # noqa: E402
+from companion.rules.peepwar.board import cells_of  # noqa: E402
+from vision.kit_layout import MAX_TILES  # noqa: E402
+from vision.mosaic import preload_art  # noqa: E402
+from vision.render.card_scene import render_card_scene  # noqa: E402
+from vision.render.game_scene import (  # noqa: E402
+    GameSpec,
+    card_pieces,
+    flavour_cutouts,
+    render_game,
+)
+from vision.table import read_table  # noqa: E402
+
+HAND_SURE = 0.05
+FAMILY_ORDER = ["red", "orange", "yellow", "green", "blue", "purple"]
+
+
+class Profiles:
+    """Per-player colour models from one-slot card photos, cached by the kind of look."""
+
+    def __init__(self) -> None:
+        self.cache: dict[tuple, object] = {}
+
+    def for_looks(self, looks: dict) -> Profile:
+        colours = {}
+        for name, look in looks.items():
+            key = (name, bool(look.bean_cutouts), look.understudy)
+            if key not in self.cache:
+                beans, peeps = card_pieces({name: look}, seed=len(self.cache))
+                photo = render_card_scene(len(self.cache), beans, peeps, 5000.0)
+                models, _ = calibrate_colours(photo, [name])
+                self.cache[key] = models[name]
+            colours[name] = self.cache[key]
+        return Profile(list(looks), colours)
+
+
+def _norm(cell: dict | None) -> tuple | None:
+    """A cell reading in comparable form: None when empty."""
+    if not cell:
+        return None
+    if cell.get("occluded"):
+        return ("occluded",)
+    pieces = tuple(sorted((p, v["troops"], bool(v["peep"]))
+                          for p, v in cell.get("pieces", {}).items() if v["troops"] or v["peep"]))
+    if not pieces and not cell.get("supply_center"):
+        return None
+    return (bool(cell.get("supply_center")), pieces)
+
+
+def _confusion(conf: Counter, truth: dict, got: dict) -> None:
+    """Beans of each true colour, by the colour read (a missing bean is read as '-')."""
+    t = {p: v["troops"] for p, v in truth.get("pieces", {}).items()}
+    g = {p: v["troops"] for p, v in got.get("pieces", {}).items()}
+    deficit, surplus = {}, {}
+    for p in set(t) | set(g):
+        both = min(t.get(p, 0), g.get(p, 0))
+        conf[(p, p)] += both
+        if t.get(p, 0) > both:
+            deficit[p] = t[p] - both
+        if g.get(p, 0) > both:
+            surplus[p] = g[p] - both
+    for p, n in deficit.items():
+        for q in list(surplus):
+            k = min(n, surplus[q])
+            conf[(p, q)] += k
+            n -= k
+            surplus[q] -= k
+            if not surplus[q]:
+                del surplus[q]
+        if n:
+            conf[(p, "-")] += n
+    for q, n in surplus.items():
+        conf[("-", q)] += n
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--scenes", type=int, default=500, help="number of scenes (default 500)")
+    ap.add_argument("--first-seed", type=int, default=0, help="seed of the first scene")
+    ap.add_argument("--size", default="1280x720", help="frame size WxH (default 1280x720)")
+    ap.add_argument("--timing-scenes", type=int, default=40,
+                    help="scenes also timed at 1920x1080 (default 40; 0 to skip)")
+    ap.add_argument("--photos", default=str(ROOT / ".." / "shared" / "photos" / "jellybeans"),
+                    help="folder of the jellybean photos (real bean cut-outs)")
+    ap.add_argument("--show", type=int, default=12, help="wrong cells to print (default 12)")
+    args = ap.parse_args()
+    w, h = (int(v) for v in args.size.lower().split("x"))
+    cv2.setNumThreads(1)
+    photos = Path(args.photos)
+    cutouts = flavour_cutouts(str(photos.resolve())) if photos.is_dir() else None
+    if cutouts is None:
+        print(f"note: no photos at {photos}; every bean is a rendered one")
+    spec = GameSpec(size=(w, h))
+    profiles = Profiles()
+    preload_art(range(MAX_TILES))  # as a live service does at start
+
+    cells = cells_ok = boards = boards_ok = 0
+    tiles_missed = occluded_right = occluded_cells = 0
+    abs_err: list[int] = []
+    conf: Counter = Counter()
+    times: list[float] = []
+    wrong: list[str] = []
+    kinds: Counter = Counter()
+    t_start = time.perf_counter()
+    for seed in range(args.first_seed, args.first_seed + args.scenes):
+        scene = render_game(seed, spec, cutouts)
+        profile = profiles.for_looks(scene.truth.looks)
+        t0 = time.perf_counter()
+        obs = read_table(scene.frame, profile)
+        times.append(time.perf_counter() - t0)
+        found = {(t["q"], t["r"]) for t in obs["tiles"]}
+        board_ok = True
+        for tt in scene.truth.tiles:
+            if (tt.q, tt.r) not in found:
+                tiles_missed += 1
+                board_ok = False
+            for name in cells_of((tt.q, tt.r)):
+                cells += 1
+                truth = scene.truth.cells.get(name)
+                got = obs["cells"].get(name) if (tt.q, tt.r) in found else {"missing": True}
+                cover = scene.truth.hand_cover.get(name, 0.0)
+                want, have = _norm(truth), _norm(got)
+                if cover >= HAND_SURE:
+                    occluded_cells += 1
+                    ok = have == ("occluded",)
+                    occluded_right += ok
+                elif cover > 0:
+                    ok = have in (want, ("occluded",))
+                else:
+                    ok = have == want
+                if have != ("occluded",) and got is not None and not got.get("missing"):
+                    tp = (truth or {}).get("pieces", {})
+                    gp = got.get("pieces", {})
+                    for p in set(tp) | set(gp):
+                        abs_err.append(abs(tp.get(p, {}).get("troops", 0)
+                                           - gp.get(p, {}).get("troops", 0)))
+                    _confusion(conf, truth or {}, got)
+                elif have is None and truth:
+                    _confusion(conf, truth, {})
+                cells_ok += ok
+                if not ok:
+                    board_ok = False
+                    kinds[_kind(want, have)] += 1
+                    if len(wrong) < args.show:
+                        wrong.append(f"seed {seed} {name}: truth {want} hand {cover:.3f}, "
+                                     f"read {have}")
+        boards += 1
+        boards_ok += board_ok
+    elapsed = time.perf_counter() - t_start
+
+    print(f"{args.scenes} scenes at {w}x{h} (seeds {args.first_seed}.."
+          f"{args.first_seed + args.scenes - 1}), {cells} cells, {elapsed:.0f} s in all")
+    print(f"cell-exact accuracy:  {cells_ok / cells:.4f}  ({cells - cells_ok} wrong; "
+          "target >= 0.995)")
+    print(f"board-exact accuracy: {boards_ok / boards:.4f}  ({boards - boards_ok} boards wrong; "
+          "target >= 0.95)")
+    print(f"bean-count mean absolute error per (cell, player): {np.mean(abs_err):.4f} "
+          f"over {len(abs_err)} pairs")
+    print(f"tiles not found: {tiles_missed}; cells under a hand read occluded: "
+          f"{occluded_right}/{occluded_cells}")
+    print("wrong cells by kind: " + ", ".join(f"{k} {n}" for k, n in kinds.most_common()))
+    names = [p for p in FAMILY_ORDER if any(p in k for k in conf)] + ["-"]
+    print("\nconfusion (rows: true bean colour, columns: colour read; '-' = none):")
+    print("        " + "".join(f"{n:>8}" for n in names))
+    for a in names:
+        print(f"{a:>8}" + "".join(f"{conf.get((a, b), 0):>8}" for b in names))
+    print(f"\nwhole frame (tiles + pieces), one core, {w}x{h}: median "
+          f"{np.median(times) * 1000:.1f} ms, p95 {np.percentile(times, 95) * 1000:.1f} ms")
+    if args.timing_scenes:
+        big = GameSpec(size=(1920, 1080))
+        ts = []
+        for seed in range(args.first_seed, args.first_seed + args.timing_scenes):
+            scene = render_game(seed, big, cutouts)
+            profile = profiles.for_looks(scene.truth.looks)
+            t0 = time.perf_counter()
+            read_table(scene.frame, profile)
+            ts.append(time.perf_counter() - t0)
+        print(f"whole frame, one core, 1920x1080 ({args.timing_scenes} scenes): median "
+              f"{np.median(ts) * 1000:.1f} ms, p95 {np.percentile(ts, 95) * 1000:.1f} ms")
+    if wrong:
+        print("\nfirst wrong cells:")
+        for line in wrong:
+            print("  " + line)
+    return 0
+
+
+def _kind(want, have) -> str:
+    """A short name for how a cell was misread."""
+    if have == ("occluded",):
+        return "occluded wrongly"
+    if want == ("occluded",) or (have is None and want is None):
+        return "missed occlusion"
+    if have is None:
+        return "missed pieces"
+    if want is None:
+        return "phantom pieces"
+    if want[0] != have[0]:
+        return "supply center"
+    tp = {p: (n, k) for p, n, k in want[1]}
+    gp = {p: (n, k) for p, n, k in have[1]}
+    if set(tp) != set(gp):
+        return "players"
+    if any(tp[p][1] != gp[p][1] for p in tp):
+        return "peep"
+    return "troop count"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,136 @@
+"""One top-down image of all the tiles in the table frame, with maps of what is printed where.
+
+Pieces are read in table millimetres: a bean is 20 x 13 mm wherever it lies,
+and a piece that spills from one tile onto the next is still one piece. The
+frame is warped once into a mosaic of the tiles at ``px_per_mm`` (about the
+frame's own resolution, so nothing is wasted), alongside:
+
+- ``cell_map``: which cell each pixel lies in (index into ``cell_names``), -1 off the tiles;
+- ``ink``: where the tiles' printed art is dark (lines, digits, markers), from the
+  tiles' own art placed at each tile's fitted pose, grown a little for fit error;
+- ``in_frame``: which pixels the camera really saw.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from companion.rules.peepwar.board import R_MM, cells_of, hexagon_mm, parse_cell
+from vision.cells import cell_outline_mm
+from vision.geometry import apply_h, local_scale
+from vision.tile_art import tile_image, tile_image_size
+from vision.tiles import TableView
+
+ART_PX_PER_MM = 2.0
+MIN_PX_PER_MM = 1.0
+MAX_PX_PER_MM = 2.0
+INK_GROW_MM = 1.0
+TILE_EDGE_MM = 1.5  # pixels this close to a tile's cut edge may show the table: left out
+
+
+@lru_cache(maxsize=80)
+def _art_grey(tile_id: int) -> np.ndarray:
+    """A tile's printed art, grey, at ART_PX_PER_MM."""
+    return cv2.cvtColor(tile_image(tile_id, ART_PX_PER_MM), cv2.COLOR_BGR2GRAY)
+
+
+def preload_art(tile_ids) -> None:
+    """Draw these tiles' art now (about 50 ms each), so the first frames are not slowed."""
+    for i in tile_ids:
+        _art_grey(int(i))
+
+
+@dataclass
+class Mosaic:
+    image: np.ndarray  # BGR uint8, the table frame seen from above
+    px_per_mm: float
+    origin_mm: np.ndarray  # table mm at the centre of pixel (0, 0)
+    cell_map: np.ndarray  # int16
+    cell_names: list[str]
+    ink: np.ndarray  # bool
+    in_frame: np.ndarray  # bool
+    tile_centres_px: dict[tuple[int, int], np.ndarray]
+
+    def to_px(self, pts_mm) -> np.ndarray:
+        return (np.asarray(pts_mm, float) - self.origin_mm) * self.px_per_mm
+
+    def to_mm(self, pts_px) -> np.ndarray:
+        return np.asarray(pts_px, float) / self.px_per_mm + self.origin_mm
+
+    @property
+    def on_tiles(self) -> np.ndarray:
+        return self.cell_map >= 0
+
+
+def choose_scale(view: TableView) -> float:
+    """Mosaic px/mm: the frame's median resolution over the tiles, within limits."""
+    scales = [local_scale(view.homography, (t.pose.x, t.pose.y)) for t in view.tiles]
+    return float(np.clip(np.median(scales), MIN_PX_PER_MM, MAX_PX_PER_MM))
+
+
+def build_mosaic(frame: np.ndarray, view: TableView, px_per_mm: float | None = None) -> Mosaic:
+    """Warp ``frame`` into the table frame over every tile ``view`` found."""
+    if view.homography is None or not view.tiles:
+        raise ValueError("no tiles placed in this frame")
+    s = px_per_mm or choose_scale(view)
+    hexes = {t.hex: t.pose.apply(np.asarray(hexagon_mm((0, 0), R_MM))) for t in view.tiles}
+    pts = np.vstack(list(hexes.values()))
+    origin = pts.min(axis=0) - 2.0
+    w, h = (np.ceil((pts.max(axis=0) + 2.0 - origin) * s)).astype(int) + 1
+    to_mm = np.array([[1 / s, 0, origin[0]], [0, 1 / s, origin[1]], [0, 0, 1]])
+    fh, fw = frame.shape[:2]
+    if view.intrinsics is None or not np.any(view.intrinsics.dist_coeffs):
+        m = view.homography @ to_mm
+        image = cv2.warpPerspective(frame, m, (int(w), int(h)),
+                                    flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+        corners = apply_h(np.linalg.inv(m), np.array([[0, 0], [fw - 1, 0], [fw - 1, fh - 1],
+                                                      [0, fh - 1]], float))
+        in_frame = np.zeros((int(h), int(w)), np.uint8)
+        cv2.fillPoly(in_frame, [np.round(corners).astype(np.int32)], 1)
+    else:
+        xs, ys = np.meshgrid(np.arange(w, dtype=float), np.arange(h, dtype=float))
+        grid = np.stack([xs.ravel(), ys.ravel()], axis=1)
+        src = view.to_image(apply_h(to_mm, grid)).astype(np.float32)
+        mx, my = src[:, 0].reshape(h, w), src[:, 1].reshape(h, w)
+        image = cv2.remap(frame, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+        in_frame = ((mx >= 0) & (mx <= fw - 1) & (my >= 0) & (my <= fh - 1)).astype(np.uint8)
+
+    def px(poly_mm: np.ndarray) -> np.ndarray:
+        return np.round((poly_mm - origin) * s * 8).astype(np.int32)  # 3 fractional bits
+
+    names: list[str] = []
+    cell_map = np.full((int(h), int(w)), -1, np.int16)
+    tiles_mask = np.zeros((int(h), int(w)), np.uint8)
+    for t in view.tiles:
+        for name in cells_of(t.hex):
+            cv2.fillPoly(cell_map, [px(cell_outline_mm(t, parse_cell(name).slot))], len(names),
+                         cv2.LINE_8, 3)
+            names.append(name)
+        cv2.fillPoly(tiles_mask, [px(hexes[t.hex])], 1, cv2.LINE_8, 3)
+    edge = max(1, int(round(TILE_EDGE_MM * s)))
+    inner = cv2.erode(tiles_mask, np.ones((2 * edge + 1, 2 * edge + 1), np.uint8))
+    cell_map[inner == 0] = -1
+
+    ink = np.zeros((int(h), int(w)), np.uint8)
+    for t in view.tiles:
+        art = _art_grey(t.tile_id)
+        aw, ah = tile_image_size(ART_PX_PER_MM)
+        a = 1 / ART_PX_PER_MM
+        art_to_print = np.array([[a, 0, -(aw / 2 - 0.5) * a], [0, a, -(ah / 2 - 0.5) * a],
+                                 [0, 0, 1]])
+        box = (hexes[t.hex] - origin) * s
+        x0, y0 = np.maximum(np.floor(box.min(axis=0)).astype(int) - 1, 0)
+        x1, y1 = np.minimum(np.ceil(box.max(axis=0)).astype(int) + 2, (int(w), int(h)))
+        shift = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], float)
+        m = shift @ np.linalg.inv(to_mm) @ t.pose.matrix() @ art_to_print
+        warped = cv2.warpAffine(art, m[:2], (int(x1 - x0), int(y1 - y0)),
+                                flags=cv2.INTER_LINEAR, borderValue=255)
+        ink[y0:y1, x0:x1] |= (warped < 200).astype(np.uint8)
+    grow = max(1, int(round(INK_GROW_MM * s)))
+    ink = cv2.dilate(ink, np.ones((2 * grow + 1, 2 * grow + 1), np.uint8))
+    centres = {t.hex: (np.array([t.pose.x, t.pose.y]) - origin) * s for t in view.tiles}
+    return Mosaic(image, s, origin, cell_map, names, ink > 0, in_frame > 0, centres)

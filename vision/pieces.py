@@ -1,0 +1,484 @@
+"""Reading what stands in every cell: beans, peeps, Supply Centers, and what is covered.
+
+Works on the table-frame mosaic (:mod:`vision.mosaic`), where sizes are known
+in millimetres, with per-pixel players from :mod:`vision.piece_pixels`:
+
+1. **Supply Centers.** Over each central cell's circle, the foreground region
+   holding the circle's middle is measured by its distance transform: an egg
+   half or token leaves a round region at least ``SC_MIN_RADIUS_MM`` thick all
+   round the middle, which a peep (35 mm wide) never does. Its disc is then set
+   aside, so an egg in a player's colour is not read as their pieces.
+2. **Occlusion.** Large foreground regions no player's colour explains (a hand,
+   an arm), or a player's colour region far too big or thick for pieces, cover
+   the cells they touch: those cells are reported ``occluded``, never empty.
+   So are cells the camera does not fully see.
+3. **Peeps.** Within each player's regions, whatever is thicker than any bean
+   cluster can be (distance to the edge over ``PEEP_CORE_MM``) is a peep's body;
+   the peep is everything within ``PEEP_CORE_MM`` of that core.
+4. **Beans.** The rest of the player's regions are beans. Each connected piece
+   is counted by shape and area together: cores of the distance transform (one
+   per bean unless beans overlap) and area over a bean's area, rounding up
+   where the piece is cut by a peep, an egg, a hand or a tile's edge. Touching
+   beans are split into beans by k-means seeded from those cores, and each bean
+   belongs to the cell under its centre.
+
+Every count comes with a confidence and, when it is a close call, a warning
+naming the cell ("cell 1,0/2: a bean between red and orange").
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from calibration.profile import Profile
+from companion.rules.peepwar.board import parse_cell
+from vision.mosaic import Mosaic
+from vision.piece_pixels import NONE, UNKNOWN, PixelClasses, classify
+
+BEAN_HALF_MM = (10.0, 6.5)  # a bean lying down: 20 x 13 mm
+ERASE_MM = 1.5  # a found bean is erased with this much rim (blur, shadow)
+PEEL_MIN_MM = 3.5  # what is thinner than this (half a bean's width, less blur) is no bean
+PEEL_MIN_PARTIAL_MM = 2.5
+WHOLE_SHARE = 0.45  # of a bean's area that must show to count it
+PARTIAL_SHARE = 0.28  # ... when the fragment is cut by a peep, an egg, a hand or an edge
+HOLE_MM2 = 100.0  # holes smaller than this in a piece are highlights or eyes
+PEEP_CORE_MM = 11.0  # a peep is 35 mm wide; bean clusters are never this thick
+MIN_PEEP_CORE_MM2 = 25.0
+PEEP_COLOUR_SHARE = 0.5  # of a peep's pixels nearer its owner's peep model than bean model
+MIN_FRAGMENT_MM2 = 40.0  # smaller player-coloured specks are noise
+SC_MIN_RADIUS_MM = 19.5  # a Supply Center covers the 40 mm circle: thicker than any peep
+SC_SEARCH_MM = 6.0
+OCCLUDER_MIN_MM2 = 250.0
+OCCLUDER_MIN_THICK_MM = 4.5
+PIECE_MAX_MM2 = 9000.0  # touching pieces of a combat: two peeps and 10 beans at most
+PIECE_MAX_THICK_MM = 21.0
+PEEP_AREA_MM2 = 1650.0
+OCCLUDED_MIN_SHARE = 0.004
+MAX_LEGAL_TROOPS = 5
+BORDER_WARN_MM = 1.5
+
+
+@dataclass
+class CellRead:
+    """What the reader found in one cell."""
+
+    troops: dict[str, int] = field(default_factory=dict)
+    peeps: dict[str, int] = field(default_factory=dict)
+    supply_center: bool = False
+    occluded: bool = False
+    confidence: float = 1.0
+
+    def lower(self, c: float) -> None:
+        self.confidence = min(self.confidence, c)
+
+    def to_json(self) -> dict | None:
+        """The cell as the observation lists it; None for an empty cell (left out)."""
+        if self.occluded:
+            return {"occluded": True, "confidence": round(self.confidence, 3)}
+        players = sorted(set(self.troops) | set(self.peeps))
+        pieces = {p: {"troops": self.troops.get(p, 0), "peep": self.peeps.get(p, 0) > 0}
+                  for p in players if self.troops.get(p, 0) or self.peeps.get(p, 0)}
+        if not pieces and not self.supply_center:
+            return None
+        return {"supply_center": self.supply_center, "pieces": pieces,
+                "confidence": round(self.confidence, 3)}
+
+
+@dataclass
+class PieceReading:
+    cells: dict[str, CellRead]
+    warnings: list[str]
+    players: list[str]
+
+
+def _disk(radius_px: float) -> np.ndarray:
+    r = max(1, int(round(radius_px)))
+    return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+
+
+def _cell_at(mosaic: Mosaic, pt) -> int:
+    x, y = int(round(pt[0])), int(round(pt[1]))
+    h, w = mosaic.cell_map.shape
+    if 0 <= x < w and 0 <= y < h:
+        return int(mosaic.cell_map[y, x])
+    return -1
+
+
+def _near_border(mosaic: Mosaic, pt, cell: int) -> int:
+    """Another cell within BORDER_WARN_MM of ``pt``, or -1."""
+    d = BORDER_WARN_MM * mosaic.px_per_mm
+    for dx, dy in ((d, 0), (-d, 0), (0, d), (0, -d)):
+        other = _cell_at(mosaic, (pt[0] + dx, pt[1] + dy))
+        if other not in (cell, -1):
+            return other
+    return -1
+
+
+class _Reader:
+    def __init__(self, mosaic: Mosaic, px: PixelClasses) -> None:
+        self.m = mosaic
+        self.px = px
+        self.s = mosaic.px_per_mm
+        self.cells = {name: CellRead() for name in mosaic.cell_names}
+        self.warnings: list[str] = []
+        h, w = mosaic.cell_map.shape
+        self.egg = np.zeros((h, w), np.uint8)
+        self.occluder = np.zeros((h, w), np.uint8)
+        self.body = np.zeros((h, w), np.uint8)  # peeps found
+
+    def mm2(self, px_count: float) -> float:
+        return px_count / (self.s * self.s)
+
+    def warn(self, cell: str, text: str) -> None:
+        self.warnings.append(f"cell {cell}: {text}")
+
+    # --- Supply Centers -------------------------------------------------------------------
+
+    def supply_centers(self) -> None:
+        s = self.s
+        fg = self.px.fg.astype(np.uint8)
+        h, w = fg.shape
+        for (q, r), centre in self.m.tile_centres_px.items():
+            name = f"{q},{r}/c"
+            cx, cy = centre
+            rad = int(math.ceil(34 * s))
+            x0, y0 = max(int(cx) - rad, 0), max(int(cy) - rad, 0)
+            x1, y1 = min(int(cx) + rad + 1, w), min(int(cy) + rad + 1, h)
+            if x1 - x0 < 3 or y1 - y0 < 3:
+                continue
+            crop = fg[y0:y1, x0:x1].copy()
+            # Highlights on a glossy egg are paper-white: close them so the egg is solid.
+            crop = cv2.morphologyEx(crop, cv2.MORPH_CLOSE, _disk(1.5 * s))
+            crop = _fill_holes(crop)
+            dt = cv2.distanceTransform(crop, cv2.DIST_L2, 5)
+            yy, xx = np.mgrid[y0:y1, x0:x1]
+            near = (xx - cx) ** 2 + (yy - cy) ** 2 <= (SC_SEARCH_MM * s) ** 2
+            if not near.any():
+                continue
+            k = np.argmax(np.where(near, dt, -1))
+            thick = float(dt.ravel()[k]) / s
+            if thick < SC_MIN_RADIUS_MM:
+                continue
+            self.cells[name].supply_center = True
+            self.cells[name].lower(min(1.0, 0.5 + (thick - SC_MIN_RADIUS_MM) / 3))
+            ey, ex = np.unravel_index(k, dt.shape)
+            radius = min(thick, 30.0) + 1.5
+            cv2.circle(self.egg, (int(ex + x0), int(ey + y0)), int(round(radius * s)), 1, -1)
+
+    # --- occlusion -------------------------------------------------------------------------
+
+    def big_regions(self) -> None:
+        """Foreground far too big or thick for pieces (a hand, an arm, a sleeve) occludes."""
+        fg = (self.px.fg & (self.egg == 0)).astype(np.uint8)
+        fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, _disk(1.5 * self.s))
+        n, lab, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
+        for i in range(1, n):
+            x, y, w, h, area = stats[i]
+            if self.mm2(area) < 2 * PEEP_AREA_MM2:
+                continue
+            one = (lab[y:y + h, x:x + w] == i).astype(np.uint8)
+            dt = cv2.distanceTransform(cv2.copyMakeBorder(one, 1, 1, 1, 1, cv2.BORDER_CONSTANT,
+                                                          value=0), cv2.DIST_L2, 3)
+            if self.mm2(area) > PIECE_MAX_MM2 or float(dt.max()) / self.s > PIECE_MAX_THICK_MM:
+                self.occluder[y:y + h, x:x + w] |= one
+
+    def unknown_occluders(self) -> None:
+        unk = ((self.px.label == UNKNOWN) & (self.egg == 0)).astype(np.uint8)
+        unk = cv2.morphologyEx(unk, cv2.MORPH_OPEN, _disk(1.0 * self.s))
+        n, lab, stats, _ = cv2.connectedComponentsWithStats(unk, connectivity=8)
+        for i in range(1, n):
+            x, y, w, h, area = stats[i]
+            if self.mm2(area) < OCCLUDER_MIN_MM2:
+                continue
+            one = (lab[y:y + h, x:x + w] == i).astype(np.uint8)
+            # A finger is 15 mm wide or more; thin rings (a printed peep's outline, a
+            # piece's rim in shadow) are not hands.
+            thick = cv2.distanceTransform(cv2.copyMakeBorder(one, 1, 1, 1, 1, cv2.BORDER_CONSTANT,
+                                                             value=0), cv2.DIST_L2, 3)
+            if float(thick.max()) / self.s >= OCCLUDER_MIN_THICK_MM:
+                self.occluder[y:y + h, x:x + w] |= one
+
+    def mark_occluded(self) -> None:
+        occ = cv2.dilate(self.occluder, _disk(2.0 * self.s))
+        unseen = self.m.on_tiles & ~self.m.in_frame
+        cm = self.m.cell_map
+        valid = cm >= 0
+        n_cells = len(self.m.cell_names)
+        area = np.bincount(cm[valid], minlength=n_cells)
+        covered = np.bincount(cm[valid & (occ > 0)], minlength=n_cells)
+        outside = np.bincount(cm[valid & unseen], minlength=n_cells)
+        for i, name in enumerate(self.m.cell_names):
+            if area[i] == 0:
+                continue
+            share = covered[i] / area[i]
+            if share >= OCCLUDED_MIN_SHARE or outside[i] / area[i] > 0.01:
+                c = self.cells[name]
+                c.occluded = True
+                c.lower(min(1.0, 0.5 + share))
+
+    # --- players' pieces -------------------------------------------------------------------
+
+    def players(self) -> None:
+        """Peeps from the shape of all players' pieces together, then each player's beans."""
+        s = self.s
+        blocked = (self.egg > 0) | (self.occluder > 0)
+        lab_all = self.px.label
+        # Peeps are measured on all foreground: a peep's glossy top can be nearer no model.
+        ours = (self.px.fg & ~blocked).astype(np.uint8)
+        if not ours.any():
+            return
+        ours = cv2.morphologyEx(ours, cv2.MORPH_CLOSE, _disk(1.2 * s))
+        ours = _fill_small_holes(ours, int(HOLE_MM2 * s * s))
+        ours[blocked] = 0
+        self.body = np.zeros_like(ours)
+        n, lab, stats, _ = cv2.connectedComponentsWithStats(ours, connectivity=8)
+        for i in range(1, n):
+            x, y, w, h, area = stats[i]
+            if self.mm2(area) < MIN_FRAGMENT_MM2 * 0.6:
+                continue
+            x0, y0 = max(x - 2, 0), max(y - 2, 0)
+            x1, y1 = min(x + w + 2, ours.shape[1]), min(y + h + 2, ours.shape[0])
+            comp = (lab[y0:y1, x0:x1] == i).astype(np.uint8)
+            self._peeps(comp, x0, y0)
+        free = ~blocked & (self.body == 0)
+        for pi, player in enumerate(self.px.players):
+            ys, xs = np.nonzero((lab_all == pi) & free)
+            if len(ys) == 0:
+                continue
+            # Work in the box around this player's pixels: most of the table is not theirs.
+            pad = int(4 * s) + 3
+            bx0, by0 = max(int(xs.min()) - pad, 0), max(int(ys.min()) - pad, 0)
+            bx1 = min(int(xs.max()) + pad + 1, lab_all.shape[1])
+            by1 = min(int(ys.max()) + pad + 1, lab_all.shape[0])
+            box = (slice(by0, by1), slice(bx0, bx1))
+            mask = ((lab_all[box] == pi) & free[box]).astype(np.uint8)
+            mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, _disk(1.0 * s))
+            mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, _disk(1.2 * s))
+            mask = _fill_small_holes(mask, int(HOLE_MM2 * s * s))
+            mask[~free[box]] = 0
+            n, lab, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+            for i in range(1, n):
+                x, y, w, h, area = stats[i]
+                if self.mm2(area) < MIN_FRAGMENT_MM2:
+                    continue
+                x0, y0 = max(x - 2, 0), max(y - 2, 0)
+                x1, y1 = min(x + w + 2, mask.shape[1]), min(y + h + 2, mask.shape[0])
+                frag = (lab[y0:y1, x0:x1] == i).astype(np.uint8)
+                gx, gy = x0 + bx0, y0 + by0
+                self._beans(player, pi, frag, gx, gy, self._cut_mask(gx, gy, frag.shape, pi))
+
+    def _peeps(self, comp: np.ndarray, x0: int, y0: int) -> None:
+        """Peeps in one region of pieces: cores thicker than any bean cluster, owner by vote.
+
+        A peep leaning on an egg half keeps its thickness: the egg counts as more of
+        the same for measuring it, though no peep is found inside the egg itself.
+        """
+        s = self.s
+        sl = (slice(y0, y0 + comp.shape[0]), slice(x0, x0 + comp.shape[1]))
+        egg = self.egg[sl]
+        dt = cv2.distanceTransform(comp | egg, cv2.DIST_L2, 5) / s
+        own = dt * (comp > 0)
+        if self.mm2(int(comp.sum())) > PIECE_MAX_MM2 or (
+                float(own.max()) > PIECE_MAX_THICK_MM and not egg.any()):
+            # Far too much colour for pieces: a sleeve or a hand in a player's colour.
+            self.occluder[sl] |= comp
+            return
+        if float(own.max()) < PEEP_CORE_MM:
+            return
+        near_egg = cv2.dilate(egg, _disk(2.0 * s)) > 0
+        core = ((own >= PEEP_CORE_MM) & ~near_egg).astype(np.uint8)
+        n, lab, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=8)
+        labels = self.px.label[sl]
+        for j in range(1, n):
+            if self.mm2(stats[j, cv2.CC_STAT_AREA]) < MIN_PEEP_CORE_MM2:
+                continue
+            one = (lab == j).astype(np.uint8)
+            reach = cv2.distanceTransform(1 - one, cv2.DIST_L2, 5) / s
+            region = (reach <= PEEP_CORE_MM + 1.0) & (comp > 0)
+            # Its centre: the part leaning over an egg counts too (it is there, unseen).
+            whole = (reach <= PEEP_CORE_MM + 1.0) & ((comp > 0) | (egg > 0))
+            votes = np.bincount(labels[region & (labels < len(self.px.players))],
+                                minlength=len(self.px.players))
+            if votes.sum() == 0:
+                continue
+            owner = int(np.argmax(votes))
+            # A tight heap of beans can be as thick as a peep; its colour says bean.
+            mine = region & (labels == owner)
+            if not mine.any() or np.mean(self.px.peepish[sl][mine]) < PEEP_COLOUR_SHARE:
+                continue
+            # The body's rim: within reach of the core and in the peep's colour, so that a
+            # bean tucked against the peep keeps its own pixels.
+            rim = (reach <= PEEP_CORE_MM + 1.8) & (comp > 0) & self.px.peepish[sl]
+            inner = (reach <= PEEP_CORE_MM - 2.0) & (comp > 0)
+            body = cv2.morphologyEx((rim | inner).astype(np.uint8), cv2.MORPH_CLOSE, _disk(s))
+            self.body[sl] |= body
+            ys, xs = np.nonzero(whole)
+            self._peep(self.px.players[owner], (float(xs.mean()) + x0, float(ys.mean()) + y0),
+                       float(votes[owner]) / float(votes.sum()))
+
+    def _cut_mask(self, x0: int, y0: int, shape, pi: int) -> np.ndarray:
+        """Where a bean fragment may continue unseen: peeps, eggs, occluders, off the tiles."""
+        h, w = shape
+        sl = (slice(y0, y0 + h), slice(x0, x0 + w))
+        cut = (self.egg[sl] > 0) | (self.occluder[sl] > 0) | (self.m.cell_map[sl] < 0) \
+            | ~self.m.in_frame[sl] | (self.body[sl] > 0)
+        # Other players' pieces can lie on top too.
+        lab = self.px.label[sl]
+        cut |= (lab != NONE) & (lab != UNKNOWN) & (lab != pi)
+        return cv2.dilate(cut.astype(np.uint8), _disk(1.5 * self.s)) > 0
+
+    def _peep(self, player: str, centre, share: float) -> None:
+        ci = _cell_at(self.m, centre)
+        if ci < 0:
+            return
+        name = self.m.cell_names[ci]
+        cell = self.cells[name]
+        cell.peeps[player] = cell.peeps.get(player, 0) + 1
+        cell.lower(min(1.0, 0.4 + share))
+        if cell.peeps[player] > 1:
+            self.warn(name, f"{cell.peeps[player]} of {player}'s peeps (one is the most)")
+            cell.lower(0.5)
+        other = _near_border(self.m, centre, ci)
+        if other >= 0:
+            self.warn(name, f"{player}'s peep stands on the border with "
+                      f"{self.m.cell_names[other]}")
+            cell.lower(0.6)
+
+    def _beans(self, player: str, pi: int, frag: np.ndarray, x0: int, y0: int,
+               cut_by: np.ndarray) -> None:
+        """Count one fragment of a player's colour by peeling bean shapes off it."""
+        partial = bool((frag.astype(bool) & cut_by).any())
+        centres, leftover = peel_beans(frag, self.s, partial)
+        if not centres:
+            return
+        conf = 1.0 if leftover < 0.25 else max(0.3, 1.0 - leftover)
+        margin = self.px.margin[y0:y0 + frag.shape[0], x0:x0 + frag.shape[1]][frag > 0]
+        colour_margin = float(np.median(margin)) if len(margin) else 99.0
+        for c in centres:
+            at = (float(c[0]) + x0, float(c[1]) + y0)
+            ci = _cell_at(self.m, at)
+            if ci < 0:
+                continue
+            name = self.m.cell_names[ci]
+            cell = self.cells[name]
+            cell.troops[player] = cell.troops.get(player, 0) + 1
+            cell.lower(conf)
+            other = _near_border(self.m, at, ci)
+            if other >= 0:
+                self.warn(name, f"a {player} bean on the border with {self.m.cell_names[other]}")
+                cell.lower(0.6)
+            if colour_margin < 1.0:
+                self.warn(name, f"a bean between {player} and {self._runner_up(pi, frag, x0, y0)}")
+                cell.lower(0.5)
+
+    def _runner_up(self, pi: int, frag: np.ndarray, x0: int, y0: int) -> str:
+        """The other player whose colour the fragment nearly matches (for warnings)."""
+        sub = self.px.runner_up[y0:y0 + frag.shape[0], x0:x0 + frag.shape[1]][frag > 0]
+        counts = np.bincount(sub, minlength=len(self.px.players))
+        counts[pi] = -1
+        return self.px.players[int(np.argmax(counts))]
+
+    def finish(self) -> None:
+        for name, cell in self.cells.items():
+            if cell.occluded:
+                continue
+            for p, n in cell.troops.items():
+                if n > MAX_LEGAL_TROOPS:
+                    self.warn(name, f"{p} has {n} troops here (more than {MAX_LEGAL_TROOPS})")
+            if cell.supply_center and not parse_cell(name).is_central:
+                cell.supply_center = False
+
+
+def _fill_holes(mask: np.ndarray) -> np.ndarray:
+    """``mask`` with every hole (background not reachable from the border) filled."""
+    h, w = mask.shape
+    pad = np.zeros((h + 2, w + 2), np.uint8)
+    pad[1:-1, 1:-1] = mask
+    flood = pad.copy()
+    ff = np.zeros((h + 4, w + 4), np.uint8)
+    cv2.floodFill(flood, ff, (0, 0), 1)
+    holes = (flood == 0)[1:-1, 1:-1]
+    return (mask | holes).astype(np.uint8)
+
+
+@lru_cache(maxsize=16)
+def _bean_shapes(px_per_mm: float) -> tuple[list[np.ndarray], list[np.ndarray], int]:
+    """A bean's outline (and a slightly larger eraser) at 12 turns, as masks, at this scale."""
+    s = px_per_mm
+    r = int(math.ceil(BEAN_HALF_MM[0] * s + 2.0 * s)) + 1
+    yy, xx = np.mgrid[-r:r + 1, -r:r + 1].astype(np.float32)
+    shapes, erasers = [], []
+    for k in range(12):
+        a = math.pi * k / 12
+        u = (xx * math.cos(a) + yy * math.sin(a)) / s
+        v = (-xx * math.sin(a) + yy * math.cos(a)) / s
+        shapes.append((((u / BEAN_HALF_MM[0]) ** 2 + (v / BEAN_HALF_MM[1]) ** 2) <= 1.0)
+                      .astype(np.uint8))
+        big = (BEAN_HALF_MM[0] + ERASE_MM, BEAN_HALF_MM[1] + ERASE_MM)
+        erasers.append((((u / big[0]) ** 2 + (v / big[1]) ** 2) <= 1.0).astype(np.uint8))
+    return shapes, erasers, r
+
+
+def peel_beans(frag: np.ndarray, px_per_mm: float, partial: bool) -> tuple[list[np.ndarray], float]:
+    """Bean centres in a fragment, found by peeling off one bean shape at a time.
+
+    Each round takes the thickest point left (a bean's middle is 6.5 mm from its
+    edge), tries the bean's outline at twelve turns there and keeps the turn that
+    covers most of what is left, then erases that bean (with a rim, for blur and
+    shadow). It stops when what is left is thinner than a bean's middle or too
+    small to be one. Returns the centres (fragment pixels) and the share of a
+    bean left over unexplained.
+    """
+    s = px_per_mm
+    shapes, erasers, r = _bean_shapes(round(s, 2))
+    pad = r + 1
+    left = cv2.copyMakeBorder(frag, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+    bean_px = math.pi * BEAN_HALF_MM[0] * BEAN_HALF_MM[1] * s * s
+    need = (PARTIAL_SHARE if partial else WHOLE_SHARE) * bean_px
+    centres: list[np.ndarray] = []
+    for _ in range(12):
+        dt = cv2.distanceTransform(left, cv2.DIST_L2, 5)
+        y, x = np.unravel_index(int(np.argmax(dt)), dt.shape)
+        if dt[y, x] / s < (PEEL_MIN_PARTIAL_MM if partial else PEEL_MIN_MM):
+            break
+        win = left[y - r:y + r + 1, x - r:x + r + 1]
+        cover = [int(np.count_nonzero(win & sh)) for sh in shapes]
+        k = int(np.argmax(cover))
+        if cover[k] < need:
+            break
+        hit = win & shapes[k]
+        ys, xs = np.nonzero(hit)
+        centres.append(np.array([xs.mean() + x - r - pad, ys.mean() + y - r - pad], np.float32))
+        win[erasers[k] > 0] = 0
+    return centres, float(left.sum()) / bean_px
+
+
+def _fill_small_holes(mask: np.ndarray, max_px: int) -> np.ndarray:
+    """``mask`` with holes smaller than ``max_px`` filled (highlights, eyes), larger kept."""
+    holes = (_fill_holes(mask) > 0) & (mask == 0)
+    if not holes.any():
+        return mask
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(holes.astype(np.uint8), connectivity=4)
+    small = np.zeros(n, bool)
+    small[1:] = stats[1:, cv2.CC_STAT_AREA] <= max_px
+    out = mask.copy()
+    out[small[lab] & holes] = 1
+    return out
+
+
+def read_pieces(mosaic: Mosaic, profile: Profile) -> PieceReading:
+    """Every cell of the mosaic: Supply Center, each player's troops and peep, or occluded."""
+    px = classify(mosaic, profile)
+    r = _Reader(mosaic, px)
+    r.supply_centers()
+    r.big_regions()
+    r.unknown_occluders()
+    r.players()
+    r.mark_occluded()
+    r.finish()
+    return PieceReading(r.cells, r.warnings, px.players)

@@ -1,0 +1,77 @@
+"""One frame to the whole observation: tiles, then the pieces in every cell.
+
+:func:`read_table` is what ``companion detect`` and the live service call. It
+never raises on a bad frame: what cannot be read is left out or reported
+``occluded``, with warnings saying why.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from calibration.profile import Profile
+from companion.rules.peepwar.board import cells_of
+from vision.lens import Intrinsics
+from vision.mosaic import build_mosaic
+from vision.observation import observation
+from vision.pieces import read_pieces
+from vision.tiles import TableView, find_tiles
+
+
+def read_table(frame: np.ndarray, profile: Profile,
+               intrinsics: Intrinsics | None = None) -> dict:
+    """The observation JSON (table standard, section 4) of ``frame``, cells included.
+
+    ``intrinsics`` defaults to the profile's camera. Besides ``tiles`` and
+    ``cells`` the result holds ``confidence`` (tiles and cells together),
+    ``warnings`` and ``timings_ms`` (tiles, mosaic, pieces).
+    """
+    return read_table_view(frame, profile, intrinsics)[0]
+
+
+def read_table_view(frame: np.ndarray, profile: Profile,
+                    intrinsics: Intrinsics | None = None) -> tuple[dict, TableView]:
+    """:func:`read_table`, and the table geometry it found (for drawing overlays)."""
+    t0 = time.perf_counter()
+    view = find_tiles(frame, intrinsics if intrinsics is not None else profile.intrinsics)
+    t1 = time.perf_counter()
+    timings = {"tiles": (t1 - t0) * 1000}
+    warnings: list[str] = []
+    cells: dict[str, dict] = {}
+    cell_conf: list[float] = []
+    if view.tiles and view.homography is not None:
+        if not profile.colours:
+            warnings.append("the profile has no players' colours, so pieces are not read: "
+                            "run companion calibrate with the colour card")
+            cells = {name: {"occluded": True} for name in _all_cells(view)}
+        else:
+            mosaic = build_mosaic(frame, view)
+            t2 = time.perf_counter()
+            reading = read_pieces(mosaic, profile)
+            t3 = time.perf_counter()
+            timings["mosaic"] = (t2 - t1) * 1000
+            timings["pieces"] = (t3 - t2) * 1000
+            for name, cell in reading.cells.items():
+                cell_conf.append(cell.confidence)
+                data = cell.to_json()
+                if data is not None:
+                    cells[name] = data
+            warnings.extend(reading.warnings)
+    obs = observation(view, "peepwar", timings, warnings)
+    obs["cells"] = dict(sorted(cells.items(), key=lambda kv: _order(kv[0])))
+    if cell_conf:
+        obs["confidence"] = round(float(min(view.confidence, float(np.mean(cell_conf)))), 3)
+    obs["timings_ms"]["total"] = round((time.perf_counter() - t0) * 1000, 2)
+    return obs, view
+
+
+def _all_cells(view) -> list[str]:
+    return [c for t in view.tiles for c in cells_of((t.q, t.r))]
+
+
+def _order(name: str) -> tuple:
+    tile, slot = name.split("/")
+    q, r = (int(v) for v in tile.split(","))
+    return (q, r, -1 if slot == "c" else int(slot))
