@@ -13,6 +13,7 @@ frame's own resolution, so nothing is wasted), alongside:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -38,7 +39,7 @@ def _art_grey(tile_id: int) -> np.ndarray:
     return cv2.cvtColor(tile_image(tile_id, ART_PX_PER_MM), cv2.COLOR_BGR2GRAY)
 
 
-def preload_art(tile_ids) -> None:
+def preload_art(tile_ids: Iterable[int]) -> None:
     """Draw these tiles' art now (about 50 ms each), so the first frames are not slowed."""
     for i in tile_ids:
         _art_grey(int(i))

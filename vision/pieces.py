@@ -12,15 +12,16 @@ in millimetres, with per-pixel players from :mod:`vision.piece_pixels`:
    an arm), or a player's colour region far too big or thick for pieces, cover
    the cells they touch: those cells are reported ``occluded``, never empty.
    So are cells the camera does not fully see.
-3. **Peeps.** Within each player's regions, whatever is thicker than any bean
-   cluster can be (distance to the edge over ``PEEP_CORE_MM``) is a peep's body;
-   the peep is everything within ``PEEP_CORE_MM`` of that core.
-4. **Beans.** The rest of the player's regions are beans. Each connected piece
-   is counted by shape and area together: cores of the distance transform (one
-   per bean unless beans overlap) and area over a bean's area, rounding up
-   where the piece is cut by a peep, an egg, a hand or a tile's edge. Touching
-   beans are split into beans by k-means seeded from those cores, and each bean
-   belongs to the cell under its centre.
+3. **Peeps.** On all pieces' foreground together, whatever is thicker than a
+   cluster of beans can be (distance to the edge over ``PEEP_CORE_MM``) and
+   mostly in its owner's *peep* colour rather than their bean colour is a
+   peep's body; its owner is the majority player over it.
+4. **Beans.** The rest of each player's pixels are beans. Each fragment is
+   counted by shape and area together (:func:`peel_beans`): bean outlines are
+   peeled off at the thickest points until what is left is too thin or too
+   small for a bean, more leniently where the fragment is cut by a peep, an
+   egg, a hand, another player's piece or a tile's edge. Touching beans come
+   apart that way, and each bean belongs to the cell under its centre.
 
 Every count comes with a confidence and, when it is a close call, a warning
 naming the cell ("cell 1,0/2: a bean between red and orange").
