@@ -13,8 +13,6 @@ and then the undo puts back, so every reading changes what the page shows.
 from __future__ import annotations
 
 import argparse
-import http.client
-import json
 import statistics
 import tempfile
 import threading
@@ -27,6 +25,7 @@ from companion.rules.peepwar.bot import Bot
 from companion.rules.peepwar.inference import differences
 from companion.service import Service, ServiceOptions
 from vision.render.game_scene import families_colours, profile_for_colours, render_state
+from web.event_stream import follow_events
 
 
 def _readable(state_dict, state, colours, detect):
@@ -62,21 +61,12 @@ def main() -> None:
         received: dict[int, float] = {}
         arrived = threading.Condition()
 
-        def page() -> None:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-            conn.request("GET", "/api/stream")
-            resp = conn.getresponse()
-            while True:
-                line = resp.fp.readline()
-                if not line:
-                    return
-                if line.startswith(b"data: "):
-                    version = json.loads(line[6:])["version"]
-                    with arrived:
-                        received[version] = time.perf_counter()
-                        arrived.notify_all()
+        def arrive(data: dict) -> None:
+            with arrived:
+                received[data["version"]] = time.perf_counter()
+                arrived.notify_all()
 
-        threading.Thread(target=page, daemon=True).start()
+        follow_events(port, arrive)
         time.sleep(0.5)
         total, reading, verdicts = [], [], []
         for i in range(args.rounds):

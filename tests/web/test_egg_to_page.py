@@ -6,7 +6,6 @@ import http.client
 import json
 import re
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from companion.inputs.egg_colours import EggColours
 from companion.rules.peepwar import PeepWar
 from companion.rules.peepwar.bot import Bot
 from companion.service import Service, ServiceOptions
+from web.event_stream import follow_events
 
 for _path in (Path(__file__).resolve().parents[2] / "firmware",
               Path(__file__).resolve().parents[1] / "fakes"):
@@ -57,18 +57,7 @@ def test_egg_draws_resolve_a_fight_shown_on_the_page(tmp_path: Path) -> None:
     port = service._server.server_port
     pushed: list[dict] = []
 
-    def page() -> None:  # a browser following the server-sent events
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        conn.request("GET", "/api/stream")
-        resp = conn.getresponse()
-        while True:
-            line = resp.fp.readline()
-            if not line:
-                return
-            if line.startswith(b"data: "):
-                pushed.append(json.loads(line[6:]))
-
-    threading.Thread(target=page, daemon=True).start()
+    follow_events(port, pushed.append)  # a browser following the server-sent events
     try:
         deadline = time.monotonic() + 20
         while _get(port, "/api/state")["devices"].get("egg", {}).get("state") != "connected":
