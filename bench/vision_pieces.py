@@ -125,6 +125,10 @@ def main() -> int:
     ap.add_argument("--photos", default=str(ROOT / ".." / "shared" / "photos" / "jellybeans"),
                     help="folder of the jellybean photos (real bean cut-outs)")
     ap.add_argument("--show", type=int, default=12, help="wrong cells to print (default 12)")
+    ap.add_argument("--errors", action="store_true",
+                    help="also print the wrong fields of wrong cells (troops over/under per "
+                         "colour, peep missed/phantom, Supply Center, occlusion) and the seeds "
+                         "with most wrong cells")
     args = ap.parse_args()
     w, h = (int(v) for v in args.size.lower().split("x"))
     cv2.setNumThreads(1)
@@ -143,6 +147,8 @@ def main() -> int:
     times: list[float] = []
     wrong: list[str] = []
     kinds: Counter = Counter()
+    fields: Counter = Counter()
+    per_seed: Counter = Counter()
     t_start = time.perf_counter()
     for seed in range(args.first_seed, args.first_seed + args.scenes):
         scene = render_game(seed, spec, cutouts)
@@ -183,6 +189,8 @@ def main() -> int:
                 if not ok:
                     board_ok = False
                     kinds[_kind(want, have)] += 1
+                    fields.update(_fields(want, have, cover))
+                    per_seed[seed] += 1
                     if len(wrong) < args.show:
                         wrong.append(f"seed {seed} {name}: truth {want} hand {cover:.3f}, "
                                      f"read {have}")
@@ -219,11 +227,46 @@ def main() -> int:
             ts.append(time.perf_counter() - t0)
         print(f"whole frame, one core, 1920x1080 ({args.timing_scenes} scenes): median "
               f"{np.median(ts) * 1000:.1f} ms, p95 {np.percentile(ts, 95) * 1000:.1f} ms")
+    if args.errors:
+        print("\nwrong fields (a cell can have several; 'beans +n' = n beans too many):")
+        for k, n in sorted(fields.items(), key=lambda kv: (-kv[1], kv[0])):
+            print(f"  {k:<34}{n:>6}")
+        print("seeds with most wrong cells: " + ", ".join(
+            f"{s} ({n})" for s, n in per_seed.most_common(15)))
     if wrong:
         print("\nfirst wrong cells:")
         for line in wrong:
             print("  " + line)
     return 0
+
+
+def _fields(want, have, cover: float) -> list[str]:
+    """The fields a wrong cell got wrong: bean counts per colour, peeps, Supply Center, occlusion.
+
+    >>> _fields((False, (("red", 3, False),)), (False, (("red", 4, True),)), 0.0)
+    ['red beans +1', 'red peep phantom']
+    >>> _fields((True, ()), ("occluded",), 0.0)
+    ['occluded wrongly (no hand)']
+    """
+    if have == ("occluded",):
+        return ["occluded wrongly (hand < 5 %)" if cover > 0 else "occluded wrongly (no hand)"]
+    out = []
+    if cover >= HAND_SURE:
+        out.append("occlusion missed")
+    want = want or (False, ())
+    have = have or (False, ())
+    if want[0] != have[0]:
+        out.append("supply center " + ("missed" if want[0] else "phantom"))
+    tp = {p: (n, k) for p, n, k in want[1]}
+    gp = {p: (n, k) for p, n, k in have[1]}
+    for p in sorted(set(tp) | set(gp)):
+        (tn, tk), (gn, gk) = tp.get(p, (0, False)), gp.get(p, (0, False))
+        if gn != tn:
+            out.append(f"{p} beans {gn - tn:+d}" if abs(gn - tn) < 3
+                       else f"{p} beans {'+' if gn > tn else '-'}3 or more")
+        if gk != tk:
+            out.append(f"{p} peep " + ("missed" if tk else "phantom"))
+    return out
 
 
 def _kind(want, have) -> str:

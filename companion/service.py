@@ -62,6 +62,7 @@ class ServiceOptions:
     new_game: bool = False
     auto_accept: bool = True
     egg_seed: int | None = None
+    profile: str | None = None  # colour profile for /score (None: the settings file's)
 
 
 class Service:
@@ -110,7 +111,7 @@ class Service:
 
     def start(self) -> str:
         logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
-        app = create_app(self.referee, passphrase=self.passphrase,
+        app = create_app(self.referee, passphrase=self.passphrase, score_profile=self.opts.profile,
                          camera=self.camera or self.camera_view or Camera())
         if not 0 <= self.opts.port <= 65535:
             raise UserError(f"--port must be 0 to 65535, not {self.opts.port}")

@@ -28,7 +28,7 @@ from vision.tiles import TableView
 
 ART_PX_PER_MM = 2.0
 MIN_PX_PER_MM = 1.0
-MAX_PX_PER_MM = 2.0
+MAX_PX_PER_MM = 1.75
 INK_GROW_MM = 1.0
 TILE_EDGE_MM = 1.5  # pixels this close to a tile's cut edge may show the table: left out
 

@@ -7,15 +7,18 @@ paper nearby, so a bean under a cast shadow keeps its lightness. Pixels are
 described by calibration's three features (``calibration.colour.features``).
 
 A pixel is *foreground* when it is coloured (its channels spread beyond the
-paper's noise), or clearly darker than paper where nothing dark is printed. Only foreground
-pixels are classified, which is what keeps an empty table cheap: each goes to
-the nearest player model (bean or peep, Mahalanobis distance) or to *unknown*
-(a hand, a sleeve, an egg of another colour) when no model is near.
+paper's noise), dim and a little coloured (a near-black bean), or clearly darker
+than paper where nothing dark is printed; these tests run on 8-bit images. Only
+foreground pixels are classified, which is what keeps an empty table cheap: each
+goes to the nearest player model (bean or peep, Mahalanobis distance, looked up
+in a per-model table over quantised features) or to *unknown* (a hand, a
+sleeve, an egg of another colour) when no model is near.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -28,14 +31,26 @@ from vision.srgb import SRGB_TO_LINEAR, to_srgb
 SPREAD_FG = 28  # max - min of white-balanced sRGB: beyond paper, print and noise
 INK_SPREAD_FG = 60  # over printed ink, where JPEG leaves coloured fringes
 SAT_FG = 0.12  # the same spread relative to the pixel's brightness
-DARK_FG = 0.42  # brightness relative to the paper nearby below which paper is not paper
+DARK_FG = 0.57  # brightness relative to the paper nearby below which paper is not paper
 UNKNOWN_DISTANCE = 5.0  # farther than this from every model: not a player's piece
+DIM_FG = 0.7  # below this brightness (relative to the paper) ...
+DIM_SPREAD_FG = 10  # ... a smaller spread is colour already
+DIM_SAT = 0.5  # ... and a smaller saturation (share of the paper's floor)
 WHITE_BLOCK_MM = 8.0
+CLEAR_MM = 2.0  # paper this close to something else is left out of the white field
 HOLE_MM2 = 60.0  # paper-looking holes this small inside a piece are its highlights
 # Added to every model's spread when reading: one piece on the card shows one lamp's
 # shading; on the table the lamp, the tilt and the piece's turn shade it otherwise.
 READ_SPREAD = np.array([0.04, 0.04, 0.09])
 _EPS = 1e-4
+# Model distances are looked up in tables over quantised features: r/S and b/S in
+# CHROMA_STEPS steps (0.027 in calibration's 3 r/S - 1), lightness up to LIGHT_MAX in
+# LIGHT_STEPS, each distance stored in tenths (to 25.5) -- a small fraction of a model's spread.
+CHROMA_STEPS = 112
+LIGHT_STEPS = 56
+LIGHT_MAX = 1.4
+DIST_SCALE = 10.0
+LUT_CLOSE = 9  # tenths: a bean-or-peep call closer than this is made on exact distances
 UNKNOWN = 255
 NONE = 254
 
@@ -55,7 +70,7 @@ class PixelClasses:
 
 def _paper_white(image: np.ndarray, paper: np.ndarray) -> np.ndarray:
     """Linear BGR of the paper: the median of the brighter unprinted paper pixels."""
-    px = image[paper][::7]
+    px = image[::3, ::3][paper[::3, ::3]][::2]  # a sample is enough for a median
     if len(px) < 50:
         return np.ones(3, np.float32)
     lum = px.max(axis=1)
@@ -91,19 +106,42 @@ def _local_white(value: np.ndarray, paper: np.ndarray, px_per_mm: float) -> np.n
     return cv2.resize(field, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
-def _fill_holes_below(mask: np.ndarray, max_px: int) -> np.ndarray:
-    """``mask`` (uint8 0/1) with its enclosed holes of at most ``max_px`` pixels filled."""
-    inv = (mask == 0).astype(np.uint8)
-    n, lab, stats, _ = cv2.connectedComponentsWithStats(inv, connectivity=4)
-    if n <= 1:
-        return mask
-    h, w = mask.shape
-    x, y, bw, bh, area = stats.T
-    touches = (x == 0) | (y == 0) | (x + bw >= w) | (y + bh >= h)
-    small = (area <= max_px) & ~touches
-    small[0] = False
-    out = mask.copy()
-    out[small[lab]] = 1
+def _disk_kernel(radius_px: float) -> np.ndarray:
+    r = max(1, int(round(radius_px)))
+    return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
+
+
+def components(mask: np.ndarray, connectivity: int = 8
+               ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """``cv2.connectedComponentsWithStats`` with 16-bit labels (twice as fast as 32-bit)."""
+    return cv2.connectedComponentsWithStats(mask, connectivity=connectivity, ltype=cv2.CV_16U)
+
+
+def fill_holes_below(mask: np.ndarray, max_px: int) -> np.ndarray:
+    """``mask`` (uint8 0/1) with its enclosed holes of at most ``max_px`` pixels filled.
+
+    The holes are what a flood from the border does not reach: all are filled,
+    then the few larger ones opened again, each found by its outline (far
+    cheaper than labelling the whole image).
+
+    >>> ring = np.pad(np.pad(np.zeros((2, 2), np.uint8), 1, constant_values=1), 1)
+    >>> int(fill_holes_below(ring, 4).sum()), int(fill_holes_below(ring, 3).sum())
+    (16, 12)
+    """
+    flood = cv2.copyMakeBorder(mask, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
+    cv2.floodFill(flood, None, (0, 0), 1)
+    holes = cv2.compare(flood[1:-1, 1:-1], 0, cv2.CMP_EQ)
+    out = cv2.bitwise_or(mask, holes // 255)
+    outlines, _ = cv2.findContours(holes, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    for c in outlines:
+        x, y, w, h = cv2.boundingRect(c)
+        if w * h <= max_px:
+            continue  # too small a box to hold a large hole
+        inside = np.zeros((h, w), np.uint8)
+        cv2.drawContours(inside, [c], -1, 1, -1, offset=(-x, -y))
+        inside &= holes[y:y + h, x:x + w] > 0
+        if int(inside.sum()) > max_px:
+            out[y:y + h, x:x + w][inside > 0] = 0
     return out
 
 
@@ -112,30 +150,41 @@ def _mode_filter(label: np.ndarray, fg: np.ndarray, n_players: int, px_per_mm: f
     """Each foreground pixel takes the commonest label around it (players and unknown).
 
     A bean's shaded rim and its shadow side can sit nearer another player's model
-    than its own; a majority over about 2.5 mm gives them back to the bean.
+    than its own; a majority over about 2.5 mm gives them back to the bean. Votes
+    are counted only where the neighbourhood is mixed: elsewhere the majority is
+    the pixel's own label.
     """
     k = max(3, int(round(2.5 * px_per_mm)) | 1)
+    voting = np.where(fg, label, NONE).astype(np.uint8)
+    kernel = np.ones((k, k), np.uint8)
+    mixed = fg & (cv2.dilate(voting, kernel) != cv2.erode(voting, kernel))
+    ys, xs = np.nonzero(mixed)
+    if len(ys) == 0:
+        return label
+    y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
+    h = k // 2
+    box = (slice(max(y0 - h, 0), y1 + h), slice(max(x0 - h, 0), x1 + h))
+    oy, ox = ys - box[0].start, xs - box[1].start
+    sub = label[box]
     classes = list(range(n_players)) + [UNKNOWN]
-    votes = np.stack([cv2.boxFilter((label == c).astype(np.float32), -1, (k, k),
-                                    normalize=False) for c in classes])
-    best = np.asarray(classes, np.uint8)[np.argmax(votes, axis=0)]
+    votes = np.stack([cv2.boxFilter((sub == c).astype(np.uint8), cv2.CV_16U, (k, k),
+                                    normalize=False)[oy, ox] for c in classes])
     out = label.copy()
-    out[fg] = best[fg]
+    out[ys, xs] = np.asarray(classes, np.uint8)[np.argmax(votes, axis=0)]
     return out
 
 
-def _models(profile: Profile) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
-    """Players, and per model: mean, inverse covariance, owner index (bean and peep each)."""
+def _models(profile: Profile) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Players, and per model (bean, peep, bean, ...): mean and inverse covariance."""
     players = list(profile.players) or list(profile.colours)
-    means, invs, owner = [], [], []
-    for i, p in enumerate(players):
+    means, invs = [], []
+    for p in players:
         c = profile.colours[p]
         for m in (c.bean, c.peep):
             assert isinstance(m, ColourModel)
             means.append(m.mean)
             invs.append(np.linalg.inv(m.cov + np.diag(READ_SPREAD**2)))
-            owner.append(i)
-    return players, np.array(means, np.float32), np.array(invs, np.float32), np.array(owner)
+    return players, np.array(means, np.float32), np.array(invs, np.float32)
 
 
 def classify(mosaic: Mosaic, profile: Profile) -> PixelClasses:
@@ -152,29 +201,56 @@ def classify(mosaic: Mosaic, profile: Profile) -> PixelClasses:
     hi = cv2.max(cv2.max(b, g), r)
     spread = cv2.subtract(hi, cv2.min(cv2.min(b, g), r))
     spread = cv2.blur(spread, (3, 3))  # sensor noise and JPEG chroma blocks
-    white = _local_white(hi, paper & (spread < SPREAD_FG // 2) & (hi > 120), mosaic.px_per_mm)
-    rel = hi.astype(np.float32) / np.maximum(white, 1.0)
+    # Only paper well clear of anything on it: a piece's blurred rim would pull the paper's
+    # brightness down around dark pieces, and then they would no longer look dark.
+    clear = (paper & (spread < SPREAD_FG // 2) & (hi > 120)).astype(np.uint8)
+    clear = cv2.erode(clear, _disk_kernel(CLEAR_MM * mosaic.px_per_mm)) > 0
+    white = _local_white(hi, clear, mosaic.px_per_mm)
+    # The tests below run on 8-bit images (0/255 masks): "brightness under a share of the
+    # paper's" is hi < share * white, "saturation over f" is spread > f * hi, thresholds
+    # rounded up or down so that the integer tests match the real-valued ones.
+
+    def darker(share: float) -> np.ndarray:
+        return cv2.compare(hi, cv2.convertScaleAbs(white, alpha=share, beta=0.5), cv2.CMP_LT)
+
+    def more_colour(f: float) -> np.ndarray:
+        return cv2.compare(spread, cv2.convertScaleAbs(hi, alpha=f, beta=-0.5), cv2.CMP_GT)
+
+    ink = mosaic.ink.view(np.uint8) * np.uint8(255)
     # Over printed ink JPEG leaves coloured fringes: ask for more colour there, unless the
     # pixel is too bright to be ink (something lies on it).
-    inky = mosaic.ink & (rel < 0.7)
+    inky = cv2.bitwise_and(ink, darker(0.7))
     # Saturation (spread over brightness) beyond what the bare paper shows in this frame:
     # a warm lamp or a dark corner amplifies one channel's noise.
-    sat = spread.astype(np.float32) / np.maximum(hi.astype(np.float32), 1.0)
-    sample = sat[paper & (rel > 0.5)][::11]
+    lit = paper & (cv2.compare(hi, cv2.convertScaleAbs(white, alpha=0.5, beta=-0.5),
+                               cv2.CMP_GT) > 0)
+    sample = spread[lit][::11] / np.maximum(hi[lit][::11], 1.0)
     sat_floor = max(SAT_FG, 3.0 * float(np.median(sample))) if sample.size > 50 else SAT_FG
     # A clipped channel makes bright paper look coloured after white balance.
-    clipped = cv2.max(cv2.max(mosaic.image[:, :, 0], mosaic.image[:, :, 1]),
-                      mosaic.image[:, :, 2]) >= 250
-    coloured = (spread > np.where(inky, INK_SPREAD_FG, SPREAD_FG)) & (sat > sat_floor) \
-        & (rel > 0.25) & ~(clipped & (rel > 0.8) & (sat < 1.5 * sat_floor))
-    fg = on & (coloured | ((rel < DARK_FG) & ~mosaic.ink))
-    fg = cv2.morphologyEx(fg.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+    cb, cg, cr = cv2.split(mosaic.image)
+    clipped = cv2.compare(cv2.max(cv2.max(cb, cg), cr), 249, cv2.CMP_GT)
+    glare = cv2.bitwise_and(cv2.bitwise_and(clipped, cv2.bitwise_not(darker(0.8))),
+                            cv2.bitwise_not(more_colour(1.5 * sat_floor)))
+    spread_ok = cv2.bitwise_or(cv2.compare(spread, INK_SPREAD_FG, cv2.CMP_GT),
+                               cv2.bitwise_and(cv2.compare(spread, SPREAD_FG, cv2.CMP_GT),
+                                               cv2.bitwise_not(inky)))
+    coloured = cv2.bitwise_and(cv2.bitwise_and(spread_ok, more_colour(sat_floor)),
+                               cv2.bitwise_and(cv2.bitwise_not(darker(0.25)),
+                                               cv2.bitwise_not(glare)))
+    # Dim pieces (a near-black bean) show little colour, but more than a neutral shadow does.
+    dim = cv2.bitwise_and(cv2.bitwise_and(darker(DIM_FG), more_colour(DIM_SAT * sat_floor)),
+                          cv2.bitwise_and(cv2.compare(spread, DIM_SPREAD_FG, cv2.CMP_GT),
+                                          cv2.bitwise_not(inky)))
+    dark = cv2.bitwise_and(darker(DARK_FG), cv2.bitwise_not(ink))
+    fg = cv2.bitwise_or(cv2.bitwise_or(coloured, dim), dark)
+    fg = cv2.bitwise_and(fg, on.view(np.uint8) * np.uint8(255)) // 255
+    fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
     # A glossy bean's highlight can look like paper: small holes inside a piece are piece.
-    fg = _fill_holes_below(fg, int(HOLE_MM2 * mosaic.px_per_mm**2)) > 0
+    fg = fill_holes_below(fg, int(HOLE_MM2 * mosaic.px_per_mm**2)) > 0
     # Edge pixels mix a piece with the paper: classify the inside, then hand labels outwards.
     core = cv2.erode(fg.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
 
-    players, means, invs, owner = _models(profile)
+    players, means, invs = _models(profile)
     label = np.full(fg.shape, NONE, np.uint8)
     margin = np.zeros(fg.shape, np.float32)
     runner_up = np.zeros(fg.shape, np.uint8)
@@ -183,28 +259,35 @@ def classify(mosaic: Mosaic, profile: Profile) -> PixelClasses:
     if len(idx[0]) and len(players):
         lin = SRGB_TO_LINEAR[wb[idx]].astype(np.float32)
         white_lin = SRGB_TO_LINEAR[np.clip(white[idx], 0, 255).astype(np.uint8)]
-        feats = features_of(lin, white_lin)
-        per_player = np.full((len(feats), len(players)), np.inf, np.float32)
-        kind_d = np.zeros((len(feats), len(players), 2), np.float32)
-        # A dark pixel's chromaticity is mostly noise (a few sensor levels per channel):
-        # its colour differences weigh less, down to a third for near-black beans.
-        weight = np.clip(feats[:, 2:3] / 0.6, 0.35, 1.0)
-        for k, o in enumerate(owner):
-            d = feats - means[k]
-            d[:, :2] *= weight
-            dist = np.sqrt(np.einsum("ni,ni->n", d @ invs[k], d))
-            kind_d[:, o, k % 2] = dist
-            per_player[:, o] = np.minimum(per_player[:, o], dist)
-        order = np.argsort(per_player, axis=1)
-        rows = np.arange(len(feats))
-        best = order[:, 0]
+        cell = _feature_cells(lin, white_lin)
+        n_px = len(cell)
+        # Per player: the nearer of their bean and peep models, in tenths.
+        bean_d = np.stack([_distance_lut(means[k].tobytes(), invs[k].tobytes())[cell]
+                           for k in range(0, len(means), 2)], axis=1)
+        peep_d = np.stack([_distance_lut(means[k].tobytes(), invs[k].tobytes())[cell]
+                           for k in range(1, len(means), 2)], axis=1)
+        per_player = np.minimum(bean_d, peep_d)
+        rows = np.arange(n_px)
+        best = np.argmin(per_player, axis=1)
         best_d = per_player[rows, best]
-        second = per_player[rows, order[:, 1]] if len(players) > 1 \
-            else np.full(len(feats), np.inf, np.float32)
-        label[idx] = np.where(best_d <= UNKNOWN_DISTANCE, best, UNKNOWN).astype(np.uint8)
-        margin[idx] = np.minimum(second - best_d, 99.0)
-        runner_up[idx] = order[:, 1] if len(players) > 1 else 0
-        peepish[idx] = kind_d[rows, best, 1] < kind_d[rows, best, 0]
+        label[idx] = np.where(best_d <= UNKNOWN_DISTANCE * DIST_SCALE, best,
+                              UNKNOWN).astype(np.uint8)
+        if len(players) > 1:
+            rest = per_player.copy()
+            rest[rows, best] = 255
+            second = np.argmin(rest, axis=1)
+            margin[idx] = (rest[rows, second].astype(np.float32) - best_d) / DIST_SCALE
+            runner_up[idx] = second
+        else:
+            margin[idx] = 99.0
+        # Bean or peep is often a close call (a pale bean near its peep's colour): where the
+        # tables cannot tell (they are within a tenth or two), decide on exact distances.
+        pd, bd = peep_d[rows, best].astype(np.int16), bean_d[rows, best].astype(np.int16)
+        peep = pd < bd
+        close = np.abs(pd - bd) <= LUT_CLOSE
+        if close.any():
+            peep[close] = _peep_nearer(lin[close], white_lin[close], best[close], means, invs)
+        peepish[idx] = peep
     elif len(idx[0]):
         label[idx] = UNKNOWN
     edge = fg & ~core
@@ -219,11 +302,55 @@ def classify(mosaic: Mosaic, profile: Profile) -> PixelClasses:
     return PixelClasses(fg, label, margin, runner_up, peepish, players, gains)
 
 
-def features_of(lin_bgr: np.ndarray, white_y: np.ndarray) -> np.ndarray:
-    """Calibration's features of white-balanced linear BGR rows, lightness against ``white_y``."""
-    px = np.maximum(lin_bgr, _EPS)
-    b, g, r = px[:, 0], px[:, 1], px[:, 2]
+def _peep_nearer(lin_bgr: np.ndarray, white_y: np.ndarray, best: np.ndarray,
+                 means: np.ndarray, invs: np.ndarray) -> np.ndarray:
+    """Per row: is the row's player's peep model nearer than their bean model (exactly)?"""
+    b, g, r = (np.maximum(lin_bgr[:, i], _EPS) for i in range(3))
     total = b + g + r
-    y = 0.0722 * b + 0.7152 * g + 0.2126 * r
+    light = np.cbrt((0.0722 * b + 0.7152 * g + 0.2126 * r) / np.maximum(white_y, _EPS))
+    weight = np.clip(light / 0.6, 0.35, 1.0)
+    f0, f1 = 3 * r / total - 1, 3 * b / total - 1
+    # Per model: mean, then the quadratic form's six coefficients (inverse is symmetric).
+    coef = np.stack([means[:, 0], means[:, 1], means[:, 2], invs[:, 0, 0], invs[:, 1, 1],
+                     invs[:, 2, 2], 2 * invs[:, 0, 1], 2 * invs[:, 0, 2], 2 * invs[:, 1, 2]])
+    d2 = []
+    for kind in (0, 1):  # bean, peep: each row's own player's model
+        c = [np.take(row, 2 * best + kind) for row in coef]
+        d0, d1, dl = (f0 - c[0]) * weight, (f1 - c[1]) * weight, light - c[2]
+        d2.append(c[3] * d0 * d0 + c[4] * d1 * d1 + c[5] * dl * dl
+                  + c[6] * d0 * d1 + c[7] * d0 * dl + c[8] * d1 * dl)
+    return d2[1] < d2[0]
+
+
+def _feature_cells(lin_bgr: np.ndarray, white_y: np.ndarray) -> np.ndarray:
+    """Index of each white-balanced linear BGR row in the quantised feature grid."""
+    px = np.maximum(lin_bgr, _EPS)
+    total = px.sum(axis=1)
+    y = px @ np.array([0.0722, 0.7152, 0.2126], np.float32)
     light = np.cbrt(y / np.maximum(white_y, _EPS))
-    return np.stack([3 * r / total - 1, 3 * b / total - 1, light], axis=1).astype(np.float32)
+    i = np.minimum((px[:, 2] / total * CHROMA_STEPS).astype(np.int32), CHROMA_STEPS - 1)
+    j = np.minimum((px[:, 0] / total * CHROMA_STEPS).astype(np.int32), CHROMA_STEPS - 1)
+    k = np.minimum((light * (LIGHT_STEPS / LIGHT_MAX)).astype(np.int32), LIGHT_STEPS - 1)
+    return (i * CHROMA_STEPS + j) * LIGHT_STEPS + k
+
+
+@lru_cache(maxsize=64)
+def _distance_lut(mean: bytes, inv: bytes) -> np.ndarray:
+    """One model's distance (tenths, uint8) at every cell of the quantised feature grid.
+
+    Dark pixels' colour differences weigh less (down to a third for near-black
+    beans): their chromaticity is mostly noise, a few sensor levels per channel.
+    Built once per model (a few tens of ms) and kept.
+    """
+    m = np.frombuffer(mean, np.float32)
+    a = np.frombuffer(inv, np.float32).reshape(3, 3)
+    c = (np.arange(CHROMA_STEPS, dtype=np.float32) + 0.5) / CHROMA_STEPS
+    lv = (np.arange(LIGHT_STEPS, dtype=np.float32) + 0.5) * (LIGHT_MAX / LIGHT_STEPS)
+    w = np.clip(lv / 0.6, 0.35, 1.0)
+    d0 = (3 * c - 1 - m[0])[:, None, None] * w[None, None, :]
+    d1 = (3 * c - 1 - m[1])[None, :, None] * w[None, None, :]
+    d2 = (lv - m[2])[None, None, :]
+    q = (a[0, 0] * d0 * d0 + a[1, 1] * d1 * d1 + a[2, 2] * d2 * d2
+         + 2 * a[0, 1] * d0 * d1 + 2 * a[0, 2] * d0 * d2 + 2 * a[1, 2] * d1 * d2)
+    dist = np.sqrt(np.maximum(q, 0)) * DIST_SCALE
+    return np.minimum(np.round(dist), 255).astype(np.uint8).ravel()

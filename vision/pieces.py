@@ -39,7 +39,14 @@ import numpy as np
 from calibration.profile import Profile
 from companion.rules.peepwar.board import parse_cell
 from vision.mosaic import Mosaic
-from vision.piece_pixels import NONE, UNKNOWN, PixelClasses, classify
+from vision.piece_pixels import (
+    NONE,
+    UNKNOWN,
+    PixelClasses,
+    classify,
+    components,
+    fill_holes_below,
+)
 
 BEAN_HALF_MM = (10.0, 6.5)  # a bean lying down: 20 x 13 mm
 ERASE_MM = 1.5  # a found bean is erased with this much rim (blur, shadow)
@@ -50,18 +57,21 @@ PARTIAL_SHARE = 0.28  # ... when the fragment is cut by a peep, an egg, a hand o
 HOLE_MM2 = 100.0  # holes smaller than this in a piece are highlights or eyes
 PEEP_CORE_MM = 11.0  # a peep is 35 mm wide; bean clusters are never this thick
 MIN_PEEP_CORE_MM2 = 25.0
+PEEP_SURE_MM = 17.0  # no heap of beans is this thick: a peep whatever its shading says
 PEEP_COLOUR_SHARE = 0.5  # of a peep's pixels nearer its owner's peep model than bean model
 MIN_FRAGMENT_MM2 = 40.0  # smaller player-coloured specks are noise
 SC_MIN_RADIUS_MM = 19.5  # a Supply Center covers the 40 mm circle: thicker than any peep
 SC_SEARCH_MM = 6.0
 OCCLUDER_MIN_MM2 = 250.0
 OCCLUDER_MIN_THICK_MM = 4.5
-PIECE_MAX_MM2 = 9000.0  # touching pieces of a combat: two peeps and 10 beans at most
-PIECE_MAX_THICK_MM = 21.0
+PIECE_MAX_MM2 = 10000.0  # touching pieces of a combat and its neighbours: peeps, beans
+PIECE_MAX_THICK_MM = 25.0
 PEEP_AREA_MM2 = 1650.0
 OCCLUDED_MIN_SHARE = 0.004
 MAX_LEGAL_TROOPS = 5
 BORDER_WARN_MM = 1.5
+HEAP_BEANS = 2.2  # a fragment this many beans big is peeled from the outside in
+FIT_SLACK_MM = 0.5  # a bean fits where its outline this much smaller lies inside the fragment
 
 
 @dataclass
@@ -177,32 +187,22 @@ class _Reader:
         """Foreground far too big or thick for pieces (a hand, an arm, a sleeve) occludes."""
         fg = (self.px.fg & (self.egg == 0)).astype(np.uint8)
         fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, _disk(1.5 * self.s))
-        n, lab, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
-        for i in range(1, n):
-            x, y, w, h, area = stats[i]
-            if self.mm2(area) < 2 * PEEP_AREA_MM2:
-                continue
-            one = (lab[y:y + h, x:x + w] == i).astype(np.uint8)
+        for x, y, one, area in _regions(fg, 2 * PEEP_AREA_MM2 * self.s * self.s):
             dt = cv2.distanceTransform(cv2.copyMakeBorder(one, 1, 1, 1, 1, cv2.BORDER_CONSTANT,
                                                           value=0), cv2.DIST_L2, 3)
             if self.mm2(area) > PIECE_MAX_MM2 or float(dt.max()) / self.s > PIECE_MAX_THICK_MM:
-                self.occluder[y:y + h, x:x + w] |= one
+                self.occluder[y:y + one.shape[0], x:x + one.shape[1]] |= one
 
     def unknown_occluders(self) -> None:
         unk = ((self.px.label == UNKNOWN) & (self.egg == 0)).astype(np.uint8)
         unk = cv2.morphologyEx(unk, cv2.MORPH_OPEN, _disk(1.0 * self.s))
-        n, lab, stats, _ = cv2.connectedComponentsWithStats(unk, connectivity=8)
-        for i in range(1, n):
-            x, y, w, h, area = stats[i]
-            if self.mm2(area) < OCCLUDER_MIN_MM2:
-                continue
-            one = (lab[y:y + h, x:x + w] == i).astype(np.uint8)
+        for x, y, one, _ in _regions(unk, OCCLUDER_MIN_MM2 * self.s * self.s):
             # A finger is 15 mm wide or more; thin rings (a printed peep's outline, a
             # piece's rim in shadow) are not hands.
             thick = cv2.distanceTransform(cv2.copyMakeBorder(one, 1, 1, 1, 1, cv2.BORDER_CONSTANT,
                                                              value=0), cv2.DIST_L2, 3)
             if float(thick.max()) / self.s >= OCCLUDER_MIN_THICK_MM:
-                self.occluder[y:y + h, x:x + w] |= one
+                self.occluder[y:y + one.shape[0], x:x + one.shape[1]] |= one
 
     def mark_occluded(self) -> None:
         occ = cv2.dilate(self.occluder, _disk(2.0 * self.s))
@@ -234,10 +234,10 @@ class _Reader:
         if not ours.any():
             return
         ours = cv2.morphologyEx(ours, cv2.MORPH_CLOSE, _disk(1.2 * s))
-        ours = _fill_small_holes(ours, int(HOLE_MM2 * s * s))
+        ours = fill_holes_below(ours, int(HOLE_MM2 * s * s))
         ours[blocked] = 0
         self.body = np.zeros_like(ours)
-        n, lab, stats, _ = cv2.connectedComponentsWithStats(ours, connectivity=8)
+        n, lab, stats, _ = components(ours, 8)
         for i in range(1, n):
             x, y, w, h, area = stats[i]
             if self.mm2(area) < MIN_FRAGMENT_MM2 * 0.6:
@@ -247,31 +247,47 @@ class _Reader:
             comp = (lab[y0:y1, x0:x1] == i).astype(np.uint8)
             self._peeps(comp, x0, y0)
         free = ~blocked & (self.body == 0)
-        for pi, player in enumerate(self.px.players):
-            ys, xs = np.nonzero((lab_all == pi) & free)
-            if len(ys) == 0:
+        # Every player's pixels lie inside a region of all pieces: work region by region,
+        # in its box, as most of the table holds nothing.
+        pad = int(2 * s) + 3
+        H, W = lab_all.shape
+        for i in range(1, n):
+            x, y, w, h, area = stats[i]
+            if self.mm2(area) < MIN_FRAGMENT_MM2 * 0.6:
                 continue
-            # Work in the box around this player's pixels: most of the table is not theirs.
-            pad = int(4 * s) + 3
-            bx0, by0 = max(int(xs.min()) - pad, 0), max(int(ys.min()) - pad, 0)
-            bx1 = min(int(xs.max()) + pad + 1, lab_all.shape[1])
-            by1 = min(int(ys.max()) + pad + 1, lab_all.shape[0])
+            bx0, by0 = max(x - pad, 0), max(y - pad, 0)
+            bx1, by1 = min(x + w + pad, W), min(y + h + pad, H)
             box = (slice(by0, by1), slice(bx0, bx1))
-            mask = ((lab_all[box] == pi) & free[box]).astype(np.uint8)
-            mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, _disk(1.0 * s))
-            mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, _disk(1.2 * s))
-            mask = _fill_small_holes(mask, int(HOLE_MM2 * s * s))
-            mask[~free[box]] = 0
-            n, lab, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-            for i in range(1, n):
-                x, y, w, h, area = stats[i]
-                if self.mm2(area) < MIN_FRAGMENT_MM2:
-                    continue
-                x0, y0 = max(x - 2, 0), max(y - 2, 0)
-                x1, y1 = min(x + w + 2, mask.shape[1]), min(y + h + 2, mask.shape[0])
-                frag = (lab[y0:y1, x0:x1] == i).astype(np.uint8)
-                gx, gy = x0 + bx0, y0 + by0
-                self._beans(player, pi, frag, gx, gy, self._cut_mask(gx, gy, frag.shape, pi))
+            region_free = free[box] & (lab[box] == i)
+            labels = lab_all[box]
+            counts = np.bincount(labels[region_free], minlength=256)[:len(self.px.players)]
+            # A player with less than a fragment's worth of pixels here has no bean here.
+            for pi in np.nonzero(counts >= MIN_FRAGMENT_MM2 * s * s)[0]:
+                self._player_beans(int(pi), (labels == pi) & region_free, region_free,
+                                   bx0, by0)
+
+    def _player_beans(self, pi: int, mine: np.ndarray, free: np.ndarray, bx0: int,
+                      by0: int) -> None:
+        """One player's beans in one region of pieces (``mine``: their free pixels there)."""
+        s = self.s
+        mask = mine.astype(np.uint8)
+        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, _disk(1.0 * s))
+        if cv2.countNonZero(mask) < MIN_FRAGMENT_MM2 * s * s * 0.8:
+            return  # closing adds a little, never a whole fragment
+        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, _disk(1.2 * s))
+        mask = fill_holes_below(mask, int(HOLE_MM2 * s * s))
+        mask[~free] = 0
+        n, lab, stats, _ = components(mask, 8)
+        player = self.px.players[pi]
+        for i in range(1, n):
+            x, y, w, h, area = stats[i]
+            if self.mm2(area) < MIN_FRAGMENT_MM2:
+                continue
+            x0, y0 = max(x - 2, 0), max(y - 2, 0)
+            x1, y1 = min(x + w + 2, mask.shape[1]), min(y + h + 2, mask.shape[0])
+            frag = (lab[y0:y1, x0:x1] == i).astype(np.uint8)
+            gx, gy = x0 + bx0, y0 + by0
+            self._beans(player, pi, frag, gx, gy, self._cut_mask(gx, gy, frag.shape, pi))
 
     def _peeps(self, comp: np.ndarray, x0: int, y0: int) -> None:
         """Peeps in one region of pieces: cores thicker than any bean cluster, owner by vote.
@@ -293,7 +309,7 @@ class _Reader:
             return
         near_egg = cv2.dilate(egg, _disk(2.0 * s)) > 0
         core = ((own >= PEEP_CORE_MM) & ~near_egg).astype(np.uint8)
-        n, lab, stats, _ = cv2.connectedComponentsWithStats(core, connectivity=8)
+        n, lab, stats, _ = components(core, 8)
         labels = self.px.label[sl]
         for j in range(1, n):
             if self.mm2(stats[j, cv2.CC_STAT_AREA]) < MIN_PEEP_CORE_MM2:
@@ -308,13 +324,19 @@ class _Reader:
             if votes.sum() == 0:
                 continue
             owner = int(np.argmax(votes))
-            # A tight heap of beans can be as thick as a peep; its colour says bean.
+            # A tight heap of beans can be as thick as a peep; its colour says bean -- unless
+            # it is thicker than any heap, when the lamp has shaded a peep like a bean.
             mine = region & (labels == owner)
-            if not mine.any() or np.mean(self.px.peepish[sl][mine]) < PEEP_COLOUR_SHARE:
+            if not mine.any():
+                continue
+            peep_coloured = np.mean(self.px.peepish[sl][mine]) >= PEEP_COLOUR_SHARE
+            if not peep_coloured and float(own[one > 0].max()) < PEEP_SURE_MM:
                 continue
             # The body's rim: within reach of the core and in the peep's colour, so that a
-            # bean tucked against the peep keeps its own pixels.
-            rim = (reach <= PEEP_CORE_MM + 1.8) & (comp > 0) & self.px.peepish[sl]
+            # bean tucked against the peep keeps its own pixels (by reach alone when the
+            # colour does not tell).
+            rim = (reach <= PEEP_CORE_MM + 1.8) & (comp > 0) & self.px.peepish[sl] \
+                if peep_coloured else (reach <= PEEP_CORE_MM + 1.0) & (comp > 0)
             inner = (reach <= PEEP_CORE_MM - 2.0) & (comp > 0)
             body = cv2.morphologyEx((rim | inner).astype(np.uint8), cv2.MORPH_CLOSE, _disk(s))
             self.body[sl] |= body
@@ -395,6 +417,26 @@ class _Reader:
                 cell.supply_center = False
 
 
+def _regions(mask: np.ndarray, min_px: float) -> list[tuple[int, int, np.ndarray, int]]:
+    """8-connected regions of ``mask`` (uint8 0/1) of at least ``min_px`` pixels, as
+    (x, y, region's mask in its box, pixels); found by their outlines, which is far
+    cheaper than labelling the whole image when most regions are small. A region
+    includes whatever lies in its holes."""
+    out = []
+    outlines, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    for c in outlines:
+        x, y, w, h = cv2.boundingRect(c)
+        if w * h < min_px:
+            continue
+        one = np.zeros((h, w), np.uint8)
+        cv2.drawContours(one, [c], -1, 1, -1, offset=(-x, -y))
+        one &= mask[y:y + h, x:x + w]
+        area = int(cv2.countNonZero(one))
+        if area >= min_px:
+            out.append((x, y, one, area))
+    return out
+
+
 def _fill_holes(mask: np.ndarray) -> np.ndarray:
     """``mask`` with every hole (background not reachable from the border) filled."""
     h, w = mask.shape
@@ -408,21 +450,27 @@ def _fill_holes(mask: np.ndarray) -> np.ndarray:
 
 
 @lru_cache(maxsize=16)
-def _bean_shapes(px_per_mm: float) -> tuple[list[np.ndarray], list[np.ndarray], int]:
-    """A bean's outline (and a slightly larger eraser) at 12 turns, as masks, at this scale."""
+def _bean_shapes(px_per_mm: float
+                 ) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray], int]:
+    """A bean's outline, a slightly larger eraser and a slightly smaller fit test, at 12
+    turns, as masks at this scale."""
     s = px_per_mm
     r = int(math.ceil(BEAN_HALF_MM[0] * s + 2.0 * s)) + 1
     yy, xx = np.mgrid[-r:r + 1, -r:r + 1].astype(np.float32)
-    shapes, erasers = [], []
+    shapes, erasers, fits = [], [], []
+
+    def ellipse(u: np.ndarray, v: np.ndarray, half: tuple[float, float]) -> np.ndarray:
+        return (((u / half[0]) ** 2 + (v / half[1]) ** 2) <= 1.0).astype(np.uint8)
+
     for k in range(12):
         a = math.pi * k / 12
         u = (xx * math.cos(a) + yy * math.sin(a)) / s
         v = (-xx * math.sin(a) + yy * math.cos(a)) / s
-        shapes.append((((u / BEAN_HALF_MM[0]) ** 2 + (v / BEAN_HALF_MM[1]) ** 2) <= 1.0)
-                      .astype(np.uint8))
-        big = (BEAN_HALF_MM[0] + ERASE_MM, BEAN_HALF_MM[1] + ERASE_MM)
-        erasers.append((((u / big[0]) ** 2 + (v / big[1]) ** 2) <= 1.0).astype(np.uint8))
-    return shapes, erasers, r
+        shapes.append(ellipse(u, v, BEAN_HALF_MM))
+        erasers.append(ellipse(u, v, (BEAN_HALF_MM[0] + ERASE_MM, BEAN_HALF_MM[1] + ERASE_MM)))
+        fits.append(ellipse(u, v, (BEAN_HALF_MM[0] - FIT_SLACK_MM,
+                                   BEAN_HALF_MM[1] - FIT_SLACK_MM)))
+    return shapes, erasers, fits, r
 
 
 def peel_beans(frag: np.ndarray, px_per_mm: float, partial: bool) -> tuple[list[np.ndarray], float]:
@@ -436,17 +484,25 @@ def peel_beans(frag: np.ndarray, px_per_mm: float, partial: bool) -> tuple[list[
     bean left over unexplained.
     """
     s = px_per_mm
-    shapes, erasers, r = _bean_shapes(round(s, 2))
+    shapes, erasers, fits, r = _bean_shapes(round(s, 2))
     pad = r + 1
     left = cv2.copyMakeBorder(frag, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
     bean_px = math.pi * BEAN_HALF_MM[0] * BEAN_HALF_MM[1] * s * s
     need = (PARTIAL_SHARE if partial else WHOLE_SHARE) * bean_px
     centres: list[np.ndarray] = []
+    # Nothing outside the fragment's own box is ever set: measure thickness there only.
+    inner = left[pad:-pad, pad:-pad]
     for _ in range(12):
-        dt = cv2.distanceTransform(left, cv2.DIST_L2, 5)
+        dt = cv2.distanceTransform(inner, cv2.DIST_L2, 5)
         y, x = np.unravel_index(int(np.argmax(dt)), dt.shape)
         if dt[y, x] / s < (PEEL_MIN_PARTIAL_MM if partial else PEEL_MIN_MM):
             break
+        y, x = y + pad, x + pad
+        if cv2.countNonZero(left) > HEAP_BEANS * bean_px:
+            # A heap: peel from the outside in. Of the places where a whole bean fits,
+            # the one farthest from the heap's middle is a bean at its rim (the
+            # thickest point can lie between two beans side by side).
+            y, x = _outer_fit(left, fits, y, x)
         win = left[y - r:y + r + 1, x - r:x + r + 1]
         cover = [int(np.count_nonzero(win & sh)) for sh in shapes]
         k = int(np.argmax(cover))
@@ -459,17 +515,21 @@ def peel_beans(frag: np.ndarray, px_per_mm: float, partial: bool) -> tuple[list[
     return centres, float(left.sum()) / bean_px
 
 
-def _fill_small_holes(mask: np.ndarray, max_px: int) -> np.ndarray:
-    """``mask`` with holes smaller than ``max_px`` filled (highlights, eyes), larger kept."""
-    holes = (_fill_holes(mask) > 0) & (mask == 0)
-    if not holes.any():
-        return mask
-    n, lab, stats, _ = cv2.connectedComponentsWithStats(holes.astype(np.uint8), connectivity=4)
-    small = np.zeros(n, bool)
-    small[1:] = stats[1:, cv2.CC_STAT_AREA] <= max_px
-    out = mask.copy()
-    out[small[lab] & holes] = 1
-    return out
+def _outer_fit(left: np.ndarray, fits: list[np.ndarray], y: int, x: int) -> tuple[int, int]:
+    """Where a whole bean (every other turn of twelve) fits in ``left``, farthest from its
+    middle; else (y, x)."""
+    bx, by, bw, bh = cv2.boundingRect(left)
+    box = left[by:by + bh, bx:bx + bw]
+    inside = np.zeros_like(box)
+    for sh in fits[::2]:
+        inside |= cv2.erode(box, sh, borderType=cv2.BORDER_CONSTANT, borderValue=0)
+    ys, xs = np.nonzero(inside)
+    if len(ys) == 0:
+        return y, x
+    my, mx = np.nonzero(box)
+    d = (ys - my.mean()) ** 2 + (xs - mx.mean()) ** 2
+    i = int(np.argmax(d))
+    return int(ys[i]) + by, int(xs[i]) + bx
 
 
 def read_pieces(mosaic: Mosaic, profile: Profile) -> PieceReading:

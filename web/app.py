@@ -27,6 +27,7 @@ from companion.referee import Referee
 from companion.rules.base import IllegalAction
 from companion.rules.peepwar.board import parse_cell
 from web.board_svg import board_svg, player_style
+from web.scoresheet import scoresheet_blueprint, settings_profile
 
 TOKEN_HEADER = "X-Companion-Token"
 MAX_FAILURES = 5  # wrong pass-phrases from one address before it must wait
@@ -46,12 +47,13 @@ class Camera:
 
 
 def create_app(referee: Referee, *, passphrase: str | None = None,
-               camera: Camera | None = None, on_event: Callable[[str], None] | None = None
-               ) -> Flask:
+               camera: Camera | None = None, on_event: Callable[[str], None] | None = None,
+               score_profile: str | None = None) -> Flask:
     """The app for one referee. ``passphrase`` None means only this machine may change the game.
 
     Pass-phrase rules: requests from loopback addresses never need it; from
     any other address a mutating request needs it in ``X-Companion-Passphrase``.
+    ``score_profile`` is the colour profile /score reads photos with (default: the settings').
     """
     app = Flask(__name__)
     app.config["SECRET_KEY"] = secrets.token_hex(32)
@@ -245,6 +247,10 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
             players = [p.strip() for p in players.split(",") if p.strip()]
         referee.new_game([str(p) for p in players], int(body.get("edition", 2005)))
         return referee.game.id
+
+    app.register_blueprint(scoresheet_blueprint(
+        guard, token, profile=settings_profile if score_profile is None else score_profile,
+        home="/"), url_prefix="/score")
 
     for name, fn in [("end", end), ("undo", undo), ("command", command), ("draw", draw),
                      ("eat", eat), ("peep-beans", peep_beans), ("accept", accept),

@@ -23,7 +23,7 @@ def run(args: argparse.Namespace) -> int:
         port=args.port if args.port is not None else settings.port,
         log=args.log or (Path(settings.log) if settings.log else None),
         players=_players(args.players), edition=args.edition, new_game=args.new,
-        auto_accept=settings.auto_accept,
+        auto_accept=settings.auto_accept, profile=args.profile or settings.profile,
     )
     service = Service(opts)
     notes = []

@@ -440,6 +440,8 @@ def render_layout(seed: int, spec: PeltaSpec | None = None,
     rng = np.random.default_rng(seed)
     if teams is None:
         n = int(rng.integers(spec.teams[0], spec.teams[1] + 1))
+        if n == 3:  # no legal seating has three colours (3 players play two each)
+            n = 4
         names = list(TEAM_COLOURS)
         teams = [names[int(i)] for i in sorted(rng.choice(len(names), n, replace=False))]
     rounds = int(rng.integers(spec.rounds[0], spec.rounds[1] + 1))

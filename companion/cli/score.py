@@ -1,0 +1,247 @@
+"""``companion score peltapeeps PHOTO``: the score sheet of a finished layout, from one photo.
+
+Reads every piece (colour, catalog piece, face) and every join in the photo
+with the colour profile, then scores it line by line as the score sheet does.
+Unplayed pieces default to each colour's catalog minus the pieces seen;
+``--unplayed`` names them instead. ``--page`` opens the photo on the
+score-sheet page to correct what was misread.
+
+>>> parse_seats("Ann=red, Bob=blue,Ann=green", ["red", "blue", "green"])
+[('Ann', 'red'), ('Bob', 'blue'), ('Ann', 'green')]
+>>> parse_unplayed("red:E1,red:A2", ["red"], ["E1", "A2"])
+{'red': ['E1', 'A2']}
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from companion.errors import UserError
+
+GAMES = ("peltapeeps",)
+LINE_NAMES = (("joins", "JOIN points"), ("bonus", "Same-team bonus"),
+              ("face_up", "Face-up points"), ("unplayed", "Unplayed pieces"),
+              ("unplayed_peeps", "Unplayed PeltaPeeps"), ("total", "Total"))
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``score``."""
+    p = subparsers.add_parser(
+        "score", help="score a finished PeltaPeeps layout from a photo",
+        description="Read a photo of a finished PeltaPeeps layout (every piece, its colour "
+        "and face, and every join) and print each player's score sheet. Unplayed pieces "
+        "default to each colour's catalog minus the pieces seen.")
+    p.add_argument("game", metavar="GAME", help="the game: peltapeeps")
+    p.add_argument("photo", metavar="PHOTO", help="photo of the layout, from above")
+    p.add_argument("--profile", metavar="FILE", help="colour profile from 'companion calibrate' "
+                   "(one key per team colour)")
+    p.add_argument("--catalog", metavar="FILE", help="your set's piece catalog (JSON); see "
+                   "docs/peltapeeps.md")
+    p.add_argument("--set", metavar="core|full", help="a shipped set instead of --catalog "
+                   "(default: full)")
+    p.add_argument("--seats", metavar="NAME=COLOUR,...", help="who played which colour, e.g. "
+                   "Ann=red,Bob=blue (a name twice for two colours); default: one player per "
+                   "colour seen, named by the colour")
+    p.add_argument("--unplayed", metavar="COLOUR:PIECE,...", help="pieces not in play, e.g. "
+                   "red:E1,blue:A2; colours not named default to the catalog minus those seen")
+    p.add_argument("--unplayed-none", action="store_true", help="every piece was played")
+    p.add_argument("--json", action="store_true", help="print the reading and sheet as JSON")
+    p.add_argument("--page", action="store_true", help="open the score-sheet page on this "
+                   "photo to correct it (serves on 127.0.0.1 until Ctrl-C)")
+    p.add_argument("--port", type=int, default=0, help="port for --page (default: a free one)")
+    p.add_argument("--no-browser", action="store_true", help="with --page, only print its address")
+    p.set_defaults(func=run)
+
+
+def parse_seats(text: str, colours: Sequence[str]) -> list[tuple[str, str]]:
+    """``Ann=red,Bob=blue`` -> [(player, colour)], each colour one the profile knows."""
+    seats = []
+    for item in (s.strip() for s in text.split(",")):
+        if not item:
+            continue
+        player, eq, colour = (x.strip() for x in item.partition("="))
+        if not eq or not player or not colour:
+            raise UserError(f"--seats entry {item!r} is not NAME=COLOUR, e.g. Ann=red")
+        if colour not in colours:
+            raise UserError(f"unknown colour {colour!r} in --seats: the profile knows "
+                            f"{', '.join(colours)}")
+        seats.append((player, colour))
+    if not seats:
+        raise UserError("--seats is empty: give NAME=COLOUR pairs, e.g. Ann=red,Bob=blue")
+    return seats
+
+
+def parse_unplayed(text: str, colours: Sequence[str], pieces: Sequence[str]
+                   ) -> dict[str, list[str]]:
+    """``red:E1,red:A2`` -> {colour: [piece ids]}, checked against the profile and catalog."""
+    out: dict[str, list[str]] = {}
+    for item in (s.strip() for s in text.split(",")):
+        if not item:
+            continue
+        colour, colon, pid = (x.strip() for x in item.partition(":"))
+        if not colon or not colour or not pid:
+            raise UserError(f"--unplayed entry {item!r} is not COLOUR:PIECE, e.g. red:E1")
+        if colour not in colours:
+            raise UserError(f"unknown colour {colour!r} in --unplayed: the profile knows "
+                            f"{', '.join(colours)}")
+        if pid not in pieces:
+            raise UserError(f"unplayed piece {colour}:{pid} is not in the catalog: its pieces "
+                            f"are {', '.join(pieces)}")
+        out.setdefault(colour, []).append(pid)
+    return out
+
+
+def format_sheet(result: Mapping[str, Any], photo: str, catalog_name: str) -> str:
+    """The breakdown as a table: one column per player, one row per line of the sheet."""
+    sheet: Mapping[str, Mapping[str, int]] = result["sheet"]
+    players = list(sheet)
+    label_w = max(len(name) for _, name in LINE_NAMES)
+    widths = [max(len(p), 5) for p in players]
+    seen = ", ".join(f"{t} {n} ({result['face_up'].get(t, 0)} face up)"
+                     for t, n in result["seen"].items())
+    lines = [f"PeltaPeeps score for {photo}, catalog: {catalog_name}",
+             f"Pieces seen: {seen or 'none'}; {result['joins']} "
+             f"join{'s' if result['joins'] != 1 else ''}"]
+    teams: dict[str, list[str]] = {}
+    for player, team in result["seats"]:
+        teams.setdefault(player, []).append(team)
+    if any(teams[p] != [p] for p in players):
+        lines.append("Seats: " + ", ".join(f"{p} {'+'.join(teams[p])}" for p in players))
+    lines.append("")
+    lines.append(" " * label_w + "".join(f"  {p:>{w}}" for p, w in zip(players, widths,
+                                                                         strict=True)))
+    for key, name in LINE_NAMES:
+        if key == "total":
+            lines.append("-" * (label_w + sum(w + 2 for w in widths)))
+        lines.append(f"{name:<{label_w}}" + "".join(
+            f"  {sheet[p][key]:>{w}}" for p, w in zip(players, widths, strict=True)))
+    if players:
+        best = max(sheet[p]["total"] for p in players)
+        leaders = [p for p in players if sheet[p]["total"] == best]
+        lines.append("")
+        lines.append(f"{' and '.join(leaders)} {'tie' if len(leaders) > 1 else 'wins'} "
+                     f"with {best} point{'s' if abs(best) != 1 else ''}")
+    unplayed = {t: ids for t, ids in result["unplayed"].items() if ids}
+    lines.append("Not in play: " + ("; ".join(f"{t} {' '.join(ids)}" for t, ids in
+                                              unplayed.items()) or "none"))
+    for w in result["warnings"]:
+        lines.append(f"warning: {w}")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    from calibration.profile import ProfileError, load_profile
+    from companion.rules.peltapeeps.catalog import CatalogError, default_catalog, load_catalog
+    from vision.image_io import ImageError, read_image
+    from vision.peltapeeps.reading import ReadingError, score_reading
+    from web.scoresheet import ScoreInputError, check_layout_seats, describe
+
+    if args.game not in GAMES:
+        raise UserError(f"companion score knows {', '.join(GAMES)}, not {args.game!r}")
+    if not args.profile:
+        raise UserError("score needs --profile PROFILE.json (made by 'companion calibrate' "
+                        "with one key per team colour)")
+    if args.catalog and args.set:
+        raise UserError("give --catalog or --set, not both")
+    if args.unplayed and args.unplayed_none:
+        raise UserError("give --unplayed or --unplayed-none, not both")
+    if not 0 <= args.port <= 65535:
+        raise UserError(f"--port must be 0 to 65535, not {args.port}")
+    try:
+        profile = load_profile(args.profile)
+    except ProfileError as e:
+        raise UserError(str(e)) from None
+    colours = list(profile.players)
+    if not colours:
+        raise UserError(f"profile {args.profile} has no colours: run companion calibrate "
+                        "with --players red,blue,... (the team colours)")
+    try:
+        catalog = load_catalog(args.catalog) if args.catalog else default_catalog(
+            args.set or "full")
+    except CatalogError as e:
+        raise UserError(str(e)) from None
+    if not catalog.pieces:
+        raise UserError(f"the catalog {catalog.name!r} has no pieces")
+    seats = parse_seats(args.seats, colours) if args.seats else None
+    if seats:
+        try:
+            check_layout_seats(seats, colours)
+        except ScoreInputError as e:
+            raise UserError(f"--seats: {e}") from None
+    ids = [p.id for p in catalog.pieces]
+    unplayed = parse_unplayed(args.unplayed, colours, ids) if args.unplayed else None
+    try:
+        frame = read_image(args.photo)
+    except ImageError as e:
+        raise UserError(str(e)) from None
+
+    import cv2
+
+    from vision.peltapeeps.read import read_layout
+
+    cv2.setNumThreads(1)
+    try:
+        reading = read_layout(frame, profile, catalog)
+    except ReadingError as e:
+        raise UserError(f"{args.photo}: {e}") from None
+    if args.unplayed_none:
+        unplayed = {t: [] for t in ([t for _, t in seats] if seats else reading.teams())}
+    try:
+        sheet = score_reading(reading, catalog, seats, unplayed)
+    except ReadingError as e:
+        raise UserError(f"{e}") from None
+    result = {"sheet": sheet, **describe(reading, catalog, seats, unplayed)}
+    if args.json:
+        data = reading.to_json() | {
+            "photo": str(args.photo), "catalog": catalog.name, "sheet": sheet,
+            "seats": result["seats"], "unplayed": result["unplayed"], "seen": result["seen"],
+            "face_up": result["face_up"], "join_count": result["joins"],
+            "warnings": result["warnings"]}
+        print(json.dumps(data, indent=2))
+    else:
+        print(format_sheet(result, str(args.photo), catalog.name))
+    sys.stdout.flush()
+    if args.page:
+        return _serve_page(args, frame, reading, catalog, colours, seats, unplayed)
+    return 0
+
+
+def _serve_page(args: argparse.Namespace, frame: Any, reading: Any, catalog: Any,
+                colours: list[str], seats: list[tuple[str, str]] | None,
+                unplayed: dict[str, list[str]] | None) -> int:
+    import logging
+
+    from werkzeug.serving import make_server
+
+    from companion.service import open_browser
+    from web.scoresheet import ScoredPhoto, create_score_app, shown_jpeg
+
+    photo = ScoredPhoto(shown_jpeg(frame), reading, catalog, Path(args.photo).name,
+                        teams=colours, seats=seats, unplayed=unplayed)
+    app = create_score_app(photo)
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
+    try:
+        server = make_server("127.0.0.1", args.port, app, threaded=True)
+    except (OSError, SystemExit) as e:
+        raise UserError(f"cannot listen on 127.0.0.1:{args.port}; the port may be in use: "
+                        "choose another --port") from e
+    server.daemon_threads = True
+    url = f"http://127.0.0.1:{server.server_port}/score/"
+    opened = False if args.no_browser else open_browser(url)
+    print(f"Score-sheet page at {url}" + (" (opened in your browser)" if opened else "")
+          + "; stop with Ctrl-C.", flush=True)
+    worker = threading.Thread(target=server.serve_forever, name="web", daemon=True)
+    worker.start()
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.shutdown()
+    return 0

@@ -1,0 +1,104 @@
+"""Reading PeltaPeeps layouts from rendered photos: real OpenCV, fixed seeds, exact truth.
+
+Each layout is grown by the rules engine and rendered (2000x1500, random lamp,
+table and a camera tilted up to 20 degrees); the reading must give back every
+piece, its team, face and catalog piece, every join, and the engine's score.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from companion.errors import UserError
+from companion.rules.peltapeeps.catalog import default_catalog
+from companion.rules.peltapeeps.rules import PeltaPeeps, Place
+from vision.peltapeeps.read import read_layout
+from vision.peltapeeps.reading import LayoutReading, score_reading
+from vision.render.layers import table_texture
+from vision.render.light import to_srgb
+from vision.render.peltapeeps import (
+    TEAM_COLOURS,
+    PeltaSpec,
+    profile_for_teams,
+    render_layout,
+    render_state,
+)
+
+SPEC = PeltaSpec(size=(2000, 1500))
+FULL = default_catalog("full")
+_PROFILES: dict[tuple[str, ...], object] = {}
+
+
+def _profile(teams: list[str]):
+    key = tuple(teams)
+    if key not in _PROFILES:
+        _PROFILES[key] = profile_for_teams({t: TEAM_COLOURS[t] for t in teams})
+    return _PROFILES[key]
+
+
+def _assert_matches_truth(reading: LayoutReading, truth) -> None:
+    seen = {p.uid: p for p in reading.pieces}
+    assert sorted(seen) == sorted(p.uid for p in truth.pieces)
+    for tp in truth.pieces:
+        p = seen[tp.uid]
+        assert p.team == tp.team
+        assert p.face_up == tp.face_up, tp.uid
+        assert np.hypot(p.centre_px[0] - tp.centre_px[0],
+                        p.centre_px[1] - tp.centre_px[1]) < 0.2 * tp.radius_px
+        assert abs(p.radius_px / tp.radius_px - 1) < 0.08
+    joins = sorted(tuple(sorted((j.a, j.b))) for j in reading.joins if j.kind == "join")
+    assert joins == sorted(tuple(j) for j in truth.joins)
+    assert score_reading(reading, FULL, seats=truth.seats) == truth.sheet
+
+
+@pytest.mark.parametrize(("seed", "teams"), [
+    (2, ["red", "blue"]),
+    (8, ["red", "blue"]),
+    (1, ["red", "orange", "yellow", "green", "blue", "purple"]),
+    (6, ["red", "orange", "yellow", "green", "blue", "purple"]),
+])
+def test_layout_read_exactly(seed: int, teams: list[str]) -> None:
+    scene = render_layout(seed, SPEC, teams=teams)
+    assert any(not p.face_up for p in scene.truth.pieces)
+    reading = read_layout(scene.frame, _profile(teams), FULL)
+    _assert_matches_truth(reading, scene.truth)
+    assert reading.image_size == (2000, 1500)
+    # The reading survives its JSON form (what the score-sheet page stores).
+    again = LayoutReading.from_json(reading.to_json())
+    assert score_reading(again, FULL, seats=scene.truth.seats) == scene.truth.sheet
+
+
+def test_face_down_piece_is_named_by_its_mirrored_pattern() -> None:
+    # E3 (a notch, and a tab 60 degrees clockwise of it) is not its own mirror image:
+    # face down it shows the tab 60 degrees the other way, like no face-up piece of the set.
+    e3 = FULL.piece("E3")
+    assert e3.pattern(True) != e3.pattern(False)
+    assert all(p.pattern(True) != e3.pattern(False) for p in FULL.pieces)
+    rules = PeltaPeeps(seats=[("ann", "green"), ("bob", "purple")], set_size="full")
+    state = rules.new_state()
+    state, _ = rules.apply(state, Place("ann", "green", "E3", 0.0, 0.0, 30.0, False))
+    scene = render_state(rules, state, {"green": TEAM_COLOURS["green"],
+                                        "purple": TEAM_COLOURS["purple"]}, 11, SPEC)
+    reading = read_layout(scene.frame, _profile(["green", "purple"]), FULL)
+    assert [(p.uid, p.face_up) for p in reading.pieces] == [("green:E3", False)]
+    assert reading.joins == []
+
+
+def test_empty_table_gives_an_empty_reading_with_a_warning() -> None:
+    rng = np.random.default_rng(5)
+    table = to_srgb(table_texture(rng, (1600, 1200)))
+    reading = read_layout(np.ascontiguousarray(table), _profile(["red", "blue"]), FULL)
+    assert reading.pieces == [] and reading.joins == []
+    assert any("no pieces" in w for w in reading.warnings)
+
+
+@pytest.mark.parametrize("bad", [
+    np.zeros((480, 640), np.uint8),  # grey, not colour
+    np.zeros((480, 640, 3), np.float32),  # not 8-bit
+    np.zeros((20, 30, 3), np.uint8),  # far too small to hold a piece
+    "photo.jpg",
+])
+def test_unreadable_input_raises_a_clear_error(bad) -> None:
+    with pytest.raises(UserError, match="photo"):
+        read_layout(bad, _profile(["red", "blue"]), FULL)

@@ -1,0 +1,312 @@
+"""The score-sheet page's HTTP side: scoring corrected readings, refusals, the token, uploads.
+
+Readings come from a rendered layout's ground truth (vision.render.peltapeeps_truth),
+so these check the page's server, not the photo reader — except
+test_live_upload_reads_the_photo_with_the_settings_profile, which runs the real
+reader (vision.peltapeeps.read.read_layout) on the rendered photo.
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+import re
+from pathlib import Path
+
+import cv2
+import pytest
+from flask import Flask, request
+
+from calibration.profile import save_profile
+from companion.gamelog import GameLog
+from companion.referee import Referee
+from companion.rules.peepwar import PeepWar
+from companion.rules.peltapeeps.catalog import default_catalog
+from companion.rules.peltapeeps.rules import FACE_UP_POINTS
+from vision.peltapeeps.reading import LayoutReading, score_reading
+from vision.render.peltapeeps import PeltaSpec, profile_for_teams, render_layout
+from vision.render.peltapeeps_truth import truth_reading
+from web.app import create_app
+from web.scoresheet import ScoredPhoto, create_score_app, scoresheet_blueprint, shown_jpeg
+
+TOKEN = "X-Companion-Token"
+FULL = default_catalog("full")
+
+
+@pytest.fixture(scope="module")
+def scene():
+    # Two colours (blue, green), 8 pieces, 7 joins, some face up and some down.
+    return render_layout(5, PeltaSpec(teams=(2, 2), rounds=(3, 4)))
+
+
+@pytest.fixture(scope="module")
+def profile_file(scene, tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("profile") / "profile.json"
+    save_profile(profile_for_teams(scene.colours), path)
+    return path
+
+
+@pytest.fixture
+def photo(scene) -> ScoredPhoto:
+    return ScoredPhoto(shown_jpeg(scene.frame), truth_reading(scene), FULL, "layout.jpg",
+                       teams=list(scene.colours))
+
+
+@pytest.fixture
+def referee(tmp_path: Path) -> Referee:
+    log = GameLog(tmp_path / "g.sqlite")
+    yield Referee(log, log.new_game(PeepWar(players=("red", "blue"))), egg_seed=1)
+    log.close()
+
+
+def _page(client, path: str = "/score/") -> tuple[str, dict]:
+    html = client.get(path).get_data(as_text=True)
+    token = re.search(r'token: "([^"]+)"', html).group(1)
+    initial = json.loads(re.search(r'<script id="initial" type="application/json">(.*?)</script>',
+                                   html, re.S).group(1))
+    return token, initial
+
+
+def _score(client, token: str, photo_id: str, reading: dict, **extra):
+    return client.post("/score/api/score", json={"photo": photo_id, "reading": reading, **extra},
+                       headers={TOKEN: token})
+
+
+def _by_team(scene) -> dict[str, dict[str, int]]:
+    """The engine's sheet keyed by colour (the page names each player by their colour)."""
+    return {t: scene.truth.sheet[p] for p, t in scene.truth.seats}
+
+
+def test_the_page_holds_the_photo_reading_and_the_engines_totals(scene, photo) -> None:
+    client = create_score_app(photo).test_client()
+    assert client.get("/").headers["Location"].endswith("/score/")
+    token, initial = _page(client)
+    assert initial["photo"]["name"] == "layout.jpg"
+    assert len(initial["photo"]["reading"]["pieces"]) == len(scene.truth.pieces)
+    assert initial["result"]["sheet"] == _by_team(scene)
+    assert initial["photo"]["colours"]["blue"].startswith("#")
+    jpeg = client.get(initial["photo"]["url"])
+    assert jpeg.status_code == 200 and jpeg.mimetype == "image/jpeg"
+    assert cv2.imdecode(__import__("numpy").frombuffer(jpeg.data, "uint8"),
+                        cv2.IMREAD_COLOR).shape == scene.frame.shape
+    assert client.get("/score/photo/nope.jpg").status_code == 404
+    assert client.get("/score/").headers["X-Frame-Options"] == "DENY"
+
+
+def test_scoring_endpoint_scores_the_reading_sent(scene, photo) -> None:
+    client = create_score_app(photo).test_client()
+    token, initial = _page(client)
+    reading = initial["photo"]["reading"]
+    resp = _score(client, token, photo.id, reading)
+    assert resp.status_code == 200
+    body = resp.get_json()
+    assert body["ok"] and body["sheet"] == _by_team(scene)
+    assert body["joins"] == len(scene.truth.joins)
+    assert sum(body["seen"].values()) == len(scene.truth.pieces)
+    seen_blue = {p.piece for p in scene.truth.pieces if p.team == "blue"}
+    assert set(body["unplayed"]["blue"]) == {p.id for p in FULL.pieces} - seen_blue
+    assert body["warnings"] == []
+
+
+def test_corrections_change_exactly_their_lines(scene, photo) -> None:
+    client = create_score_app(photo).test_client()
+    token, initial = _page(client)
+    base = initial["result"]["sheet"]
+    reading = initial["photo"]["reading"]
+
+    # Turn a face-up piece over: only its colour's face-up line moves, by the piece's points.
+    flipped = copy.deepcopy(reading)
+    up = next(p for p in flipped["pieces"] if p["face_up"])
+    up["face_up"] = False
+    sheet = _score(client, token, photo.id, flipped).get_json()["sheet"]
+    points = FACE_UP_POINTS[FULL.piece(up["piece"]).kind]
+    assert sheet[up["team"]]["face_up"] == base[up["team"]]["face_up"] - points
+    assert sheet[up["team"]]["total"] == base[up["team"]]["total"] - points
+
+    # Say a join between two colours is no join: each side loses its JOIN point.
+    cross = copy.deepcopy(reading)
+    team = {p["uid"]: p["team"] for p in cross["pieces"]}
+    j = next(j for j in cross["joins"] if team[j["a"]] != team[j["b"]])
+    j["kind"] = "touch"
+    sheet = _score(client, token, photo.id, cross).get_json()["sheet"]
+    for t in ("blue", "green"):
+        assert sheet[t]["joins"] == base[t]["joins"] - 1
+
+    # Remove a piece (and its joins, as the page does): it counts as unplayed again.
+    gone = copy.deepcopy(reading)
+    piece = gone["pieces"].pop()
+    gone["joins"] = [j for j in gone["joins"] if piece["uid"] not in (j["a"], j["b"])]
+    body = _score(client, token, photo.id, gone).get_json()
+    assert piece["piece"] in body["unplayed"][piece["team"]]
+    assert body["sheet"][piece["team"]]["unplayed"] == base[piece["team"]]["unplayed"] - 1
+
+    # Name the unplayed pieces: none for blue, so its unplayed lines are zero.
+    body = _score(client, token, photo.id, reading, unplayed={"blue": []}).get_json()
+    assert body["sheet"]["blue"]["unplayed"] == body["sheet"]["blue"]["unplayed_peeps"] == 0
+    assert body["sheet"]["green"] == base["green"]
+
+    # One player with both colours: every join is between their own pieces.
+    body = _score(client, token, photo.id, reading,
+                  seats=[["Ann", "blue"], ["Ann", "green"]]).get_json()
+    assert list(body["sheet"]) == ["Ann"]
+    assert body["sheet"]["Ann"]["bonus"] == len(scene.truth.joins)
+
+
+def test_a_duplicate_or_seen_unplayed_piece_is_flagged(scene, photo) -> None:
+    client = create_score_app(photo).test_client()
+    token, initial = _page(client)
+    reading = copy.deepcopy(initial["photo"]["reading"])
+    a, b = [p for p in reading["pieces"] if p["team"] == "blue"][:2]
+    for j in reading["joins"]:  # as the page renames a corrected piece's joins
+        for end in ("a", "b"):
+            if j[end] == b["uid"]:
+                j[end] = a["uid"] + "#2"
+    b["piece"], b["uid"] = a["piece"], a["uid"] + "#2"
+    body = _score(client, token, photo.id, reading, unplayed={"green": [
+        next(p["piece"] for p in reading["pieces"] if p["team"] == "green")]}).get_json()
+    assert any(f"2 pieces are read as blue {a['piece']}" in w for w in body["warnings"])
+    assert any("counted as unplayed but the photo shows it" in w for w in body["warnings"])
+
+
+@pytest.mark.parametrize("body, words", [
+    ("not json", "send the corrected reading as a JSON object"),
+    ({"reading": {"pieces": [], "joins": []}}, "needs pieces, joins and image_size"),
+    ({"reading": {"pieces": 3, "joins": []}}, "a list of pieces and a list of joins"),
+    ({"reading": {"pieces": [{}] * 201, "joins": []}}, "at most 200 pieces"),
+    ({}, "the request has no reading"),
+])
+def test_bad_requests_get_a_clear_400(photo, body, words) -> None:
+    client = create_score_app(photo).test_client()
+    token, _ = _page(client)
+    if isinstance(body, str):
+        resp = client.post("/score/api/score", data=body, headers={TOKEN: token},
+                           content_type="application/json")
+    else:
+        resp = client.post("/score/api/score", json={"photo": photo.id, **body},
+                           headers={TOKEN: token})
+    assert resp.status_code == 400
+    assert words in resp.get_json()["error"]
+
+
+def test_bad_corrections_are_refused_by_name(scene, photo) -> None:
+    client = create_score_app(photo).test_client()
+    token, initial = _page(client)
+    reading = initial["photo"]["reading"]
+    odd = copy.deepcopy(reading)
+    odd["pieces"][0]["team"] = "chartreuse"
+    err = _score(client, token, photo.id, odd).get_json()["error"]
+    assert "'chartreuse' is not one of the colours" in err
+    odd = copy.deepcopy(reading)
+    odd["pieces"][0]["piece"] = "Z9"
+    resp = _score(client, token, photo.id, odd)
+    assert resp.status_code == 400 and "'Z9' is not in" in resp.get_json()["error"]
+    resp = _score(client, token, photo.id, reading, unplayed={"blue": ["Z9"]})
+    assert "unplayed piece blue:Z9 is not in the catalog" in resp.get_json()["error"]
+    resp = _score(client, token, photo.id, reading, unplayed={"mauve": ["E1"]})
+    assert "unplayed pieces of 'mauve': not one of the colours" in resp.get_json()["error"]
+    resp = _score(client, token, photo.id, reading, seats=[["Ann", "blue"], ["Bob", "blue"],
+                                                            ["Cy", "green"]])
+    assert "each colour belongs to one player" in resp.get_json()["error"]
+    resp = _score(client, token, photo.id, reading, seats=[["Ann", "blue"]])
+    assert resp.status_code == 400 and "which no seat plays" in resp.get_json()["error"]
+    resp = _score(client, token, "gone", reading)
+    assert resp.status_code == 404 and "upload it again" in resp.get_json()["error"]
+
+
+def test_posts_need_the_pages_token_and_this_site(photo) -> None:
+    client = create_score_app(photo).test_client()
+    token, initial = _page(client)
+    body = {"photo": photo.id, "reading": initial["photo"]["reading"]}
+    assert client.post("/score/api/score", json=body).status_code == 403
+    assert client.post("/score/api/score", json=body, headers={TOKEN: "x"}).status_code == 403
+    assert client.post("/score/api/score", json=body, headers={
+        TOKEN: token, "Origin": "http://evil.example"}).status_code == 403
+    remote = client.post("/score/api/score", json=body, headers={TOKEN: token},
+                         environ_base={"REMOTE_ADDR": "192.168.1.9"})
+    assert remote.status_code == 403  # the one-photo page takes changes from this machine only
+    assert client.post("/score/api/score", json=body, headers={TOKEN: token}).status_code == 200
+    assert client.post("/score/api/upload", headers={TOKEN: token}).status_code == 405
+
+
+def test_live_app_mounts_the_page_and_guards_it(referee: Referee, tmp_path: Path) -> None:
+    client = create_app(referee, passphrase="fig-jam", score_profile="").test_client()
+    main = client.get("/").get_data(as_text=True)
+    assert 'href="/score/"' in main
+    token, initial = _page(client)
+    assert initial["uploads"] and initial["photo"] is None
+    assert "no colour profile is configured" in initial["problem"]
+    assert "Back to the table" in client.get("/score/").get_data(as_text=True)
+    # The live app's guard: token, then the pass-phrase from other hosts.
+    assert client.post("/score/api/upload").status_code == 403
+    remote = client.post("/score/api/upload", headers={TOKEN: token},
+                         environ_base={"REMOTE_ADDR": "192.168.1.9"})
+    assert remote.status_code == 401
+    refused = client.post("/score/api/upload", headers={TOKEN: token})
+    assert refused.status_code == 409 and "companion calibrate" in refused.get_json()["error"]
+
+    client = create_app(referee, score_profile=str(tmp_path / "none.json")).test_client()
+    _, initial = _page(client)
+    assert f"{tmp_path / 'none.json'} does not exist" in initial["problem"]
+
+
+def _upload_app(profile: Path, reader) -> Flask:
+    app = Flask("web.app")
+
+    def guard():
+        return None if request.headers.get(TOKEN) == "t0k" else ("no token", 403)
+
+    app.register_blueprint(scoresheet_blueprint(guard, "t0k", profile=str(profile),
+                                                reader=reader), url_prefix="/score")
+    return app
+
+
+def _jpeg(frame) -> bytes:
+    return cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes()
+
+
+def test_upload_path_decodes_reads_stores_and_scores(scene, profile_file: Path) -> None:
+    calls = []
+
+    def reader(frame, profile, catalog):
+        calls.append((frame.shape, list(profile.players), catalog.name))
+        return truth_reading(scene)
+
+    client = _upload_app(profile_file, reader).test_client()
+    resp = client.post("/score/api/upload", headers={TOKEN: "t0k"}, data={
+        "photo": (io.BytesIO(_jpeg(scene.frame)), "table.jpg"), "set": "full"})
+    assert resp.status_code == 200, resp.get_json()
+    body = resp.get_json()
+    assert calls == [(scene.frame.shape, list(scene.colours), FULL.name)]
+    assert body["sheet"] == _by_team(scene)
+    assert body["photo"]["name"] == "table.jpg" and body["photo"]["teams"] == list(scene.colours)
+    assert client.get(body["photo"]["url"]).status_code == 200
+    again = client.post("/score/api/score", headers={TOKEN: "t0k"}, json={
+        "photo": body["photo"]["id"], "reading": body["photo"]["reading"]})
+    assert again.get_json()["sheet"] == body["sheet"]
+
+    bad = client.post("/score/api/upload", headers={TOKEN: "t0k"}, data={
+        "photo": (io.BytesIO(b"not a picture"), "notes.txt")})
+    assert bad.status_code == 400 and "notes.txt is not a photo" in bad.get_json()["error"]
+    none = client.post("/score/api/upload", headers={TOKEN: "t0k"}, data={})
+    assert none.status_code == 400 and "choose a photo" in none.get_json()["error"]
+    core = client.post("/score/api/upload", headers={TOKEN: "t0k"}, data={
+        "photo": (io.BytesIO(_jpeg(scene.frame)), "t.jpg"), "set": "huge"})
+    assert core.status_code == 400 and "'core' and 'full'" in core.get_json()["error"]
+
+
+def test_live_upload_reads_the_photo_with_the_settings_profile(
+        scene, referee: Referee, profile_file: Path) -> None:
+    # Needs the photo reader, vision/peltapeeps/read.py.
+    client = create_app(referee, score_profile=str(profile_file)).test_client()
+    token, initial = _page(client)
+    assert initial["problem"] is None
+    resp = client.post("/score/api/upload", headers={TOKEN: token}, data={
+        "photo": (io.BytesIO(_jpeg(scene.frame)), "table.jpg"), "set": "full"})
+    assert resp.status_code == 200, resp.get_json()
+    body = resp.get_json()
+    # How exactly the reader reads is the bench's business; the page scores what it read.
+    reading = LayoutReading.from_json(body["photo"]["reading"])
+    assert reading.pieces and set(reading.teams()) <= set(scene.colours)
+    assert body["photo"]["teams"] == list(scene.colours)
+    assert body["sheet"] == score_reading(reading, FULL)

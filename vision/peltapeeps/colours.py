@@ -1,0 +1,150 @@
+"""Which team a disc is: the lamp's colour, then each disc's nearest team colour.
+
+There is no white card in a layout photo, so the white balance is found from
+the pieces themselves: the per-channel gains under which every disc's colour
+lies nearest one of the profile's team colours. Glossy acrylic reflects the
+lamp, which adds white to a piece's colour: in chromaticity that moves it
+along the straight line from its colour towards white, so a disc is compared
+with each team's *glare line* (team colour to white), not just its point.
+Distances are Mahalanobis under the team's calibrated covariance (as the bean
+reader uses the profile's models), widened by :data:`READ_SPREAD`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from calibration.profile import Profile
+
+READ_SPREAD = np.array([0.05, 0.05])  # chromaticity spread added when reading
+GLARE_STEPS = np.linspace(0.0, 0.85, 18)  # share of white along a glare line
+GLARE_COST = 0.8  # distance units per unit of white: prefer the plainer reading
+FAR = 6.0  # farther than this from every team: not a piece
+# ln(R/G) and ln(B/G) camera gains searched: a camera without white balance under
+# 2700 K to 7500 K light, with room for exposure quirks.
+GAIN_R = (-0.4, 1.2)
+GAIN_B = (-1.6, 0.5)
+_EPS = 1e-4
+
+
+@dataclass(frozen=True)
+class TeamModels:
+    teams: list[str]
+    chroma: np.ndarray  # (T, 2) mean (3R/S - 1, 3B/S - 1)
+    inv: np.ndarray  # (T, 2, 2) inverse covariance
+
+
+def team_models(profile: Profile) -> TeamModels:
+    """The profile's peep colour models, chromaticity only (a layout has no white reference)."""
+    teams = list(profile.players) or list(profile.colours)
+    means, invs = [], []
+    for t in teams:
+        m = profile.colours[t].peep
+        means.append(np.asarray(m.mean[:2], float))
+        invs.append(np.linalg.inv(np.asarray(m.cov, float)[:2, :2] + np.diag(READ_SPREAD**2)))
+    return TeamModels(teams, np.array(means).reshape(-1, 2), np.array(invs).reshape(-1, 2, 2))
+
+
+def chroma(lin_bgr: np.ndarray) -> np.ndarray:
+    """(..., 2) chromaticity (3R/S - 1, 3B/S - 1) of linear BGR."""
+    px = np.maximum(lin_bgr, _EPS)
+    total = px.sum(axis=-1)
+    return np.stack([3 * px[..., 2] / total - 1, 3 * px[..., 0] / total - 1], axis=-1)
+
+
+def glare_distance(ch: np.ndarray, models: TeamModels) -> tuple[np.ndarray, np.ndarray]:
+    """Distances (..., T) of chromaticities to each team's glare line, and the white share.
+
+    >>> m = TeamModels(["a"], np.array([[1.0, -0.5]]), np.array([np.eye(2) * 100]))
+    >>> d, s = glare_distance(np.array([[0.5, -0.25]]), m)
+    >>> round(float(s[0, 0]), 1), float(d[0, 0]) < 1
+    (0.5, True)
+    """
+    pts = (1 - GLARE_STEPS)[:, None, None] * models.chroma[None]  # (K, T, 2)
+    diff = ch[..., None, None, :] - pts  # (..., K, T, 2)
+    d2 = np.einsum("...kti,tij,...ktj->...kt", diff, models.inv, diff)
+    cost = np.sqrt(np.maximum(d2, 0)) + GLARE_COST * GLARE_STEPS[:, None]
+    k = np.argmin(cost, axis=-2)  # (..., T)
+    best = np.take_along_axis(cost, k[..., None, :], axis=-2)[..., 0, :]
+    return best, GLARE_STEPS[k]
+
+
+LUT_RANGE = (-1.2, 2.2)  # chromaticity features lie in -1..2
+LUT_SIZE = 192
+
+
+@dataclass(frozen=True)
+class ChromaTable:
+    """Nearest team and its glare-line distance for every chromaticity, on a grid.
+
+    Reading labels hundreds of thousands of samples; a lookup is what keeps it fast.
+    """
+
+    team: np.ndarray  # (LUT_SIZE, LUT_SIZE) int16: nearest team index
+    distance: np.ndarray  # (LUT_SIZE, LUT_SIZE) float32: its distance
+    second: np.ndarray  # (LUT_SIZE, LUT_SIZE) float32: the second team's distance
+    share: np.ndarray  # (LUT_SIZE, LUT_SIZE) float32: the white share on the nearest line
+    each: np.ndarray  # (T, LUT_SIZE, LUT_SIZE) float32: distance to every team's line
+
+    def index(self, ch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        lo, hi = LUT_RANGE
+        ij = np.clip(((ch - lo) / (hi - lo) * LUT_SIZE).astype(np.int32), 0, LUT_SIZE - 1)
+        return ij[..., 0], ij[..., 1]
+
+
+def chroma_table(models: TeamModels) -> ChromaTable:
+    lo, hi = LUT_RANGE
+    c = lo + (np.arange(LUT_SIZE) + 0.5) * (hi - lo) / LUT_SIZE
+    gx, gy = np.meshgrid(c, c, indexing="ij")
+    d, white = glare_distance(np.stack([gx, gy], axis=-1), models)
+    order = np.argsort(d, axis=-1)
+    best = np.take_along_axis(d, order[..., :1], axis=-1)[..., 0]
+    second = (np.take_along_axis(d, order[..., 1:2], axis=-1)[..., 0] if d.shape[-1] > 1
+              else np.full(best.shape, np.inf))
+    share = np.take_along_axis(white, order[..., :1], axis=-1)[..., 0]
+    return ChromaTable(order[..., 0].astype(np.int16), best.astype(np.float32),
+                       second.astype(np.float32), share.astype(np.float32),
+                       np.moveaxis(d, -1, 0).astype(np.float32))
+
+
+def white_balance(colours: np.ndarray, models: TeamModels,
+                  lut: ChromaTable | None = None) -> np.ndarray:
+    """BGR gains (green 1) under which the discs' colours best match team colours.
+
+    ``colours`` are the discs' camera colours (N, 3 linear BGR). Each disc
+    contributes its distance to the nearest team's glare line, capped so that a
+    stray candidate cannot pull the answer. Coarse grid, then a finer one.
+    """
+    if not len(colours):
+        return np.ones(3)
+
+    def score(lr: np.ndarray, lb: np.ndarray) -> np.ndarray:
+        gains = np.stack([np.exp(lb), np.ones_like(lr), np.exp(lr)], axis=-1)  # (G, 3)
+        ch = chroma(colours[None, :, :] / gains[:, None, :])  # (G, N, 2)
+        d = table.distance[table.index(ch)]
+        return (np.minimum(d, 3.0) ** 2).sum(axis=-1)
+
+    table = lut or chroma_table(models)
+    lr, lb = np.meshgrid(np.arange(GAIN_R[0], GAIN_R[1] + 1e-9, 0.1),
+                         np.arange(GAIN_B[0], GAIN_B[1] + 1e-9, 0.1))
+    lr, lb = lr.ravel(), lb.ravel()
+    i = int(np.argmin(score(lr, lb)))
+    fr, fb = np.meshgrid(np.arange(-0.1, 0.101, 0.02) + lr[i],
+                         np.arange(-0.1, 0.101, 0.02) + lb[i])
+    fr, fb = fr.ravel(), fb.ravel()
+    j = int(np.argmin(score(fr, fb)))
+    return np.array([np.exp(fb[j]), 1.0, np.exp(fr[j])])
+
+
+def classify(colours: np.ndarray, gains: np.ndarray, models: TeamModels
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per disc: nearest team index, its distance, the second team and its distance."""
+    d, _ = glare_distance(chroma(colours / gains), models)
+    order = np.argsort(d, axis=1)
+    rows = np.arange(len(d))
+    best = order[:, 0]
+    if d.shape[1] > 1:
+        return best, d[rows, best], order[:, 1], d[rows, order[:, 1]]
+    return best, d[rows, best], best, np.full(len(d), np.inf)

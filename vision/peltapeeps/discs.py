@@ -1,0 +1,125 @@
+"""Finding PeltaPeeps discs in a photo: the table's colour, the pieces' mask, a centre per disc.
+
+The table is whatever fills the photo's border: its chromaticity is steady
+(a wood grain or a cast shadow changes its brightness, not its hue), while the
+acrylic is strongly coloured. A pixel is *piece* when its chromaticity is far
+from the table's or it is much brighter than the table. The mask's distance
+transform peaks at about a disc's radius, which sets the scale; a circle
+search on the lightness edges then gives candidate discs.
+
+The mask is made on a small copy of the photo (:data:`WORK_SIDE` pixels on its
+long side); :mod:`vision.peltapeeps.rims` checks and refines each candidate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.srgb import SRGB_TO_LINEAR
+
+WORK_SIDE = 1000  # long side, px, of the image the discs are found in
+BORDER = 0.04  # share of each side taken as table
+CHROMA_FLOOR = 0.035  # table chromaticity spread floor (noise, JPEG)
+CHROMA_K = 5.0  # table spreads beyond which a pixel is not table
+BRIGHTER = 1.18  # lightness beyond the table's bright end that is not table
+LIGHTER = 1.04  # ... and, for a colour the table's, lightness that is not table
+MIN_PEAK_PX = 5.0  # a disc smaller than this (work px) cannot be read
+_EPS = 1e-4
+
+
+@dataclass(frozen=True)
+class TableModel:
+    chroma: np.ndarray  # median (3R/S - 1, 3B/S - 1)
+    spread: np.ndarray  # robust std of each
+    light_hi: float  # a bright-end lightness (cube root of Y) of the table
+    light: float  # its median lightness
+
+
+def features(bgr: np.ndarray) -> np.ndarray:
+    """(H, W, 3) float32: chromaticity 3R/S - 1, 3B/S - 1 and lightness Y^(1/3) of sRGB pixels.
+
+    >>> f = features(np.array([[[255, 255, 255], [0, 0, 255]]], np.uint8))
+    >>> [[round(float(v), 2) for v in px] for px in f[0]]
+    [[0.0, 0.0, 1.0], [2.0, -1.0, 0.6]]
+    """
+    lin = SRGB_TO_LINEAR[bgr]
+    b, g, r = lin[..., 0], lin[..., 1], lin[..., 2]
+    total = np.maximum(b + g + r, _EPS)
+    y = 0.0722 * b + 0.7152 * g + 0.2126 * r
+    return np.stack([3 * r / total - 1, 3 * b / total - 1, np.cbrt(y)], axis=-1).astype(
+        np.float32)
+
+
+def table_model(feats: np.ndarray) -> TableModel:
+    """The table's colour from the photo's border band (pieces there are outvoted)."""
+    h, w = feats.shape[:2]
+    bh, bw = max(2, int(h * BORDER)), max(2, int(w * BORDER))
+    band = np.concatenate([feats[:bh].reshape(-1, 3), feats[-bh:].reshape(-1, 3),
+                           feats[:, :bw].reshape(-1, 3), feats[:, -bw:].reshape(-1, 3)])
+    chroma = np.median(band[:, :2], axis=0)
+    spread = 1.4826 * np.median(np.abs(band[:, :2] - chroma), axis=0)
+    near = np.hypot(*((band[:, :2] - chroma) / np.maximum(spread, CHROMA_FLOOR)).T) < 3
+    light = band[near, 2] if near.sum() > 50 else band[:, 2]
+    return TableModel(chroma, np.maximum(spread, CHROMA_FLOOR),
+                      float(np.percentile(light, 97)), float(np.median(light)))
+
+
+def table_hue(chroma: np.ndarray, table: TableModel) -> np.ndarray:
+    """Chromaticities within the table's own spread (at the table's lightness)."""
+    d = (chroma - table.chroma) / table.spread
+    return (d[..., 0] ** 2 + d[..., 1] ** 2) < CHROMA_K**2
+
+
+def is_table(chroma: np.ndarray, light: np.ndarray, table: TableModel) -> np.ndarray:
+    """Samples (chromaticity, lightness) that look like the table.
+
+    Chromaticity noise grows as light falls (a few sensor levels are a large
+    share of a dark pixel), so the tolerance widens below the table's lightness.
+    """
+    noise = np.clip((table.light / np.maximum(light, 0.05)) ** 3, 1.0, 4.0)
+    d = (chroma - table.chroma) / table.spread
+    near = (d[..., 0] ** 2 + d[..., 1] ** 2) < (CHROMA_K * noise) ** 2
+    # Acrylic the table's hue (a green piece on green baize) still stands out brighter.
+    return near & (light < table.light_hi * LIGHTER)
+
+
+def piece_mask(feats: np.ndarray, table: TableModel) -> np.ndarray:
+    """uint8 0/1: pixels that are not table (pieces and their painted marks)."""
+    d = (feats[..., :2] - table.chroma) / table.spread
+    far = (d[..., 0] ** 2 + d[..., 1] ** 2) > CHROMA_K**2
+    bright = feats[..., 2] > table.light_hi * BRIGHTER
+    mask = (far | bright).astype(np.uint8)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+    return cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(
+        cv2.MORPH_ELLIPSE, (3, 3)))
+
+
+def estimate_radius(mask: np.ndarray) -> float | None:
+    """The typical disc radius (px) in a piece mask, or None when nothing is there.
+
+    The distance transform peaks at about the radius in each disc (a little less
+    where a notch comes near the centre, more where packed discs merge).
+    """
+    dt = cv2.distanceTransform(mask, cv2.DIST_L2, 5)
+    peaks = (dt >= cv2.dilate(dt, np.ones((5, 5), np.uint8))) & (dt >= MIN_PEAK_PX)
+    vals = dt[peaks]
+    if len(vals) < 1:
+        return None
+    return float(np.percentile(vals, 75))
+
+
+def find_discs(grey: np.ndarray, radius: float) -> np.ndarray:
+    """Candidate discs (N, 3: x, y, r) near ``radius`` px: circles of the lightness edges.
+
+    Perspective changes the radius across the photo, hence the loose range; some
+    candidates fall between pieces and are dropped when their colour is checked.
+    """
+    circles = cv2.HoughCircles(grey, cv2.HOUGH_GRADIENT, dp=1, minDist=0.9 * radius,
+                               param1=60, param2=max(5.0, 0.22 * radius),
+                               minRadius=int(0.75 * radius), maxRadius=int(1.25 * radius) + 1)
+    if circles is None:
+        return np.zeros((0, 3), np.float32)
+    return circles[0].astype(np.float32)

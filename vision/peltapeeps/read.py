@@ -1,0 +1,289 @@
+"""Reading a PeltaPeeps layout from one photo: pieces, faces, catalog pieces, joins.
+
+The steps (each in its own module):
+
+1. :mod:`~vision.peltapeeps.discs` — the table's colour from the photo's border,
+   a mask of what is not table, the disc size from it, and candidate discs from
+   a circle search at a scale where a disc is about :data:`WORK_RADIUS` px.
+   No printed kit is needed: the disc itself (DISC_RADIUS_MM) is the scale;
+   when the rims found (step 3) show another size, the search runs again at it.
+2. :mod:`~vision.peltapeeps.colours` — the lamp's colour (there is no white
+   card) and each disc's team from the profile's colour models.
+3. :mod:`~vision.peltapeeps.rims` — each disc's centre from its rim, its face
+   (painted marks), and its connectors; same-coloured contacts are settled on
+   the full-resolution photo.
+4. :mod:`~vision.peltapeeps.identify` — the catalog piece per disc, one of each
+   per team (an assignment), and its turn.
+5. Joins: for every two touching discs, the rules engine's own contact test
+   (:func:`companion.rules.peltapeeps.layout.contact`) on the recovered poses.
+
+Doubtful pieces are named in warnings (where, and what is in doubt) rather
+than guessed silently.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping
+
+import cv2
+import numpy as np
+
+from calibration.profile import Profile
+from companion.errors import UserError
+from companion.rules.peltapeeps.catalog import Catalog
+from companion.rules.peltapeeps.layout import Placed, contact
+from vision.peltapeeps import colours, discs, identify, rims
+from vision.peltapeeps.geometry import DISC_RADIUS_MM, lying, outline
+from vision.peltapeeps.reading import LayoutReading, SeenJoin, SeenPiece
+from vision.srgb import SRGB_TO_LINEAR
+
+WORK_RADIUS = 22.0  # px: discs are found and read with about this radius
+MIN_PIXELS = 64 * 48
+TEAM_MARGIN = 1.5  # nearest minus second team distance below which a team is in doubt
+OUTLINE_POINTS = 96
+MIN_RIM_SHARE = 0.25  # a disc's rim shows round at least this share of the way round
+MIN_RIM_SHARE_TABLE_HUE = 0.38  # ... or this share when it has the table's hue
+
+
+def _check_frame(frame: object) -> np.ndarray:
+    if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3 \
+            or frame.dtype != np.uint8:
+        shape = getattr(frame, "shape", None)
+        raise UserError(f"not a colour photo (got {type(frame).__name__} {shape}): "
+                        "give a BGR 8-bit image as read by OpenCV")
+    if frame.shape[0] * frame.shape[1] < MIN_PIXELS:
+        raise UserError(f"the photo is too small ({frame.shape[1]}x{frame.shape[0]}): "
+                        "use at least 640x480")
+    return frame
+
+
+def _catalog_for(catalog: Catalog | Mapping[str, Catalog], team: str) -> Catalog:
+    if isinstance(catalog, Catalog):
+        return catalog
+    if team not in catalog:
+        raise UserError(f"no catalog for team {team!r}: give one per profile colour")
+    return catalog[team]
+
+
+def _disc_colours(lin: np.ndarray, cands: np.ndarray) -> np.ndarray:
+    """Camera colour of each candidate: the darker half of its centre (least lamp glare)."""
+    off = np.linspace(-0.6, 0.6, 9)
+    gx, gy = np.meshgrid(off, off)
+    keep = np.hypot(gx, gy) <= 0.6
+    ox, oy = gx[keep], gy[keep]
+    h, w = lin.shape[:2]
+    out = np.zeros((len(cands), 3), np.float32)
+    for k, (x, y, r) in enumerate(cands):
+        px = np.clip((x + ox * r).astype(int), 0, w - 1)
+        py = np.clip((y + oy * r).astype(int), 0, h - 1)
+        v = lin[py, px]
+        lum = v.sum(axis=1)
+        out[k] = np.median(v[lum <= np.median(lum)], axis=0)
+    return out
+
+
+def _where(d: rims.Disc, scale: float) -> str:
+    return f"near ({d.x * scale:.0f}, {d.y * scale:.0f})"
+
+
+def read_layout(frame_bgr: np.ndarray, profile: Profile,
+                catalog: Catalog | Mapping[str, Catalog]) -> LayoutReading:
+    """Every piece of a PeltaPeeps layout in one photo, and which pieces join.
+
+    ``profile`` gives the teams' colours (its players are the team colours);
+    ``catalog`` is one piece set for every team or a set per team. Raises
+    :class:`companion.errors.UserError` for input that is not a photo.
+    """
+    t0 = time.perf_counter()
+    frame = _check_frame(frame_bgr)
+    models = colours.team_models(profile)
+    if not models.teams:
+        raise UserError("the profile has no team colours: calibrate with a piece of each team")
+    h, w = frame.shape[:2]
+    reading = LayoutReading([], [], (w, h))
+
+    s1 = min(1.0, discs.WORK_SIDE / max(h, w))
+    small = cv2.resize(frame, (round(w * s1), round(h * s1)), interpolation=cv2.INTER_AREA) \
+        if s1 < 1 else frame
+    feats = discs.features(small)
+    table = discs.table_model(feats)
+    mask = discs.piece_mask(feats, table)
+    radius1 = discs.estimate_radius(mask) if mask.mean() > 0.002 else None
+    if radius1 is None:
+        return _nothing(reading, t0)
+
+    lut = colours.chroma_table(models)
+    for _ in range(3):
+        got = _find(frame, radius1 / s1, models, lut, table)
+        if got is None:
+            return _nothing(reading, t0)
+        found, lin, back, gains = got
+        # A disc size misjudged from the mask (a dark pupil splits a disc's peak)
+        # shows in the rims found: look again at the scale they give.
+        size = float(np.median([d.r for d in found])) / min(WORK_RADIUS, radius1 / s1)
+        if 0.85 < size < 1.18:
+            break
+        radius1 = radius1 * size
+    grey_full = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    for d in found:
+        d.paint = rims.face_paint(frame, d, gains, lut, back)
+        d.face_up = d.paint >= rims.PAINT_SHARE
+    rims.connectors(found, grey_full, back)
+
+    pieces, placed = _identify(found, models.teams, catalog, back, reading.warnings)
+    reading.pieces = pieces
+    reading.joins = _joins(found, placed, catalog, back)
+    reading.seconds = time.perf_counter() - t0
+    return reading
+
+
+def _find(frame: np.ndarray, radius: float, models: colours.TeamModels,
+          lut: colours.ChromaTable, table: discs.TableModel
+          ) -> tuple[list[rims.Disc], np.ndarray, float, np.ndarray] | None:
+    """The discs (refined, checked) with the photo scaled so ``radius`` (photo px)
+    becomes WORK_RADIUS; with the linear work image, work px -> photo px, and the
+    lamp's gains. None when there is nothing to read."""
+    h, w = frame.shape[:2]
+    s2 = min(1.0, WORK_RADIUS / radius)
+    work = cv2.resize(frame, (round(w * s2), round(h * s2)), interpolation=cv2.INTER_AREA) \
+        if s2 < 1 else frame
+    back = 1.0 / s2  # work px -> photo px
+    grey = cv2.GaussianBlur(cv2.cvtColor(work, cv2.COLOR_BGR2GRAY), (0, 0), 1.0)
+    cands = discs.find_discs(grey, radius * s2)
+    lin = SRGB_TO_LINEAR[work]
+    if not len(cands):
+        return None
+    cols = _disc_colours(lin, cands)
+    # Candidates the colour of the table are not pieces: keep them out of the lamp's colour.
+    light = np.cbrt(np.maximum(cols @ np.array([0.0722, 0.7152, 0.2126], np.float32), 0))
+    tableish = discs.is_table(colours.chroma(cols), light, table)
+    cands, cols = cands[~tableish], cols[~tableish]
+    if not len(cands):
+        return None
+    gains = colours.white_balance(cols, models, lut)
+    best, dist, second, dist2 = colours.classify(cols, gains, models)
+    found = [rims.Disc(float(x), float(y), float(r), int(t), float(d1), float(d2 - d1), int(t2))
+             for (x, y, r), t, d1, t2, d2 in zip(cands, best, dist, second, dist2, strict=True)
+             if d1 < colours.FAR]
+    rims.refine(lin, found, gains, lut, table)
+    found = _keep_discs(found, lin, table)
+    more = rims.missed(lin, found, gains, lut, table, float(np.median(cands[:, 2])))
+    if more:
+        rims.refine(lin, more, gains, lut, table)
+        _, dist, second, dist2 = colours.classify(
+            _disc_colours(lin, np.array([[d.x, d.y, d.r] for d in more])), gains, models)
+        for d, d1, t2, d2 in zip(more, dist, second, dist2, strict=True):
+            d.team_distance, d.team_margin, d.runner_up = float(d1), float(d2 - d1), int(t2)
+        found = _keep_discs(found + more, lin, table)
+    return (found, lin, back, gains) if found else None
+
+
+def _nothing(reading: LayoutReading, t0: float) -> LayoutReading:
+    reading.warnings.append("no pieces found in the photo")
+    reading.seconds = time.perf_counter() - t0
+    return reading
+
+
+def _keep_discs(found: list[rims.Disc], lin: np.ndarray, table: discs.TableModel
+                ) -> list[rims.Disc]:
+    """Drop candidates that are not a disc (between pieces) and duplicates of one disc.
+
+    A disc shows its own colour all round its body and a round rim over part of
+    its edge (neighbours and connectors take the rest). A candidate the table's
+    hue (a bright patch of table, or a glare-washed piece of the table's colour)
+    must show more of a round rim.
+    """
+    if not found:
+        return []
+    hue = discs.table_hue(colours.chroma(_disc_colours(
+        lin, np.array([[d.x, d.y, d.r] for d in found]))), table)
+    good = []
+    for d, tableish in zip(found, hue, strict=True):
+        assert d.labels is not None
+        inner = d.labels[:, rims.BODY_COLUMNS]
+        need = MIN_RIM_SHARE_TABLE_HUE if tableish else MIN_RIM_SHARE
+        if (inner == d.team).mean() < 0.8 or d.rim_share < need:
+            continue
+        good.append(d)
+    good.sort(key=lambda d: -d.rim_share)
+    out: list[rims.Disc] = []
+    for d in good:
+        if all(math.hypot(d.x - o.x, d.y - o.y) > 1.4 * max(d.r, o.r) for o in out):
+            out.append(d)
+    return out
+
+
+def _identify(found: list[rims.Disc], teams: list[str],
+              catalog: Catalog | Mapping[str, Catalog], back: float, warnings: list[str]
+              ) -> tuple[list[SeenPiece], dict[int, Placed]]:
+    pieces: list[SeenPiece] = []
+    placed: dict[int, Placed] = {}
+    by_team: dict[int, list[int]] = {}
+    for i, d in enumerate(found):
+        by_team.setdefault(d.team, []).append(i)
+    for t, idx in by_team.items():
+        team = teams[t]
+        cat = _catalog_for(catalog, team)
+        evidence = [float(np.clip((found[i].paint - rims.PAINT_SHARE) / rims.PAINT_SHARE,
+                                  -1, 1)) for i in idx]
+        matches = identify.identify_team([found[i].connectors for i in idx], evidence, cat,
+                                         [found[i].paint for i in idx])
+        for i, ev, (m, _cost) in zip(idx, evidence, matches, strict=True):
+            d = found[i]
+            if m is None:
+                warnings.append(f"a piece {_where(d, back)}: more {team} pieces than the "
+                                f"catalog holds; left out")
+                continue
+            conf = 1.0
+            if m.cost > 0.6:
+                conf *= 0.5
+                warnings.append(f"a piece {_where(d, back)}: its connectors fit {team} "
+                                f"{m.piece} only roughly")
+            if d.team_margin < TEAM_MARGIN and len(teams) > 1:
+                conf *= 0.6
+                warnings.append(f"a piece {_where(d, back)}: team between {team} and "
+                                f"{teams[d.runner_up]}")
+            if abs(ev) < 0.3:
+                conf *= 0.8
+                warnings.append(f"a piece {_where(d, back)}: face up or down is unclear")
+            uid = f"{team}:{m.piece}"
+            cons = [(c.angle, c.type) for c in cat.piece(m.piece).connectors]
+            shape = outline(lying(cons, m.rotation, m.face_up), steps=OUTLINE_POINTS)
+            r_px = d.r * back
+            ox, oy = d.to_image(shape[:, 0] / DISC_RADIUS_MM, shape[:, 1] / DISC_RADIUS_MM)
+            pts = tuple((round(float(x) * back, 1), round(float(y) * back, 1))
+                        for x, y in zip(ox, oy, strict=True))
+            pieces.append(SeenPiece(uid, team, m.piece, m.face_up,
+                                    (round(d.x * back, 1), round(d.y * back, 1)),
+                                    round(r_px, 2), m.rotation, round(conf, 3), pts))
+            placed[i] = Placed(uid, team, m.piece, d.x, d.y, m.rotation, m.face_up)
+    return pieces, placed
+
+
+def _joins(found: list[rims.Disc], placed: dict[int, Placed],
+           catalog: Catalog | Mapping[str, Catalog], back: float) -> list[SeenJoin]:
+    """Every touching pair, judged by the engine's contact rules on the recovered poses.
+
+    The pair is put exactly two radii apart along the seen direction: the photo
+    says they touch; which connectors face each other is what matters.
+    """
+    out = []
+    for i, j in rims.neighbours(found):
+        if i not in placed or j not in placed:
+            continue
+        a, b = placed[i], placed[j]
+        da, db = found[i], found[j]
+        ang = math.radians(rims.pair_frame(da, db)[1])
+        pa = Placed(a.uid, a.team, a.piece, 0.0, 0.0, a.rotation, a.face_up)
+        pb = Placed(b.uid, b.team, b.piece, 2 * math.cos(ang), 2 * math.sin(ang),
+                    b.rotation, b.face_up)
+        c = contact(_catalog_for(catalog, a.team).piece(a.piece), pa,
+                    _catalog_for(catalog, b.team).piece(b.piece), pb)
+        if c is None:
+            continue
+        at = ((da.x + db.x) / 2 * back, (da.y + db.y) / 2 * back)
+        x, y = sorted((a.uid, b.uid))
+        out.append(SeenJoin(x, y, c.kind, (round(at[0], 1), round(at[1], 1))))
+    return out

@@ -1,0 +1,448 @@
+"""Around each disc: its exact centre, its painted face, and its connectors.
+
+Each disc is sampled on a polar grid (angle x radius, in units of its radius)
+and every sample labelled with its nearest team colour or *table*. Along each
+angle the rim is where the disc's own colour stops; a circle fitted to the rim
+samples near one radius refines the centre. Then, at each angle:
+
+- the *cut zone* (:data:`CUT_ZONE` of the radius) shows another colour or the
+  table where the disc has a notch or curve (a curve's cut is much wider);
+- the *tab zone* (:data:`TAB_ZONE`) shows the disc's own colour where it has a tab.
+
+Where a neighbour of the same colour touches, both zones show that colour
+whatever the connectors, so the full-resolution photo decides: the laser-cut
+edges are thin dark lines, and along the line between the two centres the
+darkest place is where their edges meet — at the rim (plain edges touching),
+or at a tab's tip sitting in the other disc's notch.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from vision.peltapeeps.colours import FAR, ChromaTable, chroma
+from vision.peltapeeps.discs import TableModel, is_table
+from vision.peltapeeps.geometry import (
+    CURVE_MIN_WIDTH_DEG,
+    DISC_RADIUS_MM,
+    NOTCH_DEPTH_MM,
+    TAB_WIDTH_MM,
+)
+from vision.srgb import SRGB_TO_LINEAR
+
+ANGLES = 120  # polar samples around a disc (3 degrees apart)
+RADII = np.arange(0.50, 1.31, 0.03)
+CUT_ZONE = (0.85, 0.93)
+TAB_ZONE = (1.06, 1.16)
+
+
+def _zone_columns(zone: tuple[float, float]) -> np.ndarray:
+    """Which polar radii fall in ``zone`` (a share of the radius, from and to)."""
+    lo, hi = zone
+    return (lo <= RADII) & (hi >= RADII)
+
+
+INNER = 0.55  # the centre searched for painted marks
+BODY = (0.64, 0.75)  # plain acrylic: outside the paint (0.62 R), inside every cut
+BODY_COLUMNS = _zone_columns(BODY)
+TAB_WIDTH_DEG = (7.0, 30.0)  # a tab's run in the tab zone
+CUT_MIN_DEG = 8.0
+NEIGHBOUR_REACH = 2.35  # centres closer than this many radii touch
+PAINT_CONTRAST = 0.30  # colour step of painted marks, against the plain acrylic's brightness
+PAINT_SHARE = 0.06  # share of the centre with marks: face up
+TABLE = -1
+DARK = 0.72  # lightness (cube root) below this share of the disc's: not acrylic
+SHARE_STEP = 0.45  # white share (glare) beyond the disc's own by this much: not acrylic
+OWN_NEAR = 2.5  # distance to a disc's own team line that counts as its own colour
+
+
+@dataclass
+class Disc:
+    x: float  # work px
+    y: float
+    r: float
+    team: int = -1
+    team_distance: float = math.inf
+    team_margin: float = 0.0
+    runner_up: int = -1  # the second nearest team
+    face_up: bool = True
+    paint: float = 0.0  # share of the centre showing painted marks
+    rim_share: float = 0.0  # share of angles where the rim was found where expected
+    labels: np.ndarray | None = None  # (ANGLES, len(RADII)) team index or TABLE
+    shape: np.ndarray | None = None  # 2x2: the unit circle onto the disc's ellipse (tilt)
+    connectors: list[tuple[float, str, float]] = field(default_factory=list)  # angle, type, sure
+
+    @property
+    def axes(self) -> np.ndarray:
+        """2x2 matrix taking disc units (radius 1) to photo offsets (work px)."""
+        return self.shape if self.shape is not None else np.eye(2) * self.r
+
+    def to_image(self, u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        a = self.axes
+        return self.x + a[0, 0] * u + a[0, 1] * v, self.y + a[1, 0] * u + a[1, 1] * v
+
+
+def pair_frame(a: Disc, b: Disc) -> tuple[float, float]:
+    """Distance (in radii) and direction (degrees, disc frame) from ``a`` to ``b``."""
+    inv = np.linalg.inv((a.axes + b.axes) / 2)
+    v = inv @ np.array([b.x - a.x, b.y - a.y])
+    return float(np.hypot(*v)), math.degrees(math.atan2(v[1], v[0])) % 360
+
+
+def _polar(img_lin: np.ndarray, discs: list[Disc], radii: np.ndarray) -> np.ndarray:
+    """(D, ANGLES, len(radii), 3) linear BGR samples around each disc (its ellipse)."""
+    th = np.arange(ANGLES) * (2 * math.pi / ANGLES)
+    u = (np.cos(th)[:, None] * radii[None, :]).astype(np.float32)
+    v = (np.sin(th)[:, None] * radii[None, :]).astype(np.float32)
+    mx, my = zip(*(d.to_image(u, v) for d in discs), strict=True)
+    n = len(discs)
+    mxa = np.asarray(mx, np.float32).reshape(n * ANGLES, -1)
+    mya = np.asarray(my, np.float32).reshape(n * ANGLES, -1)
+    out = cv2.remap(img_lin, mxa, mya, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return out.reshape(n, ANGLES, len(radii), 3)
+
+
+def label_samples(samples: np.ndarray, gains: np.ndarray, lut: ChromaTable,
+                  table: TableModel, teams: np.ndarray | None = None) -> np.ndarray:
+    """Team index (or TABLE) of linear BGR samples.
+
+    Nearest team's glare line if near, unless the table's colour. With ``teams``
+    (samples are (D, ANGLES, RADII, 3) around discs of those teams), a disc's own
+    label also needs its acrylic's lightness and glare: far darker is the table,
+    a shadow or a cut edge; far more white is the table or paint, not glare.
+    """
+    ij = lut.index(chroma(samples / gains))
+    best, dmin = lut.team[ij], lut.distance[ij]
+    y = samples @ np.array([0.0722, 0.7152, 0.2126], np.float32)
+    light = np.cbrt(np.maximum(y, 0))
+    tab = is_table(chroma(samples), light, table)
+    if teams is not None:
+        body = (BODY[0] <= RADII) & (BODY[1] >= RADII)
+        share = lut.share[ij]
+        own = best == teams[:, None, None]
+        for k in range(len(samples)):
+            # Near its own team's line is its own, even when another team's is a hair nearer.
+            near_own = lut.each[teams[k]][ij[0][k], ij[1][k]] < OWN_NEAR
+            best[k] = np.where(near_own, teams[k], best[k])
+            own[k] |= near_own
+            ref = np.median(light[k][:, body])
+            mine = own[k][:, body]
+            s_ref = float(np.median(share[k][:, body][mine])) if mine.any() else 0.0
+            tab[k] |= (light[k] < DARK * ref) | (own[k] & (np.abs(share[k] - s_ref) > SHARE_STEP))
+    return np.where((dmin < FAR) & ~tab, best, TABLE).astype(np.int16)
+
+
+def _fill_holes(mask: np.ndarray, max_px: int) -> np.ndarray:
+    """``mask`` (uint8 0/1) with enclosed holes of at most ``max_px`` pixels filled."""
+    n, lab, stats, _ = cv2.connectedComponentsWithStats((mask == 0).astype(np.uint8), 4)
+    if n <= 1:
+        return mask
+    h, w = mask.shape
+    x, y, bw, bh, area = stats.T
+    small = (area <= max_px) & (x > 0) & (y > 0) & (x + bw < w) & (y + bh < h)
+    small[0] = False
+    out = mask.copy()
+    out[small[lab]] = 1
+    return out
+
+
+def missed(img_lin: np.ndarray, found: list[Disc], gains: np.ndarray, lut: ChromaTable,
+           table: TableModel, radius: float) -> list[Disc]:
+    """Discs the circle search missed: team-coloured areas no found disc covers.
+
+    Each team's pixels, less the found discs, keep the missed discs whole; the
+    distance transform peaks at about a radius in each of them (and stays small
+    in the slivers of tabs and rims left over).
+    """
+    labels = label_samples(img_lin, gains, lut, table)
+    cover = np.zeros(labels.shape, np.uint8)
+    for d in found:
+        cv2.circle(cover, (round(d.x), round(d.y)), round(1.08 * d.r), 1, -1)
+    out: list[Disc] = []
+    for t in np.unique(labels):
+        if t == TABLE:
+            continue
+        mask = ((labels == t) & (cover == 0)).astype(np.uint8)
+        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        mask = _fill_holes(mask, int(0.6 * math.pi * radius**2))  # painted marks
+        if mask.sum() < 1.2 * radius**2:
+            continue
+        dt = cv2.distanceTransform(mask, cv2.DIST_L2, 5)
+        peaks = (dt >= cv2.dilate(dt, np.ones((5, 5), np.uint8))) & (dt >= 0.55 * radius)
+        ys, xs = np.nonzero(peaks)
+        for k in np.argsort(-dt[ys, xs]):
+            x, y = float(xs[k]), float(ys[k])
+            if all(math.hypot(x - d.x, y - d.y) > 1.3 * radius for d in out):
+                out.append(Disc(x, y, radius, int(t)))
+    return out
+
+
+def refine(img_lin: np.ndarray, discs: list[Disc], gains: np.ndarray, lut: ChromaTable,
+           table: TableModel, rounds: int = 2) -> None:
+    """Centre and radius of each disc from its rim; labels sampled at the final pose."""
+    if not discs:
+        return
+    for k in range(rounds + 1):
+        samples = _polar(img_lin, discs, RADII.astype(np.float32))
+        labels = label_samples(samples, gains, lut, table,
+                               np.array([d.team for d in discs]))
+        for d, lab in zip(discs, labels, strict=True):
+            d.labels = lab
+            if k == rounds:
+                continue
+            own = lab == d.team
+            # First radius (from the inside) that is not the disc's own colour.
+            start = int(np.searchsorted(RADII, 0.7))
+            off = ~own[:, start:]
+            has = off.any(axis=1)
+            first = np.where(has, off.argmax(axis=1) + start, len(RADII) - 1)
+            rim = RADII[np.maximum(first - 1, 0)] + 0.015
+            ok = has & (rim > 0.7) & (rim < 1.35)
+            d.rim_share = float((ok & (np.abs(rim - 1) < 0.06)).mean())
+            if ok.sum() < 12:
+                continue
+            th = np.arange(ANGLES)[ok] * (2 * math.pi / ANGLES)
+            px, py = d.to_image(rim[ok] * np.cos(th), rim[ok] * np.sin(th))
+            _fit_rim(d, np.stack([px, py], axis=1), th)
+
+
+def _circle(pts: np.ndarray) -> tuple[float, float, float]:
+    """Least-squares circle (x, y, r): x^2 + y^2 + a x + b y + c = 0."""
+    a = np.stack([pts[:, 0], pts[:, 1], np.ones(len(pts))], axis=1)
+    sol, *_ = np.linalg.lstsq(a, -(pts**2).sum(axis=1), rcond=None)
+    x, y = -sol[0] / 2, -sol[1] / 2
+    return float(x), float(y), math.sqrt(max(x * x + y * y - sol[2], 1.0))
+
+
+def _fit_rim(d: Disc, pts: np.ndarray, th: np.ndarray) -> None:
+    """Move ``d`` onto its rim: a trimmed circle fit (tabs, notches and neighbours are
+    outliers), then an ellipse through the inliers when they go round the disc."""
+    keep = np.ones(len(pts), bool)
+    x, y, r = d.x, d.y, d.r
+    for _ in range(4):
+        if keep.sum() < 10:
+            return
+        x, y, r = _circle(pts[keep])
+        res = np.abs(np.hypot(pts[:, 0] - x, pts[:, 1] - y) - r)
+        tol = max(0.035 * r, 2.5 * float(np.median(res[keep])))
+        keep = res < tol
+    if not (0.8 < r / d.r < 1.25) or math.hypot(x - d.x, y - d.y) > 0.4 * d.r \
+            or keep.sum() < 12:
+        return
+    d.x, d.y, d.r, d.shape = x, y, r, None
+    sectors = len(set((th[keep] // (math.pi / 4)).astype(int)))
+    if sectors < 6 or keep.sum() < 20:
+        return
+    (cx, cy), (w, h), ang = cv2.fitEllipse(pts[keep].astype(np.float32))
+    if not (0.9 < math.sqrt(w * h) / 2 / r < 1.1) or min(w, h) < 0.85 * max(w, h) \
+            or math.hypot(cx - x, cy - y) > 0.1 * r:
+        return
+    t = math.radians(ang)
+    rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
+    d.x, d.y, d.r = float(cx), float(cy), math.sqrt(w * h) / 2
+    d.shape = rot @ np.diag([w / 2, h / 2]) @ rot.T
+
+
+def face_paint(frame: np.ndarray, disc: Disc, gains: np.ndarray, lut: ChromaTable,
+               scale: float = 1.0) -> float:
+    """Share of the disc's centre that differs from the acrylic by paint-like steps.
+
+    ``frame`` is the photo (BGR) at full detail, as thin painted lines vanish when
+    shrunk; ``scale`` takes work px to its px; ``gains`` are the lamp's colour and
+    ``lut`` the teams' colours. A pixel differs when its colour is
+    farther than :data:`PAINT_CONTRAST` of the acrylic's brightness from the
+    acrylic's (median) colour, in linear light: white or black paint does, the
+    faint marks seen through a face-down piece do not.
+    """
+    n = int(np.clip(2 * INNER * disc.r * scale, 9, 90))
+    off = np.linspace(-INNER, INNER, n, dtype=np.float32)
+    gx, gy = np.meshgrid(off, off)
+    keep = np.hypot(gx, gy) <= INNER
+    mx, my = disc.to_image(gx[keep], gy[keep])
+    px = cv2.remap(frame, (mx * scale).reshape(1, -1).astype(np.float32),
+                   (my * scale).reshape(1, -1).astype(np.float32), cv2.INTER_LINEAR)[0]
+    lin = SRGB_TO_LINEAR[px.reshape(-1, 3)] / gains.astype(np.float32)  # white paint is white
+    body = np.median(lin, axis=0)
+    # The lamp's reflection adds the same white to paint and acrylic: measure the step
+    # against the acrylic's own colour without it (its white share on the team's line).
+    white = float(lut.share[lut.index(chroma(body))])
+    plain = max(float(np.linalg.norm(body)) * (1 - min(white, 0.8)), 1e-3)
+    step = np.linalg.norm(lin - body, axis=1) / plain
+    return float((step > PAINT_CONTRAST).mean())
+
+
+def _runs(flags: np.ndarray) -> list[tuple[int, int]]:
+    """Circular runs of True: (start index, length)."""
+    n = len(flags)
+    if flags.all():
+        return [(0, n)]
+    if not flags.any():
+        return []
+    start = int(np.argmin(flags))  # a False: begin there so no run wraps
+    rolled = np.roll(flags, -start)
+    out, i = [], 0
+    while i < n:
+        if rolled[i]:
+            j = i
+            while j < n and rolled[j]:
+                j += 1
+            out.append(((i + start) % n, j - i))
+            i = j
+        else:
+            i += 1
+    return out
+
+
+def _zone(labels: np.ndarray, zone: tuple[float, float]) -> np.ndarray:
+    sel = (zone[0] <= RADII) & (zone[1] >= RADII)
+    return labels[:, sel]
+
+
+def _gap(a: float, b: float) -> float:
+    return abs((a - b + 180) % 360 - 180)
+
+
+def neighbours(discs: list[Disc]) -> list[tuple[int, int]]:
+    """Index pairs of discs whose centres are about two radii apart (touching)."""
+    out = []
+    for i, a in enumerate(discs):
+        for j in range(i + 1, len(discs)):
+            b = discs[j]
+            if math.hypot(a.x - b.x, a.y - b.y) < NEIGHBOUR_REACH * max(a.r, b.r) * 1.1 \
+                    and pair_frame(a, b)[0] < NEIGHBOUR_REACH:
+                out.append((i, j))
+    return out
+
+
+def _sample_grey(grey: np.ndarray, px: np.ndarray, py: np.ndarray) -> np.ndarray:
+    shape = px.shape
+    vals = cv2.remap(grey, px.reshape(1, -1).astype(np.float32),
+                     py.reshape(1, -1).astype(np.float32), cv2.INTER_LINEAR)
+    return vals.reshape(shape).astype(np.float32)
+
+
+def _edge_darkness(grey_full: np.ndarray, scale: float, a: Disc, b: Disc) -> np.ndarray:
+    """How dark the cut edges are where each contact would put them, from ``a`` to ``b``.
+
+    Three scores: ``b``'s tab in ``a`` (its tip at 0.76 radii from ``a``, its sides
+    between 0.76 and 1), plain edges touching (at 1), ``a``'s tab in ``b`` (tip at
+    1.24, sides between 1 and 1.24). Lower is darker. ``scale`` takes work px to
+    full-resolution px.
+    """
+    dx, dy = (b.x - a.x) * scale, (b.y - a.y) * scale
+    dist = math.hypot(dx, dy)
+    ux, uy = dx / dist, dy / dist
+    r = dist / 2  # the discs touch: half the distance is a radius along this line
+    depth = NOTCH_DEPTH_MM / DISC_RADIUS_MM
+    half = TAB_WIDTH_MM / 2 / DISC_RADIUS_MM
+
+    def at(along: np.ndarray, lat: np.ndarray) -> np.ndarray:
+        return _sample_grey(grey_full, a.x * scale + (ux * along - uy * lat) * r,
+                            a.y * scale + (uy * along + ux * lat) * r)
+
+    fine = np.linspace(-0.03, 0.03, 5)
+    tips = at(np.array([1 - depth, 1.0, 1 + depth])[:, None, None] + fine[None, None, :],
+              np.linspace(-0.1, 0.1, 7)[None, :, None] + 0 * fine[None, None, :])
+    tip = tips.min(axis=2).mean(axis=1)
+    steps = np.linspace(0.2, 0.8, 6) * depth
+    sides = []
+    for base in (1 - depth, 1.0):
+        along = (base + steps)[None, :, None] + 0 * fine[None, None, :]
+        lat = np.array([-half, half])[:, None, None] + fine[None, None, :]
+        sides.append(float(at(along, lat).min(axis=2).mean()))
+    return np.array([tip[0] + sides[0], 2 * tip[1], tip[2] + sides[1]]) / 2
+
+
+def connectors(discs: list[Disc], grey_full: np.ndarray, scale: float) -> None:
+    """Each disc's connectors (angle, type, sureness) in image degrees (clockwise, +x = 0)."""
+    step = 360.0 / ANGLES
+    pairs = neighbours(discs)
+    near: dict[int, list[tuple[int, float]]] = {i: [] for i in range(len(discs))}
+    for i, j in pairs:
+        near[i].append((j, pair_frame(discs[i], discs[j])[1]))
+        near[j].append((i, pair_frame(discs[j], discs[i])[1]))
+    # Same-team contacts: which side has the tab, from the dark edge lines.
+    same_tab: dict[tuple[int, int], int | None] = {}
+    for i, j in pairs:
+        if discs[i].team == discs[j].team:
+            # An empty cut (the table shows in it) faces the other: no tab between them.
+            if _open_cut(discs[i], pair_frame(discs[i], discs[j])[1]) \
+                    or _open_cut(discs[j], pair_frame(discs[j], discs[i])[1]):
+                same_tab[(i, j)] = None
+            else:
+                dark = _edge_darkness(grey_full, scale, discs[i], discs[j])
+                # The table beside the contact, inside a disc, is a curve's side: that
+                # disc has no tab there.
+                if _open_sides(discs[i], pair_frame(discs[i], discs[j])[1]):
+                    dark[2] = np.inf
+                if _open_sides(discs[j], pair_frame(discs[j], discs[i])[1]):
+                    dark[0] = np.inf
+                same_tab[(i, j)] = {0: j, 1: None, 2: i}[int(np.argmin(dark))]
+            same_tab[(j, i)] = same_tab[(i, j)]
+    for i, d in enumerate(discs):
+        assert d.labels is not None
+        own_cut = (_zone(d.labels, CUT_ZONE) == d.team).mean(axis=1)
+        own_tab = (_zone(d.labels, TAB_ZONE) == d.team).mean(axis=1)
+        angles = np.arange(ANGLES) * step
+        found: list[tuple[float, str, float]] = []
+        blocked = np.zeros(ANGLES, bool)
+        for j, ang in near[i]:
+            if discs[j].team != d.team:
+                continue  # the colours tell tabs and cuts apart: the free-rim rules below
+            blocked |= np.array([_gap(a, ang) < 24 for a in angles])
+            tab_side = same_tab[(min(i, j), max(i, j))]
+            if tab_side == i:
+                found.append((ang, "tab", 0.7))
+            elif tab_side == j:
+                found.append((ang, _cut_kind(own_cut, angles, ang, filled=True), 0.7))
+            else:
+                cut = _cut_kind(own_cut, angles, ang, filled=False)
+                if cut != "plain":
+                    found.append((ang, cut, 0.8))
+        for start, length in _runs((own_tab > 0.5) & ~blocked):
+            width = length * step
+            if TAB_WIDTH_DEG[0] <= width <= TAB_WIDTH_DEG[1]:
+                found.append(((start + (length - 1) / 2) * step % 360, "tab", 1.0))
+        for start, length in _runs((own_cut < 0.5) & ~blocked):
+            width = length * step
+            if width >= CUT_MIN_DEG:
+                kind = "curve" if width >= CURVE_MIN_WIDTH_DEG else "notch"
+                found.append(((start + (length - 1) / 2) * step % 360, kind, 1.0))
+        d.connectors = sorted(found)
+
+
+def _open_cut(d: Disc, ang: float) -> bool:
+    """True when the table (or another colour) shows in ``d``'s cut zone right at ``ang``."""
+    assert d.labels is not None
+    angles = np.arange(ANGLES) * (360.0 / ANGLES)
+    win = np.array([_gap(a, ang) < 7 for a in angles])
+    return bool((_zone(d.labels, CUT_ZONE)[win] != d.team).mean() > 0.5)
+
+
+def _open_sides(d: Disc, ang: float) -> bool:
+    """True when the table shows in ``d``'s cut zone 11 to 22 degrees either side of ``ang``."""
+    assert d.labels is not None
+    angles = np.arange(ANGLES) * (360.0 / ANGLES)
+    gap = np.array([_gap(a, ang) for a in angles])
+    win = (gap >= 11) & (gap < 22)
+    return bool(((_zone(d.labels, CUT_ZONE)[win] != d.team).mean(axis=1) > 0.5).sum() >= 2)
+
+
+def _cut_kind(own_cut: np.ndarray, angles: np.ndarray, ang: float, filled: bool) -> str:
+    """What is cut into the rim around ``ang`` (a same-coloured neighbour): notch, curve, plain.
+
+    ``filled``: the neighbour's tab sits in it, so only a curve's sides show.
+    """
+    win = np.array([_gap(a, ang) for a in angles])
+    open_ = own_cut < 0.5
+    sides = (win >= 11) & (win < 22) & open_
+    if filled:
+        return "curve" if sides.sum() >= 2 else "notch"
+    width = int(((win < 24) & open_).sum()) * 360.0 / ANGLES
+    if width >= CURVE_MIN_WIDTH_DEG:
+        return "curve"
+    return "notch" if width >= CUT_MIN_DEG else "plain"

@@ -1,0 +1,441 @@
+"""The PeltaPeeps score-sheet page: a photo of a layout, what was read in it, and the totals.
+
+The page draws every piece and join read from the photo over it; a player taps
+a piece to correct its team, catalog piece or face (or removes it), taps a join
+to say whether it really is one, and ticks the pieces each team still holds.
+After each change the page posts the corrected reading and the server scores
+it with :func:`vision.peltapeeps.reading.score_reading` — the page never adds
+anything up itself.
+
+One blueprint serves both uses: ``companion score peltapeeps PHOTO --page``
+wraps it around one photo in a small app (:func:`create_score_app`), and the
+live app (:func:`web.app.create_app`) mounts it at ``/score`` where photos are
+uploaded and read with the service's colour profile. POSTs go through the
+hosting app's guard (the page's token, and the pass-phrase from other hosts).
+
+>>> team_css("red"), team_css("teal"), team_css("Red Team")[:1]
+('#cd202c', '#1a9e9e', '#')
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from flask import Blueprint, Flask, Response, jsonify, render_template, request, url_for
+
+from companion.errors import UserError
+from companion.rules.peltapeeps.catalog import KIND_NAMES, Catalog, CatalogError, default_catalog
+from vision.peltapeeps.reading import LayoutReading, ReadingError, score_reading
+
+Guard = Callable[[], Response | None]
+Reader = Callable[[Any, Any, Catalog], LayoutReading]  # (frame BGR, Profile, Catalog)
+
+MAX_PIECES = 200  # 6 teams of 16 pieces, and room for a reader's false finds
+MAX_SCORE_BYTES = 2_000_000
+MAX_UPLOAD_BYTES = 40_000_000
+SHOWN_WIDTH = 2000  # the photo is served at most this wide; the overlay keeps photo pixels
+KEEP_PHOTOS = 4  # uploaded photos held in memory, oldest dropped first
+
+# Drawing colours for the usual acrylic colours; any other team gets one from PALETTE.
+TEAM_CSS = {"red": "#cd202c", "orange": "#f88018", "yellow": "#e8c51c", "green": "#2ca848",
+            "blue": "#225cd6", "purple": "#8034b0", "pink": "#e8559a", "white": "#f4f4f4",
+            "black": "#222222", "teal": "#1a9e9e", "brown": "#8a5a2b", "grey": "#8a8a8a",
+            "gray": "#8a8a8a", "cyan": "#22b8d8", "magenta": "#c0279a", "lime": "#8ccc2c"}
+PALETTE = ("#6b4fbb", "#c2571a", "#0f7c6c", "#a8326e", "#52630f", "#1f5f8f")
+
+
+def team_css(team: str) -> str:
+    """The colour the page draws a team's pieces in."""
+    key = team.strip().lower()
+    if key in TEAM_CSS:
+        return TEAM_CSS[key]
+    return PALETTE[sum(key.encode()) % len(PALETTE)]
+
+
+@dataclass
+class ScoredPhoto:
+    """One photo the page can show: the image (JPEG) and what was read in it."""
+
+    jpeg: bytes
+    reading: LayoutReading
+    catalog: Catalog
+    name: str = "photo"
+    teams: list[str] = field(default_factory=list)  # colours a piece may be given
+    seats: list[tuple[str, str]] | None = None
+    unplayed: dict[str, list[str]] | None = None
+    id: str = field(default_factory=lambda: secrets.token_urlsafe(9))
+
+    def allowed_teams(self) -> list[str]:
+        return list(dict.fromkeys([*self.teams, *self.reading.teams(),
+                                   *(t for _, t in self.seats or ())]))
+
+
+class ScoreInputError(ValueError):
+    """A score request the page should not have sent; the message names the field."""
+
+
+def score_request(body: Any, photo: ScoredPhoto) -> dict[str, Any]:
+    """Score a corrected reading sent by the page: the sheet and what the page shows beside it.
+
+    ``body`` is ``{"reading": {...}, "seats": [[player, team], ...] | null,
+    "unplayed": {team: [piece ids]} | null}``; teams left out of ``unplayed``
+    keep their default (the catalog minus the pieces seen).
+    """
+    if not isinstance(body, Mapping):
+        raise ScoreInputError("send a JSON object with the reading")
+    raw = body.get("reading")
+    if not isinstance(raw, Mapping):
+        raise ScoreInputError("the request has no reading: send {\"reading\": {...}}")
+    pieces, joins = raw.get("pieces"), raw.get("joins")
+    if not isinstance(pieces, list) or not isinstance(joins, list):
+        raise ScoreInputError("a reading needs a list of pieces and a list of joins")
+    if len(pieces) > MAX_PIECES or len(joins) > 6 * MAX_PIECES:
+        raise ScoreInputError(f"a reading holds at most {MAX_PIECES} pieces and their joins")
+    reading = LayoutReading.from_json(raw)
+    allowed = photo.allowed_teams()
+    for p in reading.pieces:
+        if p.team not in allowed:
+            raise ScoreInputError(f"piece {p.uid}: {p.team!r} is not one of the colours "
+                                  f"{', '.join(allowed)}")
+    seats = parse_seats(body.get("seats"), allowed)
+    unplayed = _unplayed(body.get("unplayed"), photo.catalog, allowed)
+    sheet = score_reading(reading, photo.catalog, seats, unplayed)
+    return {"sheet": sheet, **describe(reading, photo.catalog, seats, unplayed)}
+
+
+def parse_seats(raw: Any, allowed: Sequence[str]) -> list[tuple[str, str]] | None:
+    """Seats as (player, team) pairs, each colour to one player; None for one player a team."""
+    if raw is None:
+        return None
+    if not isinstance(raw, list) or not all(
+            isinstance(s, list | tuple) and len(s) == 2 for s in raw):
+        raise ScoreInputError("seats must be a list of [player, colour] pairs")
+    seats = [(str(p).strip(), str(t).strip()) for p, t in raw]
+    check_layout_seats(seats, allowed)
+    return seats or None
+
+
+def check_layout_seats(seats: Sequence[tuple[str, str]], allowed: Sequence[str]) -> None:
+    """The engine's seat rule that holds for any photo of a layout: each colour has one player.
+
+    (Player counts and turn order are the engine's business during a game; a
+    photo may show a game of any size.)
+    """
+    seen: dict[str, str] = {}
+    for player, team in seats:
+        if not player:
+            raise ScoreInputError(f"colour {team} needs a player's name")
+        if team not in allowed:
+            raise ScoreInputError(f"{team!r} is not one of the colours {', '.join(allowed)}")
+        if team in seen:
+            raise ScoreInputError(f"{team} is given to {seen[team]} and {player}: each colour "
+                                  "belongs to one player")
+        seen[team] = player
+
+
+def _unplayed(raw: Any, catalog: Catalog, allowed: Sequence[str]
+              ) -> dict[str, list[str]] | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping):
+        raise ScoreInputError("unplayed must map a colour to a list of piece ids")
+    ids = {p.id for p in catalog.pieces}
+    out: dict[str, list[str]] = {}
+    for team, pieces in raw.items():
+        if team not in allowed:
+            raise ScoreInputError(f"unplayed pieces of {team!r}: not one of the colours "
+                                  f"{', '.join(allowed)}")
+        if not isinstance(pieces, list):
+            raise ScoreInputError(f"unplayed pieces of {team} must be a list of piece ids")
+        for pid in pieces:
+            if str(pid) not in ids:
+                raise ScoreInputError(f"unplayed piece {team}:{pid} is not in the catalog "
+                                      f"{catalog.name!r}")
+        out[str(team)] = list(dict.fromkeys(str(p) for p in pieces))
+    return out
+
+
+def describe(reading: LayoutReading, catalog: Catalog,
+             seats: Sequence[tuple[str, str]] | None,
+             unplayed: Mapping[str, Sequence[str]] | None) -> dict[str, Any]:
+    """Beside the sheet: the seats used, each team's unplayed pieces, counts and warnings."""
+    used = list(seats) if seats else [(t, t) for t in reading.teams()]
+    seen: dict[str, list[str]] = {t: [] for _, t in used}
+    for p in reading.pieces:
+        seen.setdefault(p.team, []).append(p.piece)
+    left = {t: (list(unplayed[t]) if unplayed is not None and t in unplayed else
+                [pc.id for pc in catalog.pieces if pc.id not in seen[t]])
+            for _, t in used}
+    warnings = list(reading.warnings)
+    for team, pids in seen.items():
+        for pid in sorted({p for p in pids if pids.count(p) > 1}):
+            warnings.append(f"{pids.count(pid)} pieces are read as {team} {pid}, but a set has "
+                            "one of each: correct the others")
+        for pid in left.get(team, []):
+            if pid in pids:
+                warnings.append(f"{team} {pid} is counted as unplayed but the photo shows it")
+    joins = [j for j in reading.joins if j.kind == "join"]
+    return {
+        "seats": [list(s) for s in used],
+        "unplayed": left,
+        "seen": {t: len(v) for t, v in seen.items()},
+        "face_up": {t: sum(1 for p in reading.pieces if p.team == t and p.face_up) for t in seen},
+        "joins": len({frozenset((j.a, j.b)) for j in joins if j.a != j.b}),
+        "warnings": warnings,
+    }
+
+
+def shown_jpeg(frame: Any, quality: int = 88) -> bytes:
+    """The photo as the page shows it: at most SHOWN_WIDTH wide (the overlay scales to it)."""
+    import cv2
+
+    h, w = frame.shape[:2]
+    if w > SHOWN_WIDTH:
+        frame = cv2.resize(frame, (SHOWN_WIDTH, round(h * SHOWN_WIDTH / w)),
+                           interpolation=cv2.INTER_AREA)
+    ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    if not ok:
+        raise ValueError("the photo could not be encoded for the page")
+    return buf.tobytes()
+
+
+def page_catalog(catalog: Catalog) -> dict[str, Any]:
+    return {"name": catalog.name, "pieces": [
+        {"id": p.id, "kind": p.kind, "kind_name": KIND_NAMES[p.kind],
+         "interfaces": p.interfaces, "peep": p.is_peep} for p in catalog.pieces]}
+
+
+def settings_profile() -> str:
+    """The colour profile named in the user's settings file ("" when none is set)."""
+    from companion.settings import load_settings
+
+    return load_settings().profile
+
+
+def _default_reader(frame: Any, profile: Any, catalog: Catalog) -> LayoutReading:
+    from vision.peltapeeps.read import read_layout
+
+    return read_layout(frame, profile, catalog)
+
+
+def _refuse(status: int, message: str) -> Response:
+    resp = jsonify({"ok": False, "error": message})
+    resp.status_code = status
+    return resp
+
+
+class _Photos:
+    """Photos the page can work on, by id: a fixed one, or the last few uploaded."""
+
+    def __init__(self, fixed: ScoredPhoto | None) -> None:
+        self._lock = threading.Lock()
+        self._photos: OrderedDict[str, ScoredPhoto] = OrderedDict()
+        self.fixed = fixed
+        if fixed is not None:
+            self._photos[fixed.id] = fixed
+
+    def add(self, photo: ScoredPhoto) -> None:
+        with self._lock:
+            self._photos[photo.id] = photo
+            while len(self._photos) > KEEP_PHOTOS:
+                self._photos.popitem(last=False)
+
+    def get(self, photo_id: str) -> ScoredPhoto | None:
+        with self._lock:
+            return self._photos.get(photo_id)
+
+
+def scoresheet_blueprint(guard: Guard, token: str, *, photo: ScoredPhoto | None = None,
+                         profile: str | Callable[[], str] | None = None,
+                         catalog: Catalog | None = None, reader: Reader | None = None,
+                         home: str | None = None) -> Blueprint:
+    """The score-sheet page and its API; mount it with ``url_prefix="/score"``.
+
+    ``photo`` fixes the page on one photo (no uploads). Otherwise photos are
+    uploaded and read with the colour profile at ``profile`` (a path, or a
+    function giving the path at upload time, "" meaning none is configured)
+    and ``catalog`` (default: the full set, or the core set when the upload asks
+    for it). ``home`` is the link back to the main page, if there is one.
+    """
+    bp = Blueprint("scoresheet", __name__)
+    photos = _Photos(photo)
+    read = reader or _default_reader
+
+    def profile_path() -> str:
+        return (profile() if callable(profile) else profile) or ""
+
+    def profile_problem() -> str | None:
+        if photo is not None:
+            return None
+        try:
+            path = profile_path()
+        except UserError as e:  # the settings file naming the profile is broken
+            return str(e)
+        if not path:
+            return ("no colour profile is configured: make one with 'companion calibrate' "
+                    "and set profile in the [game] section of the settings "
+                    "('companion settings'), then restart the companion")
+        if not Path(path).is_file():
+            return (f"the colour profile {path} does not exist: make it with "
+                    "'companion calibrate' or fix profile in the settings")
+        return None
+
+    def photo_json(p: ScoredPhoto) -> dict[str, Any]:
+        return {
+            "id": p.id, "name": p.name,
+            "url": url_for("scoresheet.photo_jpeg", photo_id=p.id),
+            "reading": p.reading.to_json(), "catalog": page_catalog(p.catalog),
+            "teams": p.allowed_teams(),
+            "colours": {t: team_css(t) for t in p.allowed_teams()},
+            "seats": [list(s) for s in p.seats] if p.seats else None,
+            "unplayed": p.unplayed,
+        }
+
+    @bp.before_request
+    def check_posts() -> Response | None:
+        return guard() if request.method == "POST" else None
+
+    @bp.get("/")
+    def page() -> str:
+        result = None
+        if photo is not None:
+            try:
+                result = score_request({"reading": photo.reading.to_json(), "seats": photo.seats,
+                                        "unplayed": photo.unplayed}, photo)
+            except (ReadingError, ScoreInputError):
+                result = None  # the page asks again and shows the error
+        initial = {
+            "photo": photo_json(photo) if photo is not None else None,
+            "result": result,
+            "uploads": photo is None,
+            "problem": profile_problem(),
+            "api": {"score": url_for("scoresheet.score"),
+                    "upload": url_for("scoresheet.upload")},
+        }
+        return render_template("scoresheet.html", token=token, initial=initial, home=home)
+
+    @bp.get("/photo/<photo_id>.jpg")
+    def photo_jpeg(photo_id: str) -> Response:
+        p = photos.get(photo_id)
+        if p is None:
+            return _refuse(404, "that photo is no longer held: upload it again")
+        resp = Response(p.jpeg, mimetype="image/jpeg")
+        resp.headers["Cache-Control"] = "private, max-age=3600"
+        return resp
+
+    @bp.post("/api/score")
+    def score() -> Response:
+        if (request.content_length or 0) > MAX_SCORE_BYTES:
+            return _refuse(413, "the reading sent is too large")
+        request.max_content_length = MAX_SCORE_BYTES  # also when no length is announced
+        body = request.get_json(silent=True)
+        if not isinstance(body, dict):
+            return _refuse(400, "send the corrected reading as a JSON object "
+                           "(Content-Type: application/json)")
+        p = photos.get(str(body.get("photo", "")))
+        if p is None:
+            return _refuse(404, "that photo is no longer held: upload it again")
+        try:
+            result = score_request(body, p)
+        except (ReadingError, ScoreInputError) as e:
+            return _refuse(400, str(e))
+        return jsonify({"ok": True, **result})
+
+    @bp.post("/api/upload")
+    def upload() -> Response:
+        if photo is not None:
+            return _refuse(405, "this page shows one photo; run the command again for another")
+        problem = profile_problem()
+        if problem:
+            return _refuse(409, problem)
+        if (request.content_length or 0) > MAX_UPLOAD_BYTES:
+            return _refuse(413, f"the photo is larger than {MAX_UPLOAD_BYTES // 1_000_000} MB")
+        request.max_content_length = MAX_UPLOAD_BYTES
+        f = request.files.get("photo")
+        if f is None or not f.filename:
+            return _refuse(400, "choose a photo of the layout first")
+        try:
+            cat = catalog or default_catalog(request.form.get("set") or "full")
+        except CatalogError as e:
+            return _refuse(400, str(e))
+        import cv2
+        import numpy as np
+
+        from calibration.profile import ProfileError, load_profile
+
+        frame = cv2.imdecode(np.frombuffer(f.read(), np.uint8), cv2.IMREAD_COLOR)
+        if frame is None:
+            return _refuse(400, f"{f.filename} is not a photo this can read: use a JPEG or PNG")
+        try:
+            prof = load_profile(profile_path())
+        except (ProfileError, UserError) as e:
+            return _refuse(409, str(e))
+        try:
+            reading = read(frame, prof, cat)
+        except (ReadingError, UserError, ValueError) as e:
+            return _refuse(400, f"the photo could not be read: {e}")
+        p = ScoredPhoto(shown_jpeg(frame), reading, cat, Path(f.filename).name,
+                        teams=list(prof.players))
+        photos.add(p)
+        try:
+            result = score_request({"reading": reading.to_json()}, p)
+        except (ReadingError, ScoreInputError) as e:
+            return _refuse(400, f"the reading could not be scored: {e}")
+        return jsonify({"ok": True, "photo": photo_json(p), **result})
+
+    return bp
+
+
+def create_score_app(photo: ScoredPhoto) -> Flask:
+    """A small app around one photo, for ``companion score ... --page`` on 127.0.0.1.
+
+    It keeps the live app's protections: known host names only, no posts from
+    other sites, the page's token on every POST, and changes from this machine only.
+    """
+    from web.app import LOOPBACK, TOKEN_HEADER, _host_name, _is_ip, _own_names, _same
+
+    app = Flask("web.app")  # the templates and static files beside web/app.py
+    token = secrets.token_urlsafe(24)
+    names = _own_names()
+
+    @app.before_request
+    def known_host() -> Response | None:
+        host = _host_name(request.host)
+        if not _is_ip(host) and host not in names:
+            return _refuse(400, f"unknown host name {host!r}: open the page by this machine's "
+                           "name or address")
+        origin = request.headers.get("Origin")
+        if request.method == "POST" and origin and _host_name(
+                origin.split("://", 1)[-1]) != host:
+            return _refuse(403, "this request came from another site")
+        return None
+
+    def guard() -> Response | None:
+        if not _same(request.headers.get(TOKEN_HEADER, ""), token):
+            return _refuse(403, "this request did not come from the score-sheet page; reload it")
+        if (request.remote_addr or "") not in LOOPBACK:
+            return _refuse(403, "changes are only taken from this machine")
+        return None
+
+    @app.after_request
+    def headers(resp: Response) -> Response:
+        resp.headers.setdefault("X-Content-Type-Options", "nosniff")
+        resp.headers.setdefault("X-Frame-Options", "DENY")
+        resp.headers.setdefault("Referrer-Policy", "same-origin")
+        return resp
+
+    app.register_blueprint(scoresheet_blueprint(guard, token, photo=photo), url_prefix="/score")
+
+    @app.get("/")
+    def index() -> Response:
+        resp = Response(status=302)
+        resp.headers["Location"] = url_for("scoresheet.page")
+        return resp
+
+    return app

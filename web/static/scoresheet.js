@@ -1,0 +1,346 @@
+// The PeltaPeeps score-sheet page: draws the reading over the photo, sends corrections,
+// shows the server's score. All arithmetic is the server's; this only edits the reading.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const initial = JSON.parse($("initial").textContent);
+const api = initial.api;
+let passphrase = sessionStorage.getItem("companion-pass") || "";
+
+const state = {
+  photo: null,     // {id, url, name, catalog, teams, colours, seats, unplayed}
+  reading: null,   // the corrected reading, as the server's JSON
+  seats: null,     // [[player, team], ...] or null for one player per colour
+  unplayed: {},    // team -> piece ids, only for teams the user has edited
+  result: null,    // the server's last answer
+  editing: -1,     // index of the piece in the dialog
+  wholePhoto: false,
+  warningsShown: false,  // a long list starts folded; afterwards the user decides
+  scored: 0,
+};
+
+const ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"};
+function esc(text) {  // safe in element content and in quoted attributes
+  return (text == null ? "" : String(text)).replace(/[&<>"']/g, (c) => ESCAPES[c]);
+}
+
+function showError(message) {
+  const box = $("error");
+  box.textContent = message || "";
+  box.hidden = !message;
+}
+
+function prompt(text) { $("prompt").textContent = text || ""; }
+
+async function post(url, body) {
+  const headers = {"X-Companion-Token": window.COMPANION.token};
+  if (passphrase) headers["X-Companion-Passphrase"] = passphrase;
+  const isForm = body instanceof FormData;
+  if (!isForm) headers["Content-Type"] = "application/json";
+  const resp = await fetch(url, {method: "POST", headers, body: isForm ? body : JSON.stringify(body)});
+  let data;
+  try { data = await resp.json(); } catch (e) { data = {ok: false, error: "the companion did not answer (" + resp.status + ")"}; }
+  if (resp.status === 401) {
+    return new Promise((resolve) => {
+      const dlg = $("pass-dialog");
+      dlg.showModal();
+      dlg.addEventListener("close", () => {
+        passphrase = $("pass").value.trim();
+        sessionStorage.setItem("companion-pass", passphrase);
+        resolve(passphrase ? post(url, body) : data);
+      }, {once: true});
+    });
+  }
+  return data;
+}
+
+function colourOf(team) {
+  return (state.photo && state.photo.colours[team]) || "#888";
+}
+
+function swatch(team) {
+  return `<span class="swatch" style="background:${esc(colourOf(team))}">&nbsp;</span>`;
+}
+
+function pieceInfo(id) {
+  return state.photo.catalog.pieces.find((p) => p.id === id);
+}
+
+// --- drawing the reading over the photo ----------------------------------------------------
+
+function pieceSvg(p, i) {
+  const colour = esc(colourOf(p.team));
+  const r = p.radius_px;
+  const [cx, cy] = p.centre_px;
+  const shape = p.outline_px && p.outline_px.length > 2
+    ? `<polygon points="${p.outline_px.map(([x, y]) => `${x.toFixed(1)},${y.toFixed(1)}`).join(" ")}"/>`
+    : `<circle cx="${cx}" cy="${cy}" r="${r}"/>`;
+  const size = Math.max(r * 0.42, 10);
+  return `<g class="piece ${p.face_up ? "up" : "down"}" data-index="${i}" data-uid="${esc(p.uid)}" ` +
+    `style="--team:${colour}" stroke-width="${(r * 0.09).toFixed(1)}" tabindex="0" role="button" ` +
+    `aria-label="${esc(p.team)} ${esc(p.piece)} face ${p.face_up ? "up" : "down"}">` +
+    shape +
+    `<text x="${cx}" y="${cy - size * 0.15}" font-size="${size.toFixed(1)}">${esc(p.piece)}</text>` +
+    `<text class="face" x="${cx}" y="${cy + size * 0.85}" font-size="${(size * 0.7).toFixed(1)}">` +
+    `${p.face_up ? "▲ up" : "▽ down"}</text></g>`;
+}
+
+function joinSvg(j, k, where) {
+  const a = where[j.a], b = where[j.b];
+  const r = Math.max(((a ? a.radius_px : 20) + (b ? b.radius_px : 20)) / 2 * 0.2, 5);
+  const line = a && b
+    ? `<line x1="${a.centre_px[0]}" y1="${a.centre_px[1]}" x2="${b.centre_px[0]}" y2="${b.centre_px[1]}" stroke-width="${(r * 0.35).toFixed(1)}"/>`
+    : "";
+  return `<g class="join ${esc(j.kind)}" data-join="${k}" tabindex="0" role="button" ` +
+    `aria-label="${esc(j.a)} and ${esc(j.b)}: ${esc(j.kind)}">${line}` +
+    `<circle cx="${j.at_px[0]}" cy="${j.at_px[1]}" r="${r.toFixed(1)}" stroke-width="${(r * 0.3).toFixed(1)}"/></g>`;
+}
+
+// The part of the photo the pieces lie in (with a margin), or all of it.
+function viewBox() {
+  const [w, h] = state.reading.image_size;
+  const ps = state.reading.pieces;
+  if (state.wholePhoto || !ps.length) return [0, 0, w, h];
+  const margin = 2.2 * Math.max(...ps.map((p) => p.radius_px));
+  const x0 = Math.max(0, Math.min(...ps.map((p) => p.centre_px[0])) - margin);
+  const y0 = Math.max(0, Math.min(...ps.map((p) => p.centre_px[1])) - margin);
+  const x1 = Math.min(w, Math.max(...ps.map((p) => p.centre_px[0])) + margin);
+  const y1 = Math.min(h, Math.max(...ps.map((p) => p.centre_px[1])) + margin);
+  return [x0, y0, x1 - x0, y1 - y0].map((v) => Math.round(v));
+}
+
+function drawOverlay() {
+  const rd = state.reading;
+  const [w, h] = rd.image_size;
+  const where = {};
+  rd.pieces.forEach((p) => { where[p.uid] = p; });
+  $("zoom").textContent = state.wholePhoto ? "Zoom to the pieces" : "Whole photo";
+  $("overlay").innerHTML =
+    `<svg viewBox="${viewBox().join(" ")}" xmlns="http://www.w3.org/2000/svg">` +
+    `<image href="${esc(state.photo.url)}" x="0" y="0" width="${w}" height="${h}"/>` +
+    `<g class="pieces">${rd.pieces.map(pieceSvg).join("")}</g>` +
+    `<g class="joins">${rd.joins.map((j, k) => joinSvg(j, k, where)).join("")}</g></svg>`;
+}
+
+// --- the sheet -------------------------------------------------------------------------------
+
+const LINES = ["joins", "bonus", "face_up", "unplayed", "unplayed_peeps", "total"];
+
+function drawSheet() {
+  const res = state.result;
+  const teamsOf = {};
+  res.seats.forEach(([player, team]) => { (teamsOf[player] = teamsOf[player] || []).push(team); });
+  $("totals").querySelector("tbody").innerHTML = Object.entries(res.sheet).map(([player, line]) =>
+    `<tr data-player="${esc(player)}"><th>${(teamsOf[player] || []).map(swatch).join("")}${esc(player)}</th>` +
+    LINES.map((k) => `<td class="${k}">${line[k]}</td>`).join("") + "</tr>").join("");
+  const counts = Object.entries(res.seen).map(([team, n]) =>
+    `${swatch(team)}${esc(team)} ${n} seen (${res.face_up[team] || 0} face up)`);
+  $("counts").innerHTML = counts.join(" · ") + ` · ${res.joins} join${res.joins === 1 ? "" : "s"}`;
+  $("totals-box").hidden = false;
+
+  $("warnings").innerHTML = res.warnings.map((w) => `<li>${esc(w)}</li>`).join("");
+  $("warnings-title").textContent = `Check these (${res.warnings.length})`;
+  if (!state.warningsShown && res.warnings.length > 3) $("warnings-details").open = false;
+  state.warningsShown = state.warningsShown || res.warnings.length > 0;
+  $("warnings-box").hidden = !res.warnings.length;
+
+  $("players").innerHTML = res.seats.map(([player, team]) =>
+    `<label class="row">${swatch(team)}<span class="colour">${esc(team)}</span>` +
+    `<input data-team="${esc(team)}" value="${esc(player)}" autocomplete="off" spellcheck="false"></label>`).join("");
+  $("players-box").hidden = false;
+
+  const seenBy = {};
+  state.reading.pieces.forEach((p) => { (seenBy[p.team] = seenBy[p.team] || new Set()).add(p.piece); });
+  $("unplayed").innerHTML = res.seats.map(([player, team]) => {
+    const left = new Set(res.unplayed[team] || []);
+    const boxes = state.photo.catalog.pieces.map((pc) => {
+      const seen = seenBy[team] && seenBy[team].has(pc.id);
+      return `<label class="${seen ? "seen" : ""}" title="${esc(pc.kind_name)}${seen ? " (in the photo)" : ""}">` +
+        `<input type="checkbox" data-team="${esc(team)}" data-piece="${esc(pc.id)}"${left.has(pc.id) ? " checked" : ""}>` +
+        `${esc(pc.id)}</label>`;
+    }).join("");
+    return `<fieldset><legend>${swatch(team)}${esc(team)}${player !== team ? " · " + esc(player) : ""}</legend>${boxes}</fieldset>`;
+  }).join("");
+  $("unplayed-box").hidden = false;
+}
+
+function render() {
+  drawOverlay();
+  drawSheet();
+  state.scored += 1;
+  document.body.dataset.scored = String(state.scored);
+}
+
+// What a correction may change, to put back when the companion refuses it.
+function snapshot() {
+  return JSON.parse(JSON.stringify({reading: state.reading, seats: state.seats, unplayed: state.unplayed}));
+}
+
+async function rescore(before) {
+  const unplayed = Object.keys(state.unplayed).length ? state.unplayed : null;
+  const data = await post(api.score, {photo: state.photo.id, reading: state.reading, seats: state.seats, unplayed});
+  if (!data.ok) {
+    if (before) {
+      Object.assign(state, before);
+      if (state.result) render();
+    }
+    showError(data.error);
+    return;
+  }
+  showError("");
+  state.result = data;
+  render();
+}
+
+function load(photo, result) {
+  state.photo = photo;
+  state.reading = JSON.parse(JSON.stringify(photo.reading));
+  state.seats = photo.seats;
+  state.unplayed = photo.unplayed ? {...photo.unplayed} : {};
+  prompt(`${photo.name}: ${photo.reading.pieces.length} pieces read. Tap anything the camera got wrong.`);
+  if (result) {
+    state.result = result;
+    render();
+  } else {
+    rescore();
+  }
+}
+
+// --- corrections -------------------------------------------------------------------------
+
+function nearPiece(xy, p) {
+  return Math.hypot(xy[0] - p.centre_px[0], xy[1] - p.centre_px[1]) <= p.radius_px * 1.6;
+}
+
+// Whether a join's end is piece p (by uid; by position too when two pieces share a uid).
+function ownJoin(j, end, p) {
+  if (j[end] !== p.uid) return false;
+  const shared = state.reading.pieces.filter((q) => q.uid === p.uid).length > 1;
+  return !shared || nearPiece(j.at_px, p);
+}
+
+function freeUid(base, i) {
+  let uid = base;
+  for (let n = 2; state.reading.pieces.some((q, k) => k !== i && q.uid === uid); n++) uid = `${base}#${n}`;
+  return uid;
+}
+
+function changePiece(i, team, pieceId, faceUp) {
+  const p = state.reading.pieces[i];
+  const uid = (team === p.team && pieceId === p.piece) ? p.uid : freeUid(`${team}:${pieceId}`, i);
+  state.reading.joins.forEach((j) => {
+    ["a", "b"].forEach((end) => { if (ownJoin(j, end, p)) j[end] = uid; });
+  });
+  Object.assign(p, {uid, team, piece: pieceId, face_up: faceUp, confidence: 1.0});
+  if (state.seats && !state.seats.some(([, t]) => t === team)) state.seats.push([team, team]);
+}
+
+function removePiece(i) {
+  const p = state.reading.pieces[i];
+  state.reading.joins = state.reading.joins.filter((j) => !ownJoin(j, "a", p) && !ownJoin(j, "b", p));
+  state.reading.pieces.splice(i, 1);
+}
+
+function openEditor(i) {
+  const p = state.reading.pieces[i];
+  state.editing = i;
+  $("piece-name").textContent = `${p.team} ${p.piece}`;
+  $("piece-team").innerHTML = state.photo.teams.map((t) =>
+    `<option value="${esc(t)}"${t === p.team ? " selected" : ""}>${esc(t)}</option>`).join("");
+  $("piece-id").innerHTML = state.photo.catalog.pieces.map((pc) =>
+    `<option value="${esc(pc.id)}"${pc.id === p.piece ? " selected" : ""}>${esc(pc.id)} · ` +
+    `${esc(pc.kind_name)} (${pc.interfaces} connector${pc.interfaces === 1 ? "" : "s"})</option>`).join("");
+  $("piece-up").checked = p.face_up;
+  $("piece-down").checked = !p.face_up;
+  $("piece-dialog").showModal();
+}
+
+$("piece-dialog").addEventListener("close", () => {
+  const i = state.editing;
+  state.editing = -1;
+  const how = $("piece-dialog").returnValue;
+  if (i < 0 || !state.reading.pieces[i]) return;
+  const before = snapshot();
+  if (how === "ok") {
+    changePiece(i, $("piece-team").value, $("piece-id").value, $("piece-up").checked);
+  } else if (how === "remove") {
+    removePiece(i);
+  } else {
+    return;
+  }
+  rescore(before);
+});
+
+function toggleJoin(k) {
+  const before = snapshot();
+  const j = state.reading.joins[k];
+  j.kind = j.kind === "join" ? "touch" : "join";
+  j.confidence = 1.0;
+  rescore(before);
+}
+
+function activate(target) {
+  const join = target.closest("g.join");
+  if (join) { toggleJoin(Number(join.dataset.join)); return; }
+  const piece = target.closest("g.piece");
+  if (piece) openEditor(Number(piece.dataset.index));
+}
+
+$("overlay").addEventListener("click", (ev) => activate(ev.target));
+$("overlay").addEventListener("keydown", (ev) => {
+  if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); activate(ev.target); }
+});
+
+$("zoom").addEventListener("click", () => {
+  state.wholePhoto = !state.wholePhoto;
+  if (state.reading) drawOverlay();
+});
+
+$("players").addEventListener("change", () => {
+  const before = snapshot();
+  state.seats = Array.from($("players").querySelectorAll("input[data-team]"))
+    .map((box) => [box.value.trim(), box.dataset.team]);
+  rescore(before);
+});
+
+$("unplayed").addEventListener("change", (ev) => {
+  const box = ev.target;
+  if (!box.dataset.team) return;
+  const team = box.dataset.team;
+  const before = snapshot();
+  state.unplayed[team] = Array.from($("unplayed").querySelectorAll("input[type=checkbox]"))
+    .filter((b) => b.dataset.team === team && b.checked).map((b) => b.dataset.piece);
+  rescore(before);
+});
+
+// --- uploading a photo (the live app) ------------------------------------------------------
+
+$("upload-form").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const file = $("upload-file").files[0];
+  if (!file) { showError("choose a photo of the layout first"); return; }
+  const form = new FormData();
+  form.append("photo", file);
+  form.append("set", $("upload-set").value);
+  $("upload-go").disabled = true;
+  prompt("Reading the photo… this takes a few seconds.");
+  try {
+    const data = await post(api.upload, form);
+    if (!data.ok) { showError(data.error); prompt(""); return; }
+    showError("");
+    load(data.photo, data);
+  } finally {
+    $("upload-go").disabled = Boolean(initial.problem);
+  }
+});
+
+if (initial.uploads) {
+  $("upload-box").hidden = false;
+  if (initial.problem) {
+    showError(initial.problem);
+    $("upload-go").disabled = true;
+  } else {
+    prompt("Photograph the finished layout from above, then read it here.");
+  }
+}
+if (initial.photo) load(initial.photo, initial.result);
