@@ -32,6 +32,8 @@ bench: setup
 	$(BIN)/python bench/rules_speed.py
 	$(BIN)/python bench/odds_speed.py
 	$(BIN)/python bench/vision_tiles.py --scenes 500
+	$(BIN)/python bench/vision_pieces.py --scenes 500
+	$(BIN)/python bench/peltapeeps_photos.py --scenes 300
 	$(BIN)/python bench/live_latency.py
 	$(BIN)/python bench/live_soak.py
 	$(BIN)/python bench/egg_link.py
