@@ -62,7 +62,7 @@ class ServiceOptions:
     new_game: bool = False
     auto_accept: bool = True
     egg_seed: int | None = None
-    profile: str | None = None  # colour profile for /score (None: the settings file's)
+    score_profile: str | None = None  # PeltaPeeps colours for /score (None: the settings')
 
 
 class Service:
@@ -111,7 +111,8 @@ class Service:
 
     def start(self) -> str:
         logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
-        app = create_app(self.referee, passphrase=self.passphrase, score_profile=self.opts.profile,
+        app = create_app(self.referee, passphrase=self.passphrase,
+                         score_profile=self.opts.score_profile,
                          camera=self.camera or self.camera_view or Camera())
         if not 0 <= self.opts.port <= 65535:
             raise UserError(f"--port must be 0 to 65535, not {self.opts.port}")

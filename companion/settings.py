@@ -45,6 +45,11 @@ auto_accept = true
 # Colour profile made by 'companion calibrate' ("" = none; the camera then reads no pieces).
 profile = ""
 
+[peltapeeps]
+# Colour profile of your PeltaPeeps pieces for the score-sheet page (/score): the card
+# photographed with a piece of each colour ("" = none; the page then asks for one).
+profile = ""
+
 [egg]
 # The egg-shaker's serial port: "" for none, "auto" to find a Pico by USB id, or a port
 # such as "/dev/ttyACM0".
@@ -78,6 +83,7 @@ class Settings:
     log: str = ""
     auto_accept: bool = True
     profile: str = ""
+    score_profile: str = ""
     egg: str = ""
     buttons_enabled: bool = False
     buttons: dict[str, int] = field(default_factory=dict)
@@ -94,6 +100,7 @@ _KEYS: dict[tuple[str, str], tuple[str, type]] = {
     ("game", "log"): ("log", str),
     ("game", "auto_accept"): ("auto_accept", bool),
     ("game", "profile"): ("profile", str),
+    ("peltapeeps", "profile"): ("score_profile", str),
     ("egg", "port"): ("egg", str),
     ("buttons", "enabled"): ("buttons_enabled", bool),
 }

@@ -17,6 +17,7 @@ import urllib.request
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 from calibration.profile import save_profile
@@ -63,7 +64,12 @@ def _bad(capsys, files, tmp: Path) -> list[tuple[list[str], str]]:
     badcat = tmp / "bad-catalog.json"
     badcat.write_text(json.dumps({"pieces": [{"id": "X1", "kind": "dragon"}]}))
     photo, profile = str(files["photo"]), str(files["profile"])
+    bare = tmp / "bare-table.png"
+    cv2.imwrite(str(bare), np.full((600, 800, 3), (90, 110, 130), np.uint8))
     return [
+        (["peltapeeps", str(bare), "--profile", profile], "no pieces found in"),
+        (["peltapeeps", photo, "--profile", profile, "--unplayed", "blue:E1,blue:E1"],
+         "names blue:E1 twice"),
         (["chess", photo, "--profile", profile], "knows peltapeeps, not 'chess'"),
         (["peltapeeps", photo], "score needs --profile"),
         (["peltapeeps", str(tmp / "missing.jpg"), "--profile", profile], "not found"),
@@ -145,6 +151,7 @@ def test_prints_the_breakdown_from_the_photo(capsys, scene, files) -> None:
     reading = LayoutReading.from_json(data)
     assert reading.pieces and set(reading.teams()) <= set(scene.colours)
     assert data["sheet"] == score_reading(reading, default_catalog("full"))
+    assert data["sheet"] == _by_team(scene)  # this layout is one the reader gets exactly right
     lines = out.splitlines()
     players = next(line for line in lines if line.split() and
                    set(line.split()) == set(data["sheet"])).split()

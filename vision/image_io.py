@@ -17,6 +17,56 @@ class ImageError(ValueError):
     """An image file that cannot be used; the message says what to do."""
 
 
+MAX_PIXELS = 80_000_000  # a 50 MP camera's photo fits; a decompression bomb does not
+
+
+def header_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) from a PNG or JPEG header, without decoding; None if not found.
+
+    >>> header_size(b"\\x89PNG\\r\\n\\x1a\\n" + bytes(4) + b"IHDR" + (640).to_bytes(4, "big")
+    ...             + (480).to_bytes(4, "big"))
+    (640, 480)
+    """
+    if data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) >= 24:
+        return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    if data[:2] == b"\xff\xd8":
+        i = 2
+        while i + 9 < len(data):
+            if data[i] != 0xFF:
+                i += 1
+                continue
+            marker = data[i + 1]
+            if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7 or marker == 0xFF:
+                i += 1 if marker == 0xFF else 2
+                continue
+            length = int.from_bytes(data[i + 2:i + 4], "big")
+            if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+                return (int.from_bytes(data[i + 7:i + 9], "big"),
+                        int.from_bytes(data[i + 5:i + 7], "big"))
+            i += 2 + length
+    return None
+
+
+def decode_image(data: bytes, name: str) -> np.ndarray:
+    """Image bytes as BGR uint8, or one :class:`ImageError` saying what is wrong."""
+    if not data:
+        raise ImageError(f"image {name} is empty (0 bytes): take or copy the photo again")
+    if _truncated(data):
+        raise ImageError(
+            f"image {name} is truncated (the file ends before the picture does): copy it again")
+    size = header_size(data)
+    if size and size[0] * size[1] > MAX_PIXELS:
+        raise ImageError(f"image {name} is {size[0]}x{size[1]}, more than "
+                         f"{MAX_PIXELS // 1_000_000} megapixels: use a smaller photo")
+    try:
+        image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    except cv2.error:
+        image = None
+    if image is None:
+        raise ImageError(f"{name} is not an image OpenCV can read: use a JPEG or PNG photo")
+    return image
+
+
 def _truncated(data: bytes) -> bool:
     if data[:3] == b"\xff\xd8\xff":  # JPEG: must end with the end-of-image marker
         return b"\xff\xd9" not in data[-1024:]
@@ -36,16 +86,7 @@ def read_image(path: str | Path) -> np.ndarray:
         raise ImageError(f"{p} is a folder, not an image file") from None
     except OSError as e:
         raise ImageError(f"image {p} cannot be read ({e.strerror})") from None
-    if not data:
-        raise ImageError(f"image {p} is empty (0 bytes): take or copy the photo again")
-    if _truncated(data):
-        raise ImageError(
-            f"image {p} is truncated (the file ends before the picture does): copy it again"
-        )
-    image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-    if image is None:
-        raise ImageError(f"{p} is not an image OpenCV can read: use a JPEG or PNG photo")
-    return image
+    return decode_image(data, str(p))
 
 
 def frame_warnings(frame: np.ndarray) -> list[str]:

@@ -116,7 +116,9 @@ def parse_seats(raw: Any, allowed: Sequence[str]) -> list[tuple[str, str]] | Non
     if not isinstance(raw, list) or not all(
             isinstance(s, list | tuple) and len(s) == 2 for s in raw):
         raise ScoreInputError("seats must be a list of [player, colour] pairs")
-    seats = [(str(p).strip(), str(t).strip()) for p, t in raw]
+    if not all(isinstance(x, str) for pair in raw for x in pair):
+        raise ScoreInputError("seats must be [name, colour] pairs of text")
+    seats = [(p.strip(), t.strip()) for p, t in raw]
     check_layout_seats(seats, allowed)
     return seats or None
 
@@ -212,10 +214,10 @@ def page_catalog(catalog: Catalog) -> dict[str, Any]:
 
 
 def settings_profile() -> str:
-    """The colour profile named in the user's settings file ("" when none is set)."""
+    """The PeltaPeeps colour profile named in the user's settings file ("" when none is set)."""
     from companion.settings import load_settings
 
-    return load_settings().profile
+    return load_settings().score_profile
 
 
 def _default_reader(frame: Any, profile: Any, catalog: Catalog) -> LayoutReading:
@@ -365,20 +367,21 @@ def scoresheet_blueprint(guard: Guard, token: str, *, photo: ScoredPhoto | None 
         except CatalogError as e:
             return _refuse(400, str(e))
         import cv2
-        import numpy as np
 
         from calibration.profile import ProfileError, load_profile
+        from vision.image_io import ImageError, decode_image
 
-        frame = cv2.imdecode(np.frombuffer(f.read(), np.uint8), cv2.IMREAD_COLOR)
-        if frame is None:
-            return _refuse(400, f"{f.filename} is not a photo this can read: use a JPEG or PNG")
+        try:
+            frame = decode_image(f.read(), Path(f.filename).name)
+        except ImageError as e:
+            return _refuse(400, str(e))
         try:
             prof = load_profile(profile_path())
         except (ProfileError, UserError) as e:
             return _refuse(409, str(e))
         try:
             reading = read(frame, prof, cat)
-        except (ReadingError, UserError, ValueError) as e:
+        except (ReadingError, UserError, ValueError, cv2.error) as e:
             return _refuse(400, f"the photo could not be read: {e}")
         p = ScoredPhoto(shown_jpeg(frame), reading, cat, Path(f.filename).name,
                         teams=list(prof.players))

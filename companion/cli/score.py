@@ -93,6 +93,8 @@ def parse_unplayed(text: str, colours: Sequence[str], pieces: Sequence[str]
         if pid not in pieces:
             raise UserError(f"unplayed piece {colour}:{pid} is not in the catalog: its pieces "
                             f"are {', '.join(pieces)}")
+        if pid in out.get(colour, []):
+            raise UserError(f"--unplayed names {colour}:{pid} twice: name each piece once")
         out.setdefault(colour, []).append(pid)
     return out
 
@@ -188,8 +190,11 @@ def run(args: argparse.Namespace) -> int:
     cv2.setNumThreads(1)
     try:
         reading = read_layout(frame, profile, catalog)
-    except ReadingError as e:
-        raise UserError(f"{args.photo}: {e}") from None
+    except (ReadingError, cv2.error) as e:
+        raise UserError(f"{args.photo}: the photo could not be read ({e})") from None
+    if not reading.pieces and not args.page:
+        raise UserError(f"no pieces found in {args.photo}: photograph the whole layout from "
+                        "above, in even light, with the profile made for these pieces")
     if args.unplayed_none:
         unplayed = {t: [] for t in ([t for _, t in seats] if seats else reading.teams())}
     try:

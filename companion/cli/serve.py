@@ -23,7 +23,8 @@ def run(args: argparse.Namespace) -> int:
         port=args.port if args.port is not None else settings.port,
         log=args.log or (Path(settings.log) if settings.log else None),
         players=_players(args.players), edition=args.edition, new_game=args.new,
-        auto_accept=settings.auto_accept, profile=args.profile or settings.profile,
+        auto_accept=settings.auto_accept,
+        score_profile=args.score_profile or settings.score_profile,
     )
     service = Service(opts)
     notes = []
@@ -87,6 +88,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--camera", metavar="SRC", help="webcam index, device, stream URL, video file "
                    "or folder of images")
     p.add_argument("--profile", metavar="FILE", help="colour profile from 'companion calibrate'")
+    p.add_argument("--score-profile", metavar="FILE",
+                   help="colour profile of your PeltaPeeps pieces, for the score-sheet page")
     p.add_argument("--egg", metavar="PORT", help="the egg-shaker's serial port, or 'auto'")
     p.add_argument("--buttons", action="store_true", help="use the Raspberry Pi buttons and LEDs")
     p.add_argument("--log", type=Path, metavar="FILE", help="the game log")

@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 from flask import Flask, request
 
@@ -287,7 +288,15 @@ def test_upload_path_decodes_reads_stores_and_scores(scene, profile_file: Path) 
 
     bad = client.post("/score/api/upload", headers={TOKEN: "t0k"}, data={
         "photo": (io.BytesIO(b"not a picture"), "notes.txt")})
-    assert bad.status_code == 400 and "notes.txt is not a photo" in bad.get_json()["error"]
+    assert bad.status_code == 400 and "notes.txt is not an image" in bad.get_json()["error"]
+    empty = client.post("/score/api/upload", headers={TOKEN: "t0k"}, data={
+        "photo": (io.BytesIO(b""), "empty.jpg")})
+    assert empty.status_code == 400 and "empty.jpg is empty" in empty.get_json()["error"]
+    # A small file that would decode to a huge picture is refused before it is decoded.
+    bomb = cv2.imencode(".png", np.zeros((9000, 9000), np.uint8))[1].tobytes()
+    big = client.post("/score/api/upload", headers={TOKEN: "t0k"}, data={
+        "photo": (io.BytesIO(bomb), "bomb.png")})
+    assert big.status_code == 400 and "megapixels" in big.get_json()["error"]
     none = client.post("/score/api/upload", headers={TOKEN: "t0k"}, data={})
     assert none.status_code == 400 and "choose a photo" in none.get_json()["error"]
     core = client.post("/score/api/upload", headers={TOKEN: "t0k"}, data={
@@ -310,3 +319,4 @@ def test_live_upload_reads_the_photo_with_the_settings_profile(
     assert reading.pieces and set(reading.teams()) <= set(scene.colours)
     assert body["photo"]["teams"] == list(scene.colours)
     assert body["sheet"] == score_reading(reading, FULL)
+    assert body["sheet"] == _by_team(scene)  # this layout is one the reader gets exactly right

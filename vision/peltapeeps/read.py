@@ -40,7 +40,7 @@ from vision.peltapeeps.reading import LayoutReading, SeenJoin, SeenPiece
 from vision.srgb import SRGB_TO_LINEAR
 
 WORK_RADIUS = 22.0  # px: discs are found and read with about this radius
-MIN_PIXELS = 64 * 48
+MIN_PIXELS = 320 * 240
 TEAM_MARGIN = 1.5  # nearest minus second team distance below which a team is in doubt
 OUTLINE_POINTS = 96
 MIN_RIM_SHARE = 0.25  # a disc's rim shows round at least this share of the way round
@@ -55,7 +55,7 @@ def _check_frame(frame: object) -> np.ndarray:
                         "give a BGR 8-bit image as read by OpenCV")
     if frame.shape[0] * frame.shape[1] < MIN_PIXELS:
         raise UserError(f"the photo is too small ({frame.shape[1]}x{frame.shape[0]}): "
-                        "use at least 640x480")
+                        "use at least 320x240 (a photo of a layout is best at 2000x1500 or more)")
     return frame
 
 

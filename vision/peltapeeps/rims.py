@@ -100,10 +100,29 @@ def _polar(img_lin: np.ndarray, discs: list[Disc], radii: np.ndarray) -> np.ndar
     v = (np.sin(th)[:, None] * radii[None, :]).astype(np.float32)
     mx, my = zip(*(d.to_image(u, v) for d in discs), strict=True)
     n = len(discs)
-    mxa = np.asarray(mx, np.float32).reshape(n * ANGLES, -1)
-    mya = np.asarray(my, np.float32).reshape(n * ANGLES, -1)
-    out = cv2.remap(img_lin, mxa, mya, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    out = sample_at(img_lin, np.asarray(mx, np.float32), np.asarray(my, np.float32),
+                    cv2.BORDER_REPLICATE)
     return out.reshape(n, ANGLES, len(radii), 3)
+
+
+REMAP_WIDTH = 1024
+REMAP_ROWS = 32000  # cv2.remap refuses maps of 32767 rows or columns and more
+
+
+def sample_at(img: np.ndarray, mx: np.ndarray, my: np.ndarray,
+              border: int = cv2.BORDER_CONSTANT) -> np.ndarray:
+    """``img`` sampled (bilinear) at any number of points; the result has ``mx``'s shape
+    (plus the image's channels). Split into blocks OpenCV accepts."""
+    shape = mx.shape
+    fx = mx.reshape(-1).astype(np.float32)
+    fy = my.reshape(-1).astype(np.float32)
+    pad = (-fx.size) % REMAP_WIDTH
+    fx = np.pad(fx, (0, pad)).reshape(-1, REMAP_WIDTH)
+    fy = np.pad(fy, (0, pad)).reshape(-1, REMAP_WIDTH)
+    parts = [cv2.remap(img, fx[i:i + REMAP_ROWS], fy[i:i + REMAP_ROWS], cv2.INTER_LINEAR,
+                       borderMode=border) for i in range(0, fx.shape[0], REMAP_ROWS)]
+    flat = np.concatenate(parts, axis=0).reshape(fx.size, *img.shape[2:])
+    return flat[:flat.shape[0] - pad].reshape(*shape, *img.shape[2:])
 
 
 def label_samples(samples: np.ndarray, gains: np.ndarray, lut: ChromaTable,
@@ -319,10 +338,7 @@ def neighbours(discs: list[Disc]) -> list[tuple[int, int]]:
 
 
 def _sample_grey(grey: np.ndarray, px: np.ndarray, py: np.ndarray) -> np.ndarray:
-    shape = px.shape
-    vals = cv2.remap(grey, px.reshape(1, -1).astype(np.float32),
-                     py.reshape(1, -1).astype(np.float32), cv2.INTER_LINEAR)
-    return vals.reshape(shape).astype(np.float32)
+    return sample_at(grey, px, py).astype(np.float32)
 
 
 def _edge_darkness(grey_full: np.ndarray, scale: float, a: Disc, b: Disc) -> np.ndarray:
