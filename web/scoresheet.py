@@ -183,6 +183,14 @@ def describe(reading: LayoutReading, catalog: Catalog,
             if pid in pids:
                 warnings.append(f"{team} {pid} is counted as unplayed but the photo shows it")
     joins = [j for j in reading.joins if j.kind == "join"]
+    touching = {u for j in reading.joins for u in (j.a, j.b)}
+    alone = [p.uid for p in reading.pieces if p.uid not in touching]
+    if len(reading.pieces) > 1 and len(alone) > len(reading.pieces) / 2:
+        warnings.append(f"{len(alone)} of {len(reading.pieces)} pieces touch no other piece: "
+                        "this does not look like a PeltaPeeps layout")
+    elif len(reading.pieces) > 1:
+        warnings.extend(f"{u} touches no other piece, but a layout is one connected group"
+                        for u in alone)
     return {
         "seats": [list(s) for s in used],
         "unplayed": left,

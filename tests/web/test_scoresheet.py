@@ -29,7 +29,13 @@ from vision.peltapeeps.reading import LayoutReading, score_reading
 from vision.render.peltapeeps import PeltaSpec, profile_for_teams, render_layout
 from vision.render.peltapeeps_truth import truth_reading
 from web.app import create_app
-from web.scoresheet import ScoredPhoto, create_score_app, scoresheet_blueprint, shown_jpeg
+from web.scoresheet import (
+    ScoredPhoto,
+    create_score_app,
+    describe,
+    scoresheet_blueprint,
+    shown_jpeg,
+)
 
 TOKEN = "X-Companion-Token"
 FULL = default_catalog("full")
@@ -320,3 +326,20 @@ def test_live_upload_reads_the_photo_with_the_settings_profile(
     assert body["photo"]["teams"] == list(scene.colours)
     assert body["sheet"] == score_reading(reading, FULL)
     assert body["sheet"] == _by_team(scene)  # this layout is one the reader gets exactly right
+
+
+def test_pieces_touching_nothing_are_pointed_out() -> None:
+    from vision.peltapeeps.reading import SeenJoin, SeenPiece
+
+    def piece(uid: str, x: float) -> SeenPiece:
+        team, pid = uid.split(":")
+        return SeenPiece(uid, team, pid, True, (x, 100.0), 40.0, 0.0)
+
+    pieces = [piece("blue:E1", 100), piece("green:E1", 180), piece("blue:A1", 600)]
+    joined = LayoutReading(pieces, [SeenJoin("blue:E1", "green:E1", "join", (140.0, 100.0))],
+                           (800, 600))
+    warnings = describe(joined, FULL, None, None)["warnings"]
+    assert warnings == ["blue:A1 touches no other piece, but a layout is one connected group"]
+    scattered = LayoutReading(pieces, [], (800, 600))
+    assert any("does not look like a PeltaPeeps layout" in w
+               for w in describe(scattered, FULL, None, None)["warnings"])

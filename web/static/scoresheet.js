@@ -176,9 +176,13 @@ function snapshot() {
   return JSON.parse(JSON.stringify({reading: state.reading, seats: state.seats, unplayed: state.unplayed}));
 }
 
+let rescoring = 0;  // only the newest reply is shown: an older one may arrive last
+
 async function rescore(before) {
   const unplayed = Object.keys(state.unplayed).length ? state.unplayed : null;
+  const mine = ++rescoring;
   const data = await post(api.score, {photo: state.photo.id, reading: state.reading, seats: state.seats, unplayed});
+  if (mine !== rescoring) return;
   if (!data.ok) {
     if (before) {
       Object.assign(state, before);
