@@ -46,6 +46,31 @@ class Camera:
         return {}
 
 
+def protect(app: Flask) -> None:
+    """Known host names only, no POSTs from other sites, and safe response headers."""
+    names = _own_names()
+
+    @app.before_request
+    def known_host() -> Response | None:
+        # A page from another site reaching us through DNS rebinding names its own host.
+        host = _host_name(request.host)
+        if not _is_ip(host) and host not in names:
+            return _refuse(400, f"unknown host name {host!r}: open the page by this machine's "
+                           "name or address")
+        origin = request.headers.get("Origin")
+        if request.method == "POST" and origin and _host_name(
+                origin.split("://", 1)[-1]) != host:
+            return _refuse(403, "this request came from another site")
+        return None
+
+    @app.after_request
+    def headers(resp: Response) -> Response:
+        resp.headers.setdefault("X-Content-Type-Options", "nosniff")
+        resp.headers.setdefault("X-Frame-Options", "DENY")
+        resp.headers.setdefault("Referrer-Policy", "same-origin")
+        return resp
+
+
 def create_app(referee: Referee, *, passphrase: str | None = None,
                camera: Camera | None = None, on_event: Callable[[str], None] | None = None,
                score_profile: str | None = None) -> Flask:
@@ -61,23 +86,10 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
     cam = camera or Camera()
 
     failures: dict[str, tuple[int, float]] = {}
-    names = _own_names()
+    protect(app)
 
     def remote_is_local() -> bool:
         return (request.remote_addr or "") in LOOPBACK
-
-    @app.before_request
-    def known_host() -> Response | None:
-        # A page from another site reaching us through DNS rebinding names its own host.
-        host = _host_name(request.host)
-        if not _is_ip(host) and host not in names:
-            return _refuse(400, f"unknown host name {host!r}: open the page by this machine's "
-                           "name or address")
-        origin = request.headers.get("Origin")
-        if request.method == "POST" and origin and _host_name(
-                origin.split("://", 1)[-1]) != host:
-            return _refuse(403, "this request came from another site")
-        return None
 
     def guard() -> Response | None:
         sent = request.headers.get(TOKEN_HEADER, "")
@@ -119,13 +131,6 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
             return jsonify({"ok": True, "result": result, "version": referee.version})
         view.__name__ = fn.__name__
         return view
-
-    @app.after_request
-    def headers(resp: Response) -> Response:
-        resp.headers.setdefault("X-Content-Type-Options", "nosniff")
-        resp.headers.setdefault("X-Frame-Options", "DENY")
-        resp.headers.setdefault("Referrer-Policy", "same-origin")
-        return resp
 
     @app.get("/")
     def index() -> str:

@@ -409,23 +409,11 @@ def create_score_app(photo: ScoredPhoto) -> Flask:
     It keeps the live app's protections: known host names only, no posts from
     other sites, the page's token on every POST, and changes from this machine only.
     """
-    from web.app import LOOPBACK, TOKEN_HEADER, _host_name, _is_ip, _own_names, _same
+    from web.app import LOOPBACK, TOKEN_HEADER, _same, protect
 
     app = Flask("web.app")  # the templates and static files beside web/app.py
     token = secrets.token_urlsafe(24)
-    names = _own_names()
-
-    @app.before_request
-    def known_host() -> Response | None:
-        host = _host_name(request.host)
-        if not _is_ip(host) and host not in names:
-            return _refuse(400, f"unknown host name {host!r}: open the page by this machine's "
-                           "name or address")
-        origin = request.headers.get("Origin")
-        if request.method == "POST" and origin and _host_name(
-                origin.split("://", 1)[-1]) != host:
-            return _refuse(403, "this request came from another site")
-        return None
+    protect(app)
 
     def guard() -> Response | None:
         if not _same(request.headers.get(TOKEN_HEADER, ""), token):
@@ -433,13 +421,6 @@ def create_score_app(photo: ScoredPhoto) -> Flask:
         if (request.remote_addr or "") not in LOOPBACK:
             return _refuse(403, "changes are only taken from this machine")
         return None
-
-    @app.after_request
-    def headers(resp: Response) -> Response:
-        resp.headers.setdefault("X-Content-Type-Options", "nosniff")
-        resp.headers.setdefault("X-Frame-Options", "DENY")
-        resp.headers.setdefault("Referrer-Policy", "same-origin")
-        return resp
 
     app.register_blueprint(scoresheet_blueprint(guard, token, photo=photo), url_prefix="/score")
 
