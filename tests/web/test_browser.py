@@ -11,16 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-SHOTS = Path(__file__).resolve().parents[2] / "out" / "screenshots"
-
-playwright = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed")
-if not Path(CHROMIUM).exists():
-    pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (make test does, as root)",
-                allow_module_level=True)
+from chromium_kit import ARGS, CHROMIUM, SHOTS, playwright  # beside this file
 
 
 def _start(args: list[str]) -> tuple[subprocess.Popen, str]:

@@ -13,19 +13,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from chromium_kit import ARGS, CHROMIUM, SHOTS, playwright  # beside this file
 
 from companion.rules.peltapeeps.catalog import default_catalog
 from companion.rules.peltapeeps.rules import FACE_UP_POINTS
-
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-SHOTS = Path(__file__).resolve().parents[2] / "out" / "screenshots"
-
-playwright = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed")
-if not Path(CHROMIUM).exists():
-    pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (make test does, as root)",
-                allow_module_level=True)
 
 
 @pytest.fixture(scope="module")
