@@ -15,3 +15,12 @@ playwright = pytest.importorskip("playwright.sync_api", reason="Playwright is no
 if not Path(CHROMIUM).exists():
     pytest.skip(f"{CHROMIUM} is missing: install Debian's chromium (make test does, as root)",
                 allow_module_level=True)
+
+
+@pytest.fixture(name="browser", scope="module")
+def chromium_browser():
+    """Headless Chromium, one per test module."""
+    with playwright.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        yield b
+        b.close()

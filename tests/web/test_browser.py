@@ -10,8 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-from chromium_kit import ARGS, CHROMIUM, SHOTS, playwright  # beside this file
+from chromium_kit import SHOTS, chromium_browser  # noqa: F401  (the browser fixture)
 
 
 def _start(args: list[str]) -> tuple[subprocess.Popen, str]:
@@ -24,14 +23,6 @@ def _start(args: list[str]) -> tuple[subprocess.Popen, str]:
         proc.kill()
         raise AssertionError(f"no URL from companion: {line!r} {proc.stderr.read()}")
     return proc, m.group(1)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with playwright.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
 
 
 def _shot(page, name: str, tmp_path: Path) -> Path:

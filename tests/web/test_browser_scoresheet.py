@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from chromium_kit import ARGS, CHROMIUM, SHOTS, playwright  # beside this file
+from chromium_kit import SHOTS, chromium_browser  # noqa: F401  (the browser fixture)
 
 from companion.rules.peltapeeps.catalog import default_catalog
 from companion.rules.peltapeeps.rules import FACE_UP_POINTS
@@ -37,14 +37,6 @@ def served() -> Iterator[tuple[str, object]]:
         yield f"http://127.0.0.1:{server.server_port}/", scene
     finally:
         server.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with playwright.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
 
 
 def _totals(page) -> dict[str, int]:
