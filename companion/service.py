@@ -6,6 +6,7 @@ sources; the referee and the rules stay pure of it.
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import json
 import logging
@@ -180,6 +181,15 @@ def open_browser(url: str) -> bool:
         return webbrowser.open(url)
     except webbrowser.Error:
         return False
+
+
+def run_until_interrupted(stop: Callable[[], None], seconds: float | None = None) -> None:
+    """Block until Ctrl-C (or for ``seconds``), then ``stop``; Ctrl-C is the normal way out."""
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            threading.Event().wait(seconds)
+    finally:
+        stop()
 
 
 def banner(service: Service, extra: str = "") -> str:

@@ -31,7 +31,12 @@ from flask import Blueprint, Flask, Response, jsonify, render_template, request,
 
 from companion.errors import UserError
 from companion.rules.peltapeeps.catalog import KIND_NAMES, Catalog, CatalogError, default_catalog
-from vision.peltapeeps.reading import LayoutReading, ReadingError, score_reading
+from vision.peltapeeps.reading import (
+    LayoutReading,
+    ReadingError,
+    score_reading,
+    unplayed_pieces,
+)
 
 Guard = Callable[[], Response | None]
 Reader = Callable[[Any, Any, Catalog], LayoutReading]  # (frame BGR, Profile, Catalog)
@@ -171,9 +176,7 @@ def describe(reading: LayoutReading, catalog: Catalog,
     seen: dict[str, list[str]] = {t: [] for _, t in used}
     for p in reading.pieces:
         seen.setdefault(p.team, []).append(p.piece)
-    left = {t: (list(unplayed[t]) if unplayed is not None and t in unplayed else
-                [pc.id for pc in catalog.pieces if pc.id not in seen[t]])
-            for _, t in used}
+    left = unplayed_pieces(reading, catalog, [t for _, t in used], unplayed)
     warnings = list(reading.warnings)
     for team, pids in seen.items():
         for pid in sorted({p for p in pids if pids.count(p) > 1}):

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -18,7 +17,13 @@ from companion.errors import UserError
 from companion.gamelog import GameLog
 from companion.rules.peepwar import PeepWar, notation
 from companion.rules.peepwar.bot import Bot
-from companion.service import Service, ServiceOptions, banner, open_browser
+from companion.service import (
+    Service,
+    ServiceOptions,
+    banner,
+    open_browser,
+    run_until_interrupted,
+)
 from companion.terminal import TextReferee
 
 DEFAULT_PLAYERS = ["red", "blue", "green", "yellow", "purple", "orange"]  # renderer's colours
@@ -50,15 +55,7 @@ def run(args: argparse.Namespace) -> int:
         print(banner(service, "A scripted game is being played at the table; "
                      + ("the page is open in your browser." if opened else
                         f"open {url} in a browser to watch.")), flush=True)
-        try:
-            if args.seconds:
-                time.sleep(args.seconds)
-            else:
-                threading.Event().wait()
-        except KeyboardInterrupt:
-            pass
-        finally:
-            service.stop()
+        run_until_interrupted(service.stop, args.seconds or None)
     return 0
 
 

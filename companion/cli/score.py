@@ -18,7 +18,7 @@ import argparse
 import json
 import sys
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -59,19 +59,28 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def parse_seats(text: str, colours: Sequence[str]) -> list[tuple[str, str]]:
-    """``Ann=red,Bob=blue`` -> [(player, colour)], each colour one the profile knows."""
-    seats = []
+def _entries(text: str, sep: str, option: str, form: str) -> Iterator[tuple[str, str]]:
+    """The ``A<sep>B`` items of a comma-separated option, each side non-empty."""
     for item in (s.strip() for s in text.split(",")):
         if not item:
             continue
-        player, eq, colour = (x.strip() for x in item.partition("="))
-        if not eq or not player or not colour:
-            raise UserError(f"--seats entry {item!r} is not NAME=COLOUR, e.g. Ann=red")
-        if colour not in colours:
-            raise UserError(f"unknown colour {colour!r} in --seats: the profile knows "
-                            f"{', '.join(colours)}")
-        seats.append((player, colour))
+        left, mark, right = (x.strip() for x in item.partition(sep))
+        if not mark or not left or not right:
+            raise UserError(f"{option} entry {item!r} is not {form}")
+        yield left, right
+
+
+def _known_colour(colour: str, colours: Sequence[str], option: str) -> str:
+    if colour not in colours:
+        raise UserError(f"unknown colour {colour!r} in {option}: the profile knows "
+                        f"{', '.join(colours)}")
+    return colour
+
+
+def parse_seats(text: str, colours: Sequence[str]) -> list[tuple[str, str]]:
+    """``Ann=red,Bob=blue`` -> [(player, colour)], each colour one the profile knows."""
+    seats = [(player, _known_colour(colour, colours, "--seats"))
+             for player, colour in _entries(text, "=", "--seats", "NAME=COLOUR, e.g. Ann=red")]
     if not seats:
         raise UserError("--seats is empty: give NAME=COLOUR pairs, e.g. Ann=red,Bob=blue")
     return seats
@@ -81,15 +90,8 @@ def parse_unplayed(text: str, colours: Sequence[str], pieces: Sequence[str]
                    ) -> dict[str, list[str]]:
     """``red:E1,red:A2`` -> {colour: [piece ids]}, checked against the profile and catalog."""
     out: dict[str, list[str]] = {}
-    for item in (s.strip() for s in text.split(",")):
-        if not item:
-            continue
-        colour, colon, pid = (x.strip() for x in item.partition(":"))
-        if not colon or not colour or not pid:
-            raise UserError(f"--unplayed entry {item!r} is not COLOUR:PIECE, e.g. red:E1")
-        if colour not in colours:
-            raise UserError(f"unknown colour {colour!r} in --unplayed: the profile knows "
-                            f"{', '.join(colours)}")
+    for colour, pid in _entries(text, ":", "--unplayed", "COLOUR:PIECE, e.g. red:E1"):
+        _known_colour(colour, colours, "--unplayed")
         if pid not in pieces:
             raise UserError(f"unplayed piece {colour}:{pid} is not in the catalog: its pieces "
                             f"are {', '.join(pieces)}")
@@ -224,7 +226,7 @@ def _serve_page(args: argparse.Namespace, frame: Any, reading: Any, catalog: Any
 
     from werkzeug.serving import make_server
 
-    from companion.service import open_browser
+    from companion.service import open_browser, run_until_interrupted
     from web.scoresheet import ScoredPhoto, create_score_app, shown_jpeg
 
     photo = ScoredPhoto(shown_jpeg(frame), reading, catalog, Path(args.photo).name,
@@ -243,10 +245,5 @@ def _serve_page(args: argparse.Namespace, frame: Any, reading: Any, catalog: Any
           + "; stop with Ctrl-C.", flush=True)
     worker = threading.Thread(target=server.serve_forever, name="web", daemon=True)
     worker.start()
-    try:
-        threading.Event().wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.shutdown()
+    run_until_interrupted(server.shutdown)
     return 0

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import threading
 from pathlib import Path
 
 from companion.errors import UserError
-from companion.service import Service, ServiceOptions, banner
+from companion.service import Service, ServiceOptions, banner, run_until_interrupted
 from companion.settings import load_settings
 
 
@@ -62,12 +61,7 @@ def run(args: argparse.Namespace) -> int:
     url = service.start()
     print(banner(service, "; ".join(notes)), flush=True)
     del url
-    try:
-        threading.Event().wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        service.stop()
+    run_until_interrupted(service.stop)
     return 0
 
 

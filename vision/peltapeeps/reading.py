@@ -140,6 +140,21 @@ def owners(reading: LayoutReading, seats: Sequence[tuple[str, str]] | None = Non
     return {t: t for t in reading.teams()}
 
 
+def team_catalog(catalog: Catalog | Mapping[str, Catalog], team: str) -> Catalog:
+    """The team's set, where ``catalog`` is one set for all or a set per team."""
+    return catalog[team] if isinstance(catalog, Mapping) else catalog
+
+
+def unplayed_pieces(reading: LayoutReading, catalog: Catalog | Mapping[str, Catalog],
+                    teams: Sequence[str], unplayed: Mapping[str, Sequence[str]] | None = None,
+                    ) -> dict[str, list[str]]:
+    """Each team's pieces not in play: as ``unplayed`` says, else its catalog minus those seen."""
+    played = {(p.team, p.piece) for p in reading.pieces}
+    return {t: list(unplayed[t]) if unplayed is not None and t in unplayed else
+            [pc.id for pc in team_catalog(catalog, t).pieces if (t, pc.id) not in played]
+            for t in teams}
+
+
 def score_reading(reading: LayoutReading, catalog: Catalog | Mapping[str, Catalog],
                   seats: Sequence[tuple[str, str]] | None = None,
                   unplayed: Mapping[str, Sequence[str]] | None = None,
@@ -159,7 +174,7 @@ def score_reading(reading: LayoutReading, catalog: Catalog | Mapping[str, Catalo
     sheet = {pl: dict.fromkeys(SHEET_LINES, 0) for pl in dict.fromkeys(owner.values())}
 
     def cat(team: str) -> Catalog:
-        return catalog[team] if isinstance(catalog, Mapping) else catalog
+        return team_catalog(catalog, team)
 
     kinds: dict[str, str] = {}
     for p in reading.pieces:
@@ -182,11 +197,9 @@ def score_reading(reading: LayoutReading, catalog: Catalog | Mapping[str, Catalo
         sheet[pb]["joins"] += 1
         if pa == pb:
             sheet[pa]["bonus"] += 1
-    played = {(p.team, p.piece) for p in reading.pieces}
+    left_by_team = unplayed_pieces(reading, catalog, list(owner), unplayed)
     for team, player in owner.items():
-        left = (list(unplayed[team]) if unplayed is not None and team in unplayed else
-                [pc.id for pc in cat(team).pieces if (team, pc.id) not in played])
-        for pid in left:
+        for pid in left_by_team[team]:
             try:
                 piece = cat(team).piece(pid)
             except (KeyError, ValueError):
