@@ -11,11 +11,12 @@ the cheapest assignment (:func:`vision.peltapeeps.assign.assign`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from companion.rules.peltapeeps.catalog import Catalog, Piece
 from vision.peltapeeps.assign import assign
+from vision.peltapeeps.rims import ContactInDoubt
 
 ANGLE_TOL = 16.0  # degrees between a seen and a catalogued connector
 MISSING = 1.0  # a connector on one side only
@@ -77,43 +78,123 @@ def best_match(seen: Sequence[tuple[float, str, float]], piece: Piece, face_up: 
     return Match(piece.id, face_up, round(best[1], 2), round(best[0], 3))
 
 
-def identify_team(seen: Sequence[Sequence[tuple[float, str, float]]],
-                  face_evidence: Sequence[float], catalog: Catalog,
-                  paint: Sequence[float] | None = None,
-                  face_weight: float = 2.5) -> list[tuple[Match | None, float]]:
-    """Each disc's piece (or None when the team shows more discs than pieces) and its cost.
+def _row(cons: Sequence[tuple[float, str, float]], ev: float, paint: float | None,
+         pieces: Sequence[Piece], face_weight: float) -> tuple[list[Match], list[float]]:
+    """One disc against every piece: the best match of each and its cost with the face."""
+    row_m, row_c = [], []
+    for p in pieces:
+        options = []
+        for up in (True, False):
+            m = best_match(cons, p, up)
+            contra = max(0.0, -ev) if up else max(0.0, ev)
+            kind = 0.0
+            if up and paint is not None and ev > 0.5:
+                sleepy = paint < SLEEPING_PAINT
+                kind = KIND_COST * ((p.kind == "sleeping") != sleepy)
+            options.append((m.cost + face_weight * contra + kind, m))
+        c, m = min(options, key=lambda o: o[0])
+        row_m.append(m)
+        row_c.append(c)
+    return row_m, row_c
 
-    ``face_evidence`` per disc runs from -1 (surely face down) to 1 (surely up).
-    ``paint`` (share of the centre painted) hints at the kind when face up: a
-    Sleeping PeltaPeep's closed eyes cover far less than open eyes or scales.
-    """
-    if not seen:
-        return []
-    pieces = list(catalog.pieces)
-    table: list[list[Match]] = []
-    costs: list[list[float]] = []
-    for cons, ev in zip(seen, face_evidence, strict=True):
-        row_m, row_c = [], []
-        for p in pieces:
-            options = []
-            for up in (True, False):
-                m = best_match(cons, p, up)
-                contra = max(0.0, -ev) if up else max(0.0, ev)
-                kind = 0.0
-                if up and paint is not None and ev > 0.5:
-                    sleepy = paint[len(table)] < SLEEPING_PAINT
-                    kind = KIND_COST * ((p.kind == "sleeping") != sleepy)
-                options.append((m.cost + face_weight * contra + kind, m))
-            c, m = min(options, key=lambda o: o[0])
-            row_m.append(m)
-            row_c.append(c)
-        table.append(row_m)
-        costs.append(row_c)
-    n, k = len(seen), len(pieces)
-    # Extra columns let surplus discs go unmatched, at a price.
-    square = [row + [NOT_IN_SET] * n for row in costs]
-    cols = assign(square) if n <= k + n else []
+
+def _assign_rows(rows: Sequence[tuple[list[Match], list[float]]]
+                 ) -> tuple[list[tuple[Match | None, float]], float]:
+    """One piece per disc at the least total cost (surplus discs go without, at a price)."""
+    n = len(rows)
+    if not n:
+        return [], 0.0
+    k = len(rows[0][1])
+    cols = assign([list(c) + [NOT_IN_SET] * n for _, c in rows])
     out: list[tuple[Match | None, float]] = []
-    for i, j in enumerate(cols):
-        out.append((table[i][j], costs[i][j]) if j < k else (None, NOT_IN_SET))
-    return out
+    for (ms, cs), j in zip(rows, cols, strict=True):
+        out.append((ms[j], cs[j]) if j < k else (None, NOT_IN_SET))
+    return out, sum(c for _, c in out)
+
+
+SEARCH_LIMIT = 3.0  # contact readings costlier than this are not tried
+MAX_PASSES = 4
+
+Seen = tuple[float, str, float]
+
+
+def identify_pieces(free: Sequence[Sequence[Seen]], teams: Sequence[str],
+                    catalogs: Mapping[str, Catalog], face_evidence: Sequence[float],
+                    paint: Sequence[float] | None = None,
+                    contacts: Sequence[ContactInDoubt] = (), face_weight: float = 2.5
+                    ) -> tuple[list[tuple[Match | None, float]], list[int]]:
+    """Each disc's piece (None when its team shows more discs than pieces) and its cost,
+    and the reading chosen for each contact in doubt.
+
+    ``free`` are each disc's connectors told by colour, ``teams`` its team and
+    ``catalogs`` each team's set; ``face_evidence`` per disc runs from -1 (surely
+    face down) to 1 (surely up); ``paint`` (share of the centre painted) hints at
+    the kind when face up: a Sleeping PeltaPeep's closed eyes cover far less than
+    open eyes or scales. ``contacts`` (``a``/``b`` index the discs) are where the
+    colours cannot tell the connectors, each with the readings the photo allows.
+
+    Each piece appears once per team, so a team's discs and pieces are matched by
+    the cheapest assignment. Starting from every contact's likeliest reading,
+    each other reading is tried in turn and kept when the pieces then fit the
+    catalog better by more than the photo's evidence against it, until nothing
+    changes.
+
+    >>> from companion.rules.peltapeeps.catalog import default_catalog
+    >>> from vision.peltapeeps.rims import ContactOption, ContactInDoubt
+    >>> cat = {"red": default_catalog("full")}  # A3 has one tab, E6 one notch
+    >>> plain_edges = ContactOption(0.0, None, None)
+    >>> tab_in_notch = ContactOption(0.3, (0.0, "tab", 0.7), (180.0, "notch", 0.7))
+    >>> doubt = ContactInDoubt(0, 1, (plain_edges, tab_in_notch))
+    >>> matches, chosen = identify_pieces([[], []], ["red", "red"], cat, [1.0, 1.0],
+    ...                                   contacts=[doubt])
+    >>> [m.piece for m, _ in matches], chosen
+    (['A3', 'E6'], [1])
+    """
+    by_team: dict[str, list[int]] = {}
+    for i, t in enumerate(teams):
+        by_team.setdefault(t, []).append(i)
+    pieces = {t: list(catalogs[t].pieces) for t in by_team}
+    rows: dict[tuple[int, tuple[Seen, ...]], tuple[list[Match], list[float]]] = {}
+    assigned: dict[tuple, tuple[list[tuple[Match | None, float]], float]] = {}
+
+    def evaluate(chosen: list[int]) -> tuple[float, list[tuple[Match | None, float]]]:
+        cons: list[list[Seen]] = [list(f) for f in free]
+        for c, k in zip(contacts, chosen, strict=True):
+            opt = c.options[k]
+            if opt.a is not None:
+                cons[c.a].append(opt.a)
+            if opt.b is not None:
+                cons[c.b].append(opt.b)
+        keys = [(i, tuple(sorted(cs))) for i, cs in enumerate(cons)]
+        out: list[tuple[Match | None, float]] = [(None, 0.0)] * len(free)
+        total = sum(c.options[k].cost for c, k in zip(contacts, chosen, strict=True))
+        for t, idx in by_team.items():
+            for i in idx:
+                if keys[i] not in rows:
+                    rows[keys[i]] = _row(keys[i][1], face_evidence[i],
+                                         None if paint is None else paint[i], pieces[t],
+                                         face_weight)
+            team_key = (t, *(keys[i] for i in idx))
+            if team_key not in assigned:
+                assigned[team_key] = _assign_rows([rows[keys[i]] for i in idx])
+            got, cost = assigned[team_key]
+            total += cost
+            for i, m in zip(idx, got, strict=True):
+                out[i] = m
+        return total, out
+
+    chosen = [0] * len(contacts)
+    best, matches = evaluate(chosen)
+    for _ in range(MAX_PASSES):
+        changed = False
+        for n, c in enumerate(contacts):
+            for k, opt in enumerate(c.options):
+                if k == chosen[n] or opt.cost > SEARCH_LIMIT:
+                    continue
+                trial = chosen[:n] + [k] + chosen[n + 1:]
+                total, got = evaluate(trial)
+                if total < best - 1e-6:
+                    best, matches, chosen, changed = total, got, trial, True
+        if not changed:
+            break
+    return matches, chosen

@@ -130,9 +130,9 @@ def read_layout(frame_bgr: np.ndarray, profile: Profile,
     for d in found:
         d.paint = rims.face_paint(frame, d, gains, lut, back)
         d.face_up = d.paint >= rims.PAINT_SHARE
-    rims.connectors(found, grey_full, back)
+    contacts = rims.connectors(found, grey_full, back)
 
-    pieces, placed = _identify(found, models.teams, catalog, back, reading.warnings)
+    pieces, placed = _identify(found, contacts, models.teams, catalog, back, reading.warnings)
     reading.pieces = pieces
     reading.joins = _joins(found, placed, catalog, back)
     reading.seconds = time.perf_counter() - t0
@@ -215,50 +215,50 @@ def _keep_discs(found: list[rims.Disc], lin: np.ndarray, table: discs.TableModel
     return out
 
 
-def _identify(found: list[rims.Disc], teams: list[str],
+def _identify(found: list[rims.Disc], contacts: list[rims.ContactInDoubt], teams: list[str],
               catalog: Catalog | Mapping[str, Catalog], back: float, warnings: list[str]
               ) -> tuple[list[SeenPiece], dict[int, Placed]]:
     pieces: list[SeenPiece] = []
     placed: dict[int, Placed] = {}
-    by_team: dict[int, list[int]] = {}
-    for i, d in enumerate(found):
-        by_team.setdefault(d.team, []).append(i)
-    for t, idx in by_team.items():
-        team = teams[t]
-        cat = _catalog_for(catalog, team)
-        evidence = [float(np.clip((found[i].paint - rims.PAINT_SHARE) / rims.PAINT_SHARE,
-                                  -1, 1)) for i in idx]
-        matches = identify.identify_team([found[i].connectors for i in idx], evidence, cat,
-                                         [found[i].paint for i in idx])
-        for i, ev, (m, _cost) in zip(idx, evidence, matches, strict=True):
-            d = found[i]
-            if m is None:
-                warnings.append(f"a piece {_where(d, back)}: more {team} pieces than the "
-                                f"catalog holds; left out")
-                continue
-            conf = 1.0
-            if m.cost > 0.6:
-                conf *= 0.5
-                warnings.append(f"a piece {_where(d, back)}: its connectors fit {team} "
-                                f"{m.piece} only roughly")
-            if d.team_margin < TEAM_MARGIN and len(teams) > 1:
-                conf *= 0.6
-                warnings.append(f"a piece {_where(d, back)}: team between {team} and "
-                                f"{teams[d.runner_up]}")
-            if abs(ev) < 0.3:
-                conf *= 0.8
-                warnings.append(f"a piece {_where(d, back)}: face up or down is unclear")
-            uid = f"{team}:{m.piece}"
-            cons = [(c.angle, c.type) for c in cat.piece(m.piece).connectors]
-            shape = outline(lying(cons, m.rotation, m.face_up), steps=OUTLINE_POINTS)
-            r_px = d.r * back
-            ox, oy = d.to_image(shape[:, 0] / DISC_RADIUS_MM, shape[:, 1] / DISC_RADIUS_MM)
-            pts = tuple((round(float(x) * back, 1), round(float(y) * back, 1))
-                        for x, y in zip(ox, oy, strict=True))
-            pieces.append(SeenPiece(uid, team, m.piece, m.face_up,
-                                    (round(d.x * back, 1), round(d.y * back, 1)),
-                                    round(r_px, 2), m.rotation, round(conf, 3), pts))
-            placed[i] = Placed(uid, team, m.piece, d.x, d.y, m.rotation, m.face_up)
+    names = [teams[d.team] for d in found]
+    catalogs = {t: _catalog_for(catalog, t) for t in names}
+    evidence = [float(np.clip((d.paint - rims.PAINT_SHARE) / rims.PAINT_SHARE, -1, 1))
+                for d in found]
+    matches, chosen = identify.identify_pieces(
+        [d.free_connectors for d in found], names, catalogs, evidence,
+        [d.paint for d in found], contacts)
+    for d, cons in zip(found, rims.with_contacts(found, contacts, chosen), strict=True):
+        d.connectors = cons
+    for i, (d, team, ev, (m, _cost)) in enumerate(
+            zip(found, names, evidence, matches, strict=True)):
+        cat = catalogs[team]
+        if m is None:
+            warnings.append(f"a piece {_where(d, back)}: more {team} pieces than the "
+                            f"catalog holds; left out")
+            continue
+        conf = 1.0
+        if m.cost > 0.6:
+            conf *= 0.5
+            warnings.append(f"a piece {_where(d, back)}: its connectors fit {team} "
+                            f"{m.piece} only roughly")
+        if d.team_margin < TEAM_MARGIN and len(teams) > 1:
+            conf *= 0.6
+            warnings.append(f"a piece {_where(d, back)}: team between {team} and "
+                            f"{teams[d.runner_up]}")
+        if abs(ev) < 0.3:
+            conf *= 0.8
+            warnings.append(f"a piece {_where(d, back)}: face up or down is unclear")
+        uid = f"{team}:{m.piece}"
+        cons = [(c.angle, c.type) for c in cat.piece(m.piece).connectors]
+        shape = outline(lying(cons, m.rotation, m.face_up), steps=OUTLINE_POINTS)
+        r_px = d.r * back
+        ox, oy = d.to_image(shape[:, 0] / DISC_RADIUS_MM, shape[:, 1] / DISC_RADIUS_MM)
+        pts = tuple((round(float(x) * back, 1), round(float(y) * back, 1))
+                    for x, y in zip(ox, oy, strict=True))
+        pieces.append(SeenPiece(uid, team, m.piece, m.face_up,
+                                (round(d.x * back, 1), round(d.y * back, 1)),
+                                round(r_px, 2), m.rotation, round(conf, 3), pts))
+        placed[i] = Placed(uid, team, m.piece, d.x, d.y, m.rotation, m.face_up)
     return pieces, placed
 
 

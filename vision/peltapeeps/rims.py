@@ -9,16 +9,19 @@ samples near one radius refines the centre. Then, at each angle:
   table where the disc has a notch or curve (a curve's cut is much wider);
 - the *tab zone* (:data:`TAB_ZONE`) shows the disc's own colour where it has a tab.
 
-Where a neighbour of the same colour touches, both zones show that colour
-whatever the connectors, so the full-resolution photo decides: the laser-cut
-edges are thin dark lines, and along the line between the two centres the
-darkest place is where their edges meet — at the rim (plain edges touching),
-or at a tab's tip sitting in the other disc's notch.
+Where a neighbour of the same colour touches (or of a colour the light makes
+look alike), both zones show that colour whatever the connectors, so the
+full-resolution photo weighs the readings: the laser-cut edges are thin dark
+lines, and along the line between the two centres the darkest place is where
+their edges meet — at the rim (plain edges touching), or at a tab's tip
+sitting in the other disc's notch. Such a contact keeps every reading the photo
+allows, with its cost, for the catalog to settle (:class:`ContactInDoubt`).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 import cv2
@@ -54,6 +57,7 @@ CUT_MIN_DEG = 8.0
 NEIGHBOUR_REACH = 2.35  # centres closer than this many radii touch
 PAINT_CONTRAST = 0.30  # colour step of painted marks, against the plain acrylic's brightness
 PAINT_SHARE = 0.06  # share of the centre with marks: face up
+PLAIN_PERCENTILE = 70  # paint covers less of the centre than this: the rest fits the acrylic
 TABLE = -1
 DARK = 0.72  # lightness (cube root) below this share of the disc's: not acrylic
 SHARE_STEP = 0.45  # white share (glare) beyond the disc's own by this much: not acrylic
@@ -75,6 +79,7 @@ class Disc:
     labels: np.ndarray | None = None  # (ANGLES, len(RADII)) team index or TABLE
     shape: np.ndarray | None = None  # 2x2: the unit circle onto the disc's ellipse (tilt)
     connectors: list[tuple[float, str, float]] = field(default_factory=list)  # angle, type, sure
+    free_connectors: list[tuple[float, str, float]] = field(default_factory=list)  # colour-told
 
     @property
     def axes(self) -> np.ndarray:
@@ -272,16 +277,20 @@ def face_paint(frame: np.ndarray, disc: Disc, gains: np.ndarray, lut: ChromaTabl
 
     ``frame`` is the photo (BGR) at full detail, as thin painted lines vanish when
     shrunk; ``scale`` takes work px to its px; ``gains`` are the lamp's colour and
-    ``lut`` the teams' colours. A pixel differs when its colour is
-    farther than :data:`PAINT_CONTRAST` of the acrylic's brightness from the
-    acrylic's (median) colour, in linear light: white or black paint does, the
-    faint marks seen through a face-down piece do not.
+    ``lut`` the teams' colours. A pixel differs when its colour is farther than
+    :data:`PAINT_CONTRAST` of the acrylic's brightness from the acrylic's colour
+    there, in linear light: white or black paint does, the faint marks seen
+    through a face-down piece do not. The acrylic's colour is a smooth surface
+    fitted across the centre (a quadratic, refitted without the farthest pixels),
+    because the lamp's reflection brightens one side of a disc far more than the
+    other and a single colour would take that slope for paint.
     """
     n = int(np.clip(2 * INNER * disc.r * scale, 9, 90))
     off = np.linspace(-INNER, INNER, n, dtype=np.float32)
     gx, gy = np.meshgrid(off, off)
     keep = np.hypot(gx, gy) <= INNER
-    mx, my = disc.to_image(gx[keep], gy[keep])
+    u, v = gx[keep], gy[keep]
+    mx, my = disc.to_image(u, v)
     px = cv2.remap(frame, (mx * scale).reshape(1, -1).astype(np.float32),
                    (my * scale).reshape(1, -1).astype(np.float32), cv2.INTER_LINEAR)[0]
     lin = SRGB_TO_LINEAR[px.reshape(-1, 3)] / gains.astype(np.float32)  # white paint is white
@@ -290,8 +299,13 @@ def face_paint(frame: np.ndarray, disc: Disc, gains: np.ndarray, lut: ChromaTabl
     # against the acrylic's own colour without it (its white share on the team's line).
     white = float(lut.share[lut.index(chroma(body))])
     plain = max(float(np.linalg.norm(body)) * (1 - min(white, 0.8)), 1e-3)
-    step = np.linalg.norm(lin - body, axis=1) / plain
-    return float((step > PAINT_CONTRAST).mean())
+    terms = np.stack([np.ones_like(u), u, v, u * u, u * v, v * v], axis=1)
+    fit_on = np.ones(len(lin), bool)
+    for _ in range(3):
+        coef, *_ = np.linalg.lstsq(terms[fit_on], lin[fit_on], rcond=None)
+        residual = np.linalg.norm(lin - terms @ coef, axis=1)
+        fit_on = residual <= max(float(np.percentile(residual, PLAIN_PERCENTILE)), 1e-6)
+    return float((residual / plain > PAINT_CONTRAST).mean())
 
 
 def _runs(flags: np.ndarray) -> list[tuple[int, int]]:
@@ -373,52 +387,125 @@ def _edge_darkness(grey_full: np.ndarray, scale: float, a: Disc, b: Disc) -> np.
     return np.array([tip[0] + sides[0], 2 * tip[1], tip[2] + sides[1]]) / 2
 
 
-def connectors(discs: list[Disc], grey_full: np.ndarray, scale: float) -> None:
-    """Each disc's connectors (angle, type, sureness) in image degrees (clockwise, +x = 0)."""
+Seen = tuple[float, str, float]  # a connector seen: angle (image degrees), type, sureness
+
+
+@dataclass(frozen=True)
+class ContactOption:
+    """One reading of where two discs touch: the connector each shows
+    towards the other (None: a plain edge), and the evidence against it (0 for the
+    likeliest; :data:`DARK_STEP` grey levels of the photo make 1)."""
+
+    cost: float
+    a: Seen | None
+    b: Seen | None
+
+
+@dataclass(frozen=True)
+class ContactInDoubt:
+    """Two touching discs whose colours cannot tell their connectors apart (one team,
+    or two teams the light makes alike), as indices into the disc list; ``options``
+    are the readings the photo allows, likeliest first. Which one holds is settled
+    with the catalog (:func:`vision.peltapeeps.identify.identify_pieces`)."""
+
+    a: int
+    b: int
+    options: tuple[ContactOption, ...]
+
+
+DARK_STEP = 4.0  # grey levels of edge darkness that count as one connector's worth of evidence
+
+
+def _own_cut(d: Disc, teams: Collection[int]) -> np.ndarray:
+    """Per angle, the share of ``d``'s cut zone that shows acrylic of ``teams``."""
+    assert d.labels is not None
+    return np.isin(_zone(d.labels, CUT_ZONE), list(teams)).mean(axis=1)
+
+
+CONFUSED_SHARE = 0.5
+
+
+def _confused(a: Disc, b: Disc) -> bool:
+    """True when ``b``'s body beside the contact is taken for ``a``'s colour.
+
+    Just outside ``a``'s rim, 6 to 20 degrees either side of the line to ``b``,
+    lies ``b`` (or the table in a curve of ``b``), never ``a``'s own tab.
+    """
+    assert a.labels is not None
+    ang = pair_frame(a, b)[1]
+    angles = np.arange(ANGLES) * (360.0 / ANGLES)
+    gap = np.array([_gap(x, ang) for x in angles])
+    beside = (gap >= 6) & (gap <= 20)
+    return bool((_zone(a.labels, TAB_ZONE)[beside] == a.team).mean() > CONFUSED_SHARE)
+
+
+def _contact_in_doubt(discs: list[Disc], i: int, j: int, grey_full: np.ndarray,
+                       scale: float) -> ContactInDoubt:
+    """The readings of a contact between two discs of one colour (or alike), with costs.
+
+    The colours cannot tell a tab from the acrylic it sits in, so the dark cut edges
+    on the full-resolution photo weigh the three readings: ``b``'s tab in ``a``,
+    plain edges (or cuts) meeting, ``a``'s tab in ``b``.
+    """
+    a, b = discs[i], discs[j]
+    teams = {a.team, b.team}
+    ang_a, ang_b = pair_frame(a, b)[1], pair_frame(b, a)[1]
+    angles = np.arange(ANGLES) * (360.0 / ANGLES)
+    cut_a, cut_b = _own_cut(a, teams), _own_cut(b, teams)
+
+    def cut(own: np.ndarray, ang: float, filled: bool) -> Seen | None:
+        kind = _cut_kind(own, angles, ang, filled)
+        return None if kind == "plain" else (ang, kind, 0.7 if filled else 0.8)
+
+    plain = ContactOption(0.0, cut(cut_a, ang_a, False), cut(cut_b, ang_b, False))
+    # An empty cut (the table shows in it) faces the other: no tab between them.
+    if _open_cut(a, ang_a, teams) or _open_cut(b, ang_b, teams):
+        return ContactInDoubt(i, j, (plain,))
+    dark = _edge_darkness(grey_full, scale, a, b)
+    # The table beside the contact, inside a disc, is a curve's side: no tab there.
+    if _open_sides(a, ang_a, teams):
+        dark[2] = np.inf
+    if _open_sides(b, ang_b, teams):
+        dark[0] = np.inf
+    readings = (
+        (dark[0], cut(cut_a, ang_a, True), (ang_b, "tab", 0.7)),
+        (dark[1], plain.a, plain.b),
+        (dark[2], (ang_a, "tab", 0.7), cut(cut_b, ang_b, True)),
+    )
+    least = float(np.min(dark))
+    options = sorted((ContactOption(round((float(v) - least) / DARK_STEP, 3), sa, sb)
+                      for v, sa, sb in readings if np.isfinite(v)), key=lambda o: o.cost)
+    return ContactInDoubt(i, j, tuple(options))
+
+
+def connectors(discs: list[Disc], grey_full: np.ndarray, scale: float
+               ) -> list[ContactInDoubt]:
+    """Each disc's connectors (angle, type, sureness) in image degrees (clockwise, +x = 0).
+
+    Where the colours tell (the free rim, and contacts with other colours) they are
+    set in ``Disc.free_connectors``; contacts where they cannot (discs of one
+    colour, or of two colours the light makes alike) are returned with the
+    readings they allow, and ``Disc.connectors`` holds the likeliest.
+    """
     step = 360.0 / ANGLES
     pairs = neighbours(discs)
     near: dict[int, list[tuple[int, float]]] = {i: [] for i in range(len(discs))}
     for i, j in pairs:
         near[i].append((j, pair_frame(discs[i], discs[j])[1]))
         near[j].append((i, pair_frame(discs[j], discs[i])[1]))
-    # Same-team contacts: which side has the tab, from the dark edge lines.
-    same_tab: dict[tuple[int, int], int | None] = {}
-    for i, j in pairs:
-        if discs[i].team == discs[j].team:
-            # An empty cut (the table shows in it) faces the other: no tab between them.
-            if _open_cut(discs[i], pair_frame(discs[i], discs[j])[1]) \
-                    or _open_cut(discs[j], pair_frame(discs[j], discs[i])[1]):
-                same_tab[(i, j)] = None
-            else:
-                dark = _edge_darkness(grey_full, scale, discs[i], discs[j])
-                # The table beside the contact, inside a disc, is a curve's side: that
-                # disc has no tab there.
-                if _open_sides(discs[i], pair_frame(discs[i], discs[j])[1]):
-                    dark[2] = np.inf
-                if _open_sides(discs[j], pair_frame(discs[j], discs[i])[1]):
-                    dark[0] = np.inf
-                same_tab[(i, j)] = {0: j, 1: None, 2: i}[int(np.argmin(dark))]
-            same_tab[(j, i)] = same_tab[(i, j)]
+    doubtful = {(i, j) for i, j in pairs if discs[i].team == discs[j].team
+                or _confused(discs[i], discs[j]) or _confused(discs[j], discs[i])}
+    same = [_contact_in_doubt(discs, i, j, grey_full, scale) for i, j in sorted(doubtful)]
+    angles = np.arange(ANGLES) * step
     for i, d in enumerate(discs):
         assert d.labels is not None
-        own_cut = (_zone(d.labels, CUT_ZONE) == d.team).mean(axis=1)
+        own_cut = _own_cut(d, {d.team})
         own_tab = (_zone(d.labels, TAB_ZONE) == d.team).mean(axis=1)
-        angles = np.arange(ANGLES) * step
-        found: list[tuple[float, str, float]] = []
+        found: list[Seen] = []
         blocked = np.zeros(ANGLES, bool)
         for j, ang in near[i]:
-            if discs[j].team != d.team:
-                continue  # the colours tell tabs and cuts apart: the free-rim rules below
-            blocked |= np.array([_gap(a, ang) < 24 for a in angles])
-            tab_side = same_tab[(min(i, j), max(i, j))]
-            if tab_side == i:
-                found.append((ang, "tab", 0.7))
-            elif tab_side == j:
-                found.append((ang, _cut_kind(own_cut, angles, ang, filled=True), 0.7))
-            else:
-                cut = _cut_kind(own_cut, angles, ang, filled=False)
-                if cut != "plain":
-                    found.append((ang, cut, 0.8))
+            if (min(i, j), max(i, j)) in doubtful:  # the colours cannot tell: see the options
+                blocked |= np.array([_gap(a, ang) < 24 for a in angles])
         for start, length in _runs((own_tab > 0.5) & ~blocked):
             width = length * step
             if TAB_WIDTH_DEG[0] <= width <= TAB_WIDTH_DEG[1]:
@@ -428,24 +515,40 @@ def connectors(discs: list[Disc], grey_full: np.ndarray, scale: float) -> None:
             if width >= CUT_MIN_DEG:
                 kind = "curve" if width >= CURVE_MIN_WIDTH_DEG else "notch"
                 found.append(((start + (length - 1) / 2) * step % 360, kind, 1.0))
-        d.connectors = sorted(found)
+        d.free_connectors = sorted(found)
+    for d, cons in zip(discs, with_contacts(discs, same, [0] * len(same)), strict=True):
+        d.connectors = cons
+    return same
 
 
-def _open_cut(d: Disc, ang: float) -> bool:
-    """True when the table (or another colour) shows in ``d``'s cut zone right at ``ang``."""
-    assert d.labels is not None
+def with_contacts(discs: list[Disc], contacts: list[ContactInDoubt], chosen: list[int]
+                  ) -> list[list[Seen]]:
+    """Each disc's connectors: its free ones plus, at each contact in doubt, those of
+    the ``chosen`` option (an index per contact)."""
+    out = [list(d.free_connectors) for d in discs]
+    for c, k in zip(contacts, chosen, strict=True):
+        opt = c.options[k]
+        if opt.a is not None:
+            out[c.a].append(opt.a)
+        if opt.b is not None:
+            out[c.b].append(opt.b)
+    return [sorted(cons) for cons in out]
+
+
+def _open_cut(d: Disc, ang: float, teams: Collection[int]) -> bool:
+    """True when the table (not acrylic of ``teams``) shows in ``d``'s cut zone right at
+    ``ang``."""
     angles = np.arange(ANGLES) * (360.0 / ANGLES)
     win = np.array([_gap(a, ang) < 7 for a in angles])
-    return bool((_zone(d.labels, CUT_ZONE)[win] != d.team).mean() > 0.5)
+    return bool(_own_cut(d, teams)[win].mean() < 0.5)
 
 
-def _open_sides(d: Disc, ang: float) -> bool:
+def _open_sides(d: Disc, ang: float, teams: Collection[int]) -> bool:
     """True when the table shows in ``d``'s cut zone 11 to 22 degrees either side of ``ang``."""
-    assert d.labels is not None
     angles = np.arange(ANGLES) * (360.0 / ANGLES)
     gap = np.array([_gap(a, ang) for a in angles])
     win = (gap >= 11) & (gap < 22)
-    return bool(((_zone(d.labels, CUT_ZONE)[win] != d.team).mean(axis=1) > 0.5).sum() >= 2)
+    return bool((_own_cut(d, teams)[win] < 0.5).sum() >= 2)
 
 
 def _cut_kind(own_cut: np.ndarray, angles: np.ndarray, ang: float, filled: bool) -> str:
