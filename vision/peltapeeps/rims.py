@@ -20,6 +20,7 @@ allows, with its cost, for the catalog to settle (:class:`ContactInDoubt`).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -30,10 +31,10 @@ import numpy as np
 from vision.peltapeeps.colours import FAR, ChromaTable, chroma
 from vision.peltapeeps.discs import TableModel, is_table
 from vision.peltapeeps.geometry import (
-    CURVE_MIN_WIDTH_DEG,
     DISC_RADIUS_MM,
     NOTCH_DEPTH_MM,
     TAB_WIDTH_MM,
+    piece_sdf,
 )
 from vision.srgb import SRGB_TO_LINEAR
 
@@ -450,14 +451,12 @@ def _contact_in_doubt(discs: list[Disc], i: int, j: int, grey_full: np.ndarray,
     a, b = discs[i], discs[j]
     teams = {a.team, b.team}
     ang_a, ang_b = pair_frame(a, b)[1], pair_frame(b, a)[1]
-    angles = np.arange(ANGLES) * (360.0 / ANGLES)
-    cut_a, cut_b = _own_cut(a, teams), _own_cut(b, teams)
 
-    def cut(own: np.ndarray, ang: float, filled: bool) -> Seen | None:
-        kind = _cut_kind(own, angles, ang, filled)
+    def cut(d: Disc, ang: float, filled: bool) -> Seen | None:
+        kind = _cut_kind(d, ang, teams, filled)
         return None if kind == "plain" else (ang, kind, 0.7 if filled else 0.8)
 
-    plain = ContactOption(0.0, cut(cut_a, ang_a, False), cut(cut_b, ang_b, False))
+    plain = ContactOption(0.0, cut(a, ang_a, False), cut(b, ang_b, False))
     # An empty cut (the table shows in it) faces the other: no tab between them.
     if _open_cut(a, ang_a, teams) or _open_cut(b, ang_b, teams):
         return ContactInDoubt(i, j, (plain,))
@@ -468,9 +467,9 @@ def _contact_in_doubt(discs: list[Disc], i: int, j: int, grey_full: np.ndarray,
     if _open_sides(b, ang_b, teams):
         dark[0] = np.inf
     readings = (
-        (dark[0], cut(cut_a, ang_a, True), (ang_b, "tab", 0.7)),
+        (dark[0], cut(a, ang_a, True), (ang_b, "tab", 0.7)),
         (dark[1], plain.a, plain.b),
-        (dark[2], (ang_a, "tab", 0.7), cut(cut_b, ang_b, True)),
+        (dark[2], (ang_a, "tab", 0.7), cut(b, ang_b, True)),
     )
     least = float(np.min(dark))
     options = sorted((ContactOption(round((float(v) - least) / DARK_STEP, 3), sa, sb)
@@ -513,8 +512,8 @@ def connectors(discs: list[Disc], grey_full: np.ndarray, scale: float
         for start, length in _runs((own_cut < 0.5) & ~blocked):
             width = length * step
             if width >= CUT_MIN_DEG:
-                kind = "curve" if width >= CURVE_MIN_WIDTH_DEG else "notch"
-                found.append(((start + (length - 1) / 2) * step % 360, kind, 1.0))
+                mid = (start + (length - 1) / 2) * step % 360
+                found.append((mid, _cut_shape(d, mid, {d.team}), 1.0))
         d.free_connectors = sorted(found)
     for d, cons in zip(discs, with_contacts(discs, same, [0] * len(same)), strict=True):
         d.connectors = cons
@@ -551,17 +550,74 @@ def _open_sides(d: Disc, ang: float, teams: Collection[int]) -> bool:
     return bool((_own_cut(d, teams)[win] < 0.5).sum() >= 2)
 
 
-def _cut_kind(own_cut: np.ndarray, angles: np.ndarray, ang: float, filled: bool) -> str:
-    """What is cut into the rim around ``ang`` (a same-coloured neighbour): notch, curve, plain.
+SHAPE_HALF_DEG = 27.0  # a cut's depth profile is compared this far either side
+SHAPE_SHIFTS = (-6.0, -3.0, 0.0, 3.0, 6.0)  # degrees: the cut's centre, refined
+SHAPE_EDGES_MM = (0.0, 0.8, 1.6, 2.4)  # the dark cut edge (and blur) make a cut look bigger
+PROFILE_FROM = 0.6  # depth profiles start here (inside every cut)
+
+
+@functools.cache
+def _cut_profiles() -> dict[tuple[str, float], np.ndarray]:
+    """Where the acrylic ends along each polar ray (radii, at most 1) around a notch and
+    a curve, seen with each edge of :data:`SHAPE_EDGES_MM`, at 3-degree steps over
+    twice :data:`SHAPE_HALF_DEG` plus the shifts."""
+    reach = SHAPE_HALF_DEG + max(SHAPE_SHIFTS)
+    phi = np.radians(np.arange(-reach, reach + 0.1, 360.0 / ANGLES))
+    rho = np.arange(PROFILE_FROM, 1.1, 0.005)
+    xs = np.cos(phi)[:, None] * rho[None, :] * DISC_RADIUS_MM
+    ys = np.sin(phi)[:, None] * rho[None, :] * DISC_RADIUS_MM
+    out = {}
+    for kind in ("notch", "curve"):
+        sdf = piece_sdf(xs, ys, [(0.0, kind)])
+        for edge in SHAPE_EDGES_MM:
+            # The rim is fitted where the colour stops: the edge moves it too.
+            rim = 1.0 - edge / DISC_RADIUS_MM
+            out[(kind, edge)] = np.minimum(rho[np.argmin(sdf > edge, axis=1)] / rim, 1.0)
+    return out
+
+
+def _depth_profile(d: Disc, ang: float, teams: Collection[int]) -> np.ndarray:
+    """Where ``teams``' acrylic first stops along each ray within :data:`SHAPE_HALF_DEG`
+    of ``ang`` (radii, at most 1)."""
+    assert d.labels is not None
+    step = 360.0 / ANGLES
+    k0 = round(ang / step)
+    half = round(SHAPE_HALF_DEG / step)
+    rows = np.arange(k0 - half, k0 + half + 1) % ANGLES
+    start = int(np.searchsorted(RADII, PROFILE_FROM))
+    off = ~np.isin(d.labels[rows, start:], list(teams))
+    first = np.where(off.any(axis=1), off.argmax(axis=1) + start, len(RADII) - 1)
+    return np.minimum(RADII[first], 1.0)
+
+
+def _cut_shape(d: Disc, ang: float, teams: Collection[int]) -> str:
+    """Notch or curve, whichever cut's depth profile fits the one seen around ``ang``.
+
+    A notch is as deep right across and ends in steep sides; a curve is deep only
+    in its middle and rises slowly to the rim, so its shoulders tell it apart
+    better than any one width.
+    """
+    seen = _depth_profile(d, ang, teams)
+    n = len(seen)
+    best = (np.inf, "notch")
+    for (kind, _edge), prof in _cut_profiles().items():
+        centre = (len(prof) - n) // 2
+        for shift in SHAPE_SHIFTS:
+            k = centre - round(shift / (360.0 / ANGLES))
+            best = min(best, (float(((prof[k:k + n] - seen) ** 2).sum()), kind))
+    return best[1]
+
+
+def _cut_kind(d: Disc, ang: float, teams: Collection[int], filled: bool) -> str:
+    """What is cut into ``d``'s rim facing a neighbour at ``ang`` whose colour (one of
+    ``teams``) is alike: notch, curve or plain.
 
     ``filled``: the neighbour's tab sits in it, so only a curve's sides show.
     """
+    angles = np.arange(ANGLES) * (360.0 / ANGLES)
     win = np.array([_gap(a, ang) for a in angles])
-    open_ = own_cut < 0.5
-    sides = (win >= 11) & (win < 22) & open_
+    open_ = _own_cut(d, teams) < 0.5
     if filled:
-        return "curve" if sides.sum() >= 2 else "notch"
+        return "curve" if ((win >= 11) & (win < 22) & open_).sum() >= 2 else "notch"
     width = int(((win < 24) & open_).sum()) * 360.0 / ANGLES
-    if width >= CURVE_MIN_WIDTH_DEG:
-        return "curve"
-    return "notch" if width >= CUT_MIN_DEG else "plain"
+    return _cut_shape(d, ang, teams) if width >= CUT_MIN_DEG else "plain"
