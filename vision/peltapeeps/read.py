@@ -45,6 +45,8 @@ TEAM_MARGIN = 1.5  # nearest minus second team distance below which a team is in
 OUTLINE_POINTS = 96
 MIN_RIM_SHARE = 0.25  # a disc's rim shows round at least this share of the way round
 MIN_RIM_SHARE_TABLE_HUE = 0.38  # ... or this share when it has the table's hue
+RIM_FIT_OK = 0.55  # discs found at the right size show their rim this much (median) ...
+OTHER_SIZES = (1.6, 1 / 1.6)  # ... else these sizes (times the first) are tried too
 
 
 def _check_frame(frame: object) -> np.ndarray:
@@ -126,6 +128,12 @@ def read_layout(frame_bgr: np.ndarray, profile: Profile,
         if 0.85 < size < 1.18:
             break
         radius1 = radius1 * size
+    if _rim_fit(found) < RIM_FIT_OK:
+        # Discs read at the wrong size (a cluster makes the mask's size too small or
+        # large) show the acrylic going on past most of their rims: try other sizes.
+        others = [_find(frame, radius1 / s1 * f, models, lut, table) for f in OTHER_SIZES]
+        found, lin, back, gains = max([g for g in others if g is not None] + [got],
+                                      key=lambda g: _rim_fit(g[0]))
     grey_full = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     for d in found:
         d.paint = rims.face_paint(frame, d, gains, lut, back)
@@ -178,6 +186,11 @@ def _find(frame: np.ndarray, radius: float, models: colours.TeamModels,
             d.team_distance, d.team_margin, d.runner_up = float(d1), float(d2 - d1), int(t2)
         found = _keep_discs(found + more, lin, table)
     return (found, lin, back, gains) if found else None
+
+
+def _rim_fit(found: list[rims.Disc]) -> float:
+    """How well the discs' rims sit where their colour stops (the median share of angles)."""
+    return float(np.median([d.rim_share for d in found]))
 
 
 def _nothing(reading: LayoutReading, t0: float) -> LayoutReading:
