@@ -22,8 +22,9 @@ ANGLE_TOL = 16.0  # degrees between a seen and a catalogued connector
 MISSING = 1.0  # a connector on one side only
 WRONG_TYPE = 0.8  # two connectors that line up but differ in type
 NOT_IN_SET = 20.0  # a disc left without a piece of the set
-SLEEPING_PAINT = 0.18  # painted share below which a face-up piece looks asleep
-KIND_COST = 0.6
+SLEEPING_PAINT = 0.17  # painted share below which a face-up piece looks asleep
+KIND_COST = 1.5  # a face-up piece's paint against its kind, when clear ...
+KIND_MARGIN = 0.03  # ... this far from SLEEPING_PAINT (closer, in proportion)
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,8 @@ def _row(cons: Sequence[tuple[float, str, float]], ev: float, paint: float | Non
             kind = 0.0
             if up and paint is not None and ev > 0.5:
                 sleepy = paint < SLEEPING_PAINT
-                kind = KIND_COST * ((p.kind == "sleeping") != sleepy)
+                if (p.kind == "sleeping") != sleepy:
+                    kind = KIND_COST * min(1.0, abs(paint - SLEEPING_PAINT) / KIND_MARGIN)
             options.append((m.cost + face_weight * contra + kind, m))
         c, m = min(options, key=lambda o: o[0])
         row_m.append(m)

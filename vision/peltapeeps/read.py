@@ -32,8 +32,8 @@ import numpy as np
 
 from calibration.profile import Profile
 from companion.errors import UserError
-from companion.rules.peltapeeps.catalog import Catalog
-from companion.rules.peltapeeps.layout import Placed, contact
+from companion.rules.peltapeeps.catalog import Catalog, Piece
+from companion.rules.peltapeeps.layout import Placed, contact, world
 from vision.peltapeeps import colours, discs, identify, rims
 from vision.peltapeeps.geometry import DISC_RADIUS_MM, lying, outline
 from vision.peltapeeps.reading import LayoutReading, SeenJoin, SeenPiece
@@ -275,12 +275,28 @@ def _identify(found: list[rims.Disc], contacts: list[rims.ContactInDoubt], teams
     return pieces, placed
 
 
+SNAP_DEG = 25.0  # connectors are 60 degrees apart or more: this near, one faces the contact
+
+
+def _squared(piece: Piece, p: Placed, towards: float) -> float:
+    """``p``'s turn, corrected so that its connector nearest ``towards`` (if within
+    :data:`SNAP_DEG`) points exactly there."""
+    best = None
+    for c in world(piece, p):
+        gap = (towards - c.angle + 180) % 360 - 180
+        if abs(gap) <= SNAP_DEG and (best is None or abs(gap) < abs(best)):
+            best = gap
+    return p.rotation if best is None else (p.rotation + best) % 360
+
+
 def _joins(found: list[rims.Disc], placed: dict[int, Placed],
            catalog: Catalog | Mapping[str, Catalog], back: float) -> list[SeenJoin]:
     """Every touching pair, judged by the engine's contact rules on the recovered poses.
 
     The pair is put exactly two radii apart along the seen direction: the photo
-    says they touch; which connectors face each other is what matters.
+    says they touch; which connectors face each other is what matters. A turn read
+    a little off (the engine allows :data:`~companion.rules.peltapeeps.layout.ANGLE_TOLERANCE`)
+    is squared up first: a connector within :data:`SNAP_DEG` of the other disc faces it.
     """
     out = []
     for i, j in rims.neighbours(found):
@@ -288,12 +304,15 @@ def _joins(found: list[rims.Disc], placed: dict[int, Placed],
             continue
         a, b = placed[i], placed[j]
         da, db = found[i], found[j]
-        ang = math.radians(rims.pair_frame(da, db)[1])
-        pa = Placed(a.uid, a.team, a.piece, 0.0, 0.0, a.rotation, a.face_up)
-        pb = Placed(b.uid, b.team, b.piece, 2 * math.cos(ang), 2 * math.sin(ang),
-                    b.rotation, b.face_up)
-        c = contact(_catalog_for(catalog, a.team).piece(a.piece), pa,
-                    _catalog_for(catalog, b.team).piece(b.piece), pb)
+        ang = rims.pair_frame(da, db)[1]
+        piece_a = _catalog_for(catalog, a.team).piece(a.piece)
+        piece_b = _catalog_for(catalog, b.team).piece(b.piece)
+        pa = Placed(a.uid, a.team, a.piece, 0.0, 0.0,
+                    _squared(piece_a, a, ang), a.face_up)
+        rad = math.radians(ang)
+        pb = Placed(b.uid, b.team, b.piece, 2 * math.cos(rad), 2 * math.sin(rad),
+                    _squared(piece_b, b, ang + 180), b.face_up)
+        c = contact(piece_a, pa, piece_b, pb)
         if c is None:
             continue
         at = ((da.x + db.x) / 2 * back, (da.y + db.y) / 2 * back)

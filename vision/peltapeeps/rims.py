@@ -55,6 +55,7 @@ BODY = (0.64, 0.75)  # plain acrylic: outside the paint (0.62 R), inside every c
 BODY_COLUMNS = _zone_columns(BODY)
 TAB_WIDTH_DEG = (7.0, 30.0)  # a tab's run in the tab zone
 CUT_MIN_DEG = 8.0
+TAB_CUT_APART_DEG = 20.0  # a seen tab and cut nearer than this are one cut
 NEIGHBOUR_REACH = 2.35  # centres closer than this many radii touch
 PAINT_CONTRAST = 0.30  # colour step of painted marks, against the plain acrylic's brightness
 PAINT_SHARE = 0.06  # share of the centre with marks: face up
@@ -514,7 +515,11 @@ def connectors(discs: list[Disc], grey_full: np.ndarray, scale: float
             if width >= CUT_MIN_DEG:
                 mid = (start + (length - 1) / 2) * step % 360
                 found.append((mid, _cut_shape(d, mid, {d.team}), 1.0))
-        d.free_connectors = sorted(found)
+        # A tab and a cut cannot share a place: the acrylic just outside the rim there
+        # is a neighbour's of a colour taken for this disc's, and the cut is real.
+        cuts = [a for a, kind, _ in found if kind != "tab"]
+        d.free_connectors = sorted(c for c in found if c[1] != "tab"
+                                   or all(_gap(c[0], a) > TAB_CUT_APART_DEG for a in cuts))
     for d, cons in zip(discs, with_contacts(discs, same, [0] * len(same)), strict=True):
         d.connectors = cons
     return same
