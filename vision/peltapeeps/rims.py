@@ -415,7 +415,7 @@ class ContactInDoubt:
     options: tuple[ContactOption, ...]
 
 
-DARK_STEP = 4.0  # grey levels of edge darkness that count as one connector's worth of evidence
+DARK_STEP = 6.0  # grey levels of edge darkness that count as one connector's worth of evidence
 
 
 def _own_cut(d: Disc, teams: Collection[int]) -> np.ndarray:
