@@ -7,12 +7,15 @@ piece, its team, face and catalog piece, every join, and the engine's score.
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
 from companion.errors import UserError
 from companion.rules.peltapeeps.catalog import default_catalog
 from companion.rules.peltapeeps.rules import PeltaPeeps, Place
+from vision.peltapeeps import colours, discs, rims
+from vision.peltapeeps.geometry import DISC_RADIUS_MM, piece_sdf
 from vision.peltapeeps.read import read_layout
 from vision.peltapeeps.reading import LayoutReading, score_reading
 from vision.render.layers import table_texture
@@ -20,6 +23,7 @@ from vision.render.light import to_srgb
 from vision.render.peltapeeps import (
     TEAM_COLOURS,
     PeltaSpec,
+    linear_colour,
     profile_for_teams,
     render_layout,
     render_state,
@@ -102,3 +106,46 @@ def test_empty_table_gives_an_empty_reading_with_a_warning() -> None:
 def test_unreadable_input_raises_a_clear_error(bad) -> None:
     with pytest.raises(UserError, match="photo"):
         read_layout(bad, _profile(["red", "blue"]), FULL)
+
+
+def test_discs_misjudged_in_size_are_looked_for_again(monkeypatch) -> None:
+    # A tight cluster can fool the first size estimate (from the piece mask); the rims
+    # then show acrylic going on past the discs found, and other sizes are tried.
+    scene = render_layout(2, SPEC, teams=["red", "blue"])
+    real = discs.estimate_radius
+    monkeypatch.setattr(discs, "estimate_radius", lambda mask: 0.6 * real(mask))
+    reading = read_layout(scene.frame, _profile(["red", "blue"]), FULL)
+    _assert_matches_truth(reading, scene.truth)
+
+
+def test_a_glare_slope_is_not_paint_but_paint_is() -> None:
+    # A face-down disc under the lamp: far brighter on one side than the other.
+    lut = colours.chroma_table(colours.team_models(_profile(["red", "blue"])))
+    disc = rims.Disc(200.0, 200.0, 150.0)
+    acrylic = linear_colour(TEAM_COLOURS["red"])[::-1] * 0.8  # BGR, linear
+    ramp = np.linspace(0.0, 0.45, 400, dtype=np.float32)[None, :, None]
+    lin = np.broadcast_to(acrylic, (400, 400, 3)) * (0.7 + ramp) + ramp
+    frame = np.ascontiguousarray((np.clip(lin, 0, 1) ** (1 / 2.2) * 255).astype(np.uint8))
+    assert rims.face_paint(frame, disc, np.ones(3), lut) < rims.PAINT_SHARE / 2
+    # Face up, the same disc shows its painted eyes.
+    for x in (160, 240):
+        cv2.circle(frame, (x, 180), 22, (235, 235, 235), -1)
+        cv2.circle(frame, (x + 6, 180), 9, (20, 20, 20), -1)
+    assert rims.face_paint(frame, disc, np.ones(3), lut) > 2 * rims.PAINT_SHARE
+
+
+@pytest.mark.parametrize("kind", ["notch", "curve"])
+@pytest.mark.parametrize("edge_mm", [0.0, 1.0, 2.0])
+@pytest.mark.parametrize("off_deg", [0.0, 4.0])
+def test_notch_and_curve_told_apart_by_their_depth_profile(kind, edge_mm, off_deg) -> None:
+    # The disc's colour labels around its rim, as the reader samples them: the cut at
+    # 90 degrees (off a little), its dark edge widening it as a photo does.
+    th = np.radians(np.arange(rims.ANGLES) * 360.0 / rims.ANGLES)
+    xs = np.cos(th)[:, None] * rims.RADII[None, :] * DISC_RADIUS_MM
+    ys = np.sin(th)[:, None] * rims.RADII[None, :] * DISC_RADIUS_MM
+    rim = 1.0 - edge_mm / DISC_RADIUS_MM  # the rim is fitted where the colour stops
+    inside = piece_sdf(xs * rim, ys * rim, [(90.0 + off_deg, kind)]) > edge_mm
+    disc = rims.Disc(0.0, 0.0, 20.0, team=0)
+    disc.labels = np.where(inside, 0, rims.TABLE).astype(np.int16)
+    rims.connectors([disc], np.zeros((8, 8), np.uint8), 1.0)
+    assert [(t, round(a / 10)) for a, t, _ in disc.free_connectors] == [(kind, 9)]

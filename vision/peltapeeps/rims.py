@@ -556,29 +556,31 @@ def _open_sides(d: Disc, ang: float, teams: Collection[int]) -> bool:
 
 
 SHAPE_HALF_DEG = 27.0  # a cut's depth profile is compared this far either side
-SHAPE_SHIFTS = (-6.0, -3.0, 0.0, 3.0, 6.0)  # degrees: the cut's centre, refined
-SHAPE_EDGES_MM = (0.0, 0.8, 1.6, 2.4)  # the dark cut edge (and blur) make a cut look bigger
+SHAPE_SHIFTS = np.arange(-6.0, 6.1, 1.0)  # degrees: the cut's centre, refined
+SHAPE_EDGES_MM = (0.0, 0.6, 1.2, 1.8, 2.4)  # the dark cut edge and blur make a cut look bigger
 PROFILE_FROM = 0.6  # depth profiles start here (inside every cut)
 
 
 @functools.cache
-def _cut_profiles() -> dict[tuple[str, float], np.ndarray]:
-    """Where the acrylic ends along each polar ray (radii, at most 1) around a notch and
-    a curve, seen with each edge of :data:`SHAPE_EDGES_MM`, at 3-degree steps over
-    twice :data:`SHAPE_HALF_DEG` plus the shifts."""
-    reach = SHAPE_HALF_DEG + max(SHAPE_SHIFTS)
-    phi = np.radians(np.arange(-reach, reach + 0.1, 360.0 / ANGLES))
+def _cut_templates() -> tuple[np.ndarray, tuple[str, ...]]:
+    """Depth profiles a notch and a curve would show (rows), at the angles a seen
+    profile is sampled (every 3 degrees over twice :data:`SHAPE_HALF_DEG`), for
+    every shift and edge; and each row's kind."""
+    offsets = np.arange(-SHAPE_HALF_DEG, SHAPE_HALF_DEG + 0.1, 360.0 / ANGLES)
     rho = np.arange(PROFILE_FROM, 1.1, 0.005)
-    xs = np.cos(phi)[:, None] * rho[None, :] * DISC_RADIUS_MM
-    ys = np.sin(phi)[:, None] * rho[None, :] * DISC_RADIUS_MM
-    out = {}
+    rows, kinds = [], []
     for kind in ("notch", "curve"):
-        sdf = piece_sdf(xs, ys, [(0.0, kind)])
-        for edge in SHAPE_EDGES_MM:
-            # The rim is fitted where the colour stops: the edge moves it too.
-            rim = 1.0 - edge / DISC_RADIUS_MM
-            out[(kind, edge)] = np.minimum(rho[np.argmin(sdf > edge, axis=1)] / rim, 1.0)
-    return out
+        for shift in SHAPE_SHIFTS:
+            phi = np.radians(offsets - shift)
+            sdf = piece_sdf(np.cos(phi)[:, None] * rho[None, :] * DISC_RADIUS_MM,
+                            np.sin(phi)[:, None] * rho[None, :] * DISC_RADIUS_MM,
+                            [(0.0, kind)])
+            for edge in SHAPE_EDGES_MM:
+                # The rim is fitted where the colour stops: the edge moves it too.
+                rim = 1.0 - edge / DISC_RADIUS_MM
+                rows.append(np.minimum(rho[np.argmin(sdf > edge, axis=1)] / rim, 1.0))
+                kinds.append(kind)
+    return np.array(rows), tuple(kinds)
 
 
 def _depth_profile(d: Disc, ang: float, teams: Collection[int]) -> np.ndarray:
@@ -602,15 +604,9 @@ def _cut_shape(d: Disc, ang: float, teams: Collection[int]) -> str:
     in its middle and rises slowly to the rim, so its shoulders tell it apart
     better than any one width.
     """
-    seen = _depth_profile(d, ang, teams)
-    n = len(seen)
-    best = (np.inf, "notch")
-    for (kind, _edge), prof in _cut_profiles().items():
-        centre = (len(prof) - n) // 2
-        for shift in SHAPE_SHIFTS:
-            k = centre - round(shift / (360.0 / ANGLES))
-            best = min(best, (float(((prof[k:k + n] - seen) ** 2).sum()), kind))
-    return best[1]
+    rows, kinds = _cut_templates()
+    err = ((rows - _depth_profile(d, ang, teams)[None, :]) ** 2).sum(axis=1)
+    return kinds[int(np.argmin(err))]
 
 
 def _cut_kind(d: Disc, ang: float, teams: Collection[int], filled: bool) -> str:
