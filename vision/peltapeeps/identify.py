@@ -15,8 +15,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from companion.rules.peltapeeps.catalog import Catalog, Piece
+from companion.rules.peltapeeps.layout import fits
 from vision.peltapeeps.assign import assign
-from vision.peltapeeps.rims import ContactInDoubt
+from vision.peltapeeps.rims import ContactInDoubt, Seen
 
 ANGLE_TOL = 16.0  # degrees between a seen and a catalogued connector
 MISSING = 1.0  # a connector on one side only
@@ -116,14 +117,27 @@ def _assign_rows(rows: Sequence[tuple[list[Match], list[float]]]
 
 SEARCH_LIMIT = 3.0  # contact readings costlier than this are not tried
 MAX_PASSES = 4
+CLASH_COST = 1.5  # a tab against a plain edge or a tab: no legal layout has one
+FACING_DEG = 25.0  # a connector this near the line to a touching disc faces it
+BANNED = 100.0  # the cost that keeps a disc off a piece while another is tried
 
-Seen = tuple[float, str, float]
+
+def _facing(m: Match, piece: Piece, towards: float) -> str | None:
+    """The type of ``m``'s connector facing ``towards`` (image degrees), if any."""
+    best = None
+    for c in piece.face(m.face_up):
+        gap = abs((c.angle + m.rotation - towards + 180) % 360 - 180)
+        if gap <= FACING_DEG and (best is None or gap < best[0]):
+            best = (gap, c.type)
+    return None if best is None else best[1]
 
 
 def identify_pieces(free: Sequence[Sequence[Seen]], teams: Sequence[str],
                     catalogs: Mapping[str, Catalog], face_evidence: Sequence[float],
                     paint: Sequence[float] | None = None,
-                    contacts: Sequence[ContactInDoubt] = (), face_weight: float = 2.5
+                    contacts: Sequence[ContactInDoubt] = (),
+                    touching: Sequence[tuple[int, int, float]] = (),
+                    face_weight: float = 2.5
                     ) -> tuple[list[tuple[Match | None, float]], list[int]]:
     """Each disc's piece (None when its team shows more discs than pieces) and its cost,
     and the reading chosen for each contact in doubt.
@@ -134,12 +148,16 @@ def identify_pieces(free: Sequence[Sequence[Seen]], teams: Sequence[str],
     the kind when face up: a Sleeping PeltaPeep's closed eyes cover far less than
     open eyes or scales. ``contacts`` (``a``/``b`` index the discs) are where the
     colours cannot tell the connectors, each with the readings the photo allows.
+    ``touching`` are all pairs of touching discs (``i``, ``j``, the direction from
+    ``i`` to ``j`` in image degrees).
 
     Each piece appears once per team, so a team's discs and pieces are matched by
-    the cheapest assignment. Starting from every contact's likeliest reading,
-    each other reading is tried in turn and kept when the pieces then fit the
-    catalog better by more than the photo's evidence against it, until nothing
-    changes.
+    the cheapest assignment. A layout that clashes somewhere (a tab against a
+    plain edge or a tab) is no legal layout, so each clash costs
+    :data:`CLASH_COST`. Starting from every contact's likeliest reading, each
+    other reading is tried in turn, and each disc in a clash is tried without the
+    piece it was given; a change is kept when the whole reading then costs less,
+    until nothing changes.
 
     >>> from companion.rules.peltapeeps.catalog import default_catalog
     >>> from vision.peltapeeps.rims import ContactOption, ContactInDoubt
@@ -159,7 +177,8 @@ def identify_pieces(free: Sequence[Sequence[Seen]], teams: Sequence[str],
     rows: dict[tuple[int, tuple[Seen, ...]], tuple[list[Match], list[float]]] = {}
     assigned: dict[tuple, tuple[list[tuple[Match | None, float]], float]] = {}
 
-    def evaluate(chosen: list[int]) -> tuple[float, list[tuple[Match | None, float]]]:
+    def evaluate(chosen: list[int], bans: frozenset[tuple[int, str]]
+                 ) -> tuple[float, list[tuple[Match | None, float]], list[int]]:
         cons: list[list[Seen]] = [list(f) for f in free]
         for c, k in zip(contacts, chosen, strict=True):
             opt = c.options[k]
@@ -176,17 +195,36 @@ def identify_pieces(free: Sequence[Sequence[Seen]], teams: Sequence[str],
                     rows[keys[i]] = _row(keys[i][1], face_evidence[i],
                                          None if paint is None else paint[i], pieces[t],
                                          face_weight)
-            team_key = (t, *(keys[i] for i in idx))
+            banned = tuple(sorted((i, pid) for i, pid in bans if teams[i] == t))
+            team_key = (t, banned, *(keys[i] for i in idx))
             if team_key not in assigned:
-                assigned[team_key] = _assign_rows([rows[keys[i]] for i in idx])
+                plain = [rows[keys[i]] for i in idx]
+                got, _ = _assign_rows([
+                    (ms, [c + BANNED * ((i, m.piece) in bans) for m, c in zip(ms, cs, strict=True)])
+                    for i, (ms, cs) in zip(idx, plain, strict=True)])
+                # What the pieces given cost, bans aside.
+                real = [(m, NOT_IN_SET if m is None else cs[ms.index(m)])
+                        for (m, _), (ms, cs) in zip(got, plain, strict=True)]
+                assigned[team_key] = (real, sum(c for _, c in real))
             got, cost = assigned[team_key]
             total += cost
             for i, m in zip(idx, got, strict=True):
                 out[i] = m
-        return total, out
+        clashing = []
+        for i, j, towards in touching:
+            mi, mj = out[i][0], out[j][0]
+            if mi is None or mj is None:
+                continue
+            ti = _facing(mi, catalogs[teams[i]].piece(mi.piece), towards)
+            tj = _facing(mj, catalogs[teams[j]].piece(mj.piece), towards + 180)
+            if fits(ti, tj) == "clash":
+                total += CLASH_COST
+                clashing += [i, j]
+        return total, out, clashing
 
-    chosen = [0] * len(contacts)
-    best, matches = evaluate(chosen)
+    chosen: list[int] = [0] * len(contacts)
+    bans: frozenset[tuple[int, str]] = frozenset()
+    best, matches, clashing = evaluate(chosen, bans)
     for _ in range(MAX_PASSES):
         changed = False
         for n, c in enumerate(contacts):
@@ -194,9 +232,17 @@ def identify_pieces(free: Sequence[Sequence[Seen]], teams: Sequence[str],
                 if k == chosen[n] or opt.cost > SEARCH_LIMIT:
                     continue
                 trial = chosen[:n] + [k] + chosen[n + 1:]
-                total, got = evaluate(trial)
+                total, got, clash = evaluate(trial, bans)
                 if total < best - 1e-6:
-                    best, matches, chosen, changed = total, got, trial, True
+                    best, matches, clashing, chosen, changed = total, got, clash, trial, True
+        for i in dict.fromkeys(clashing):
+            m = matches[i][0]
+            if m is None or (i, m.piece) in bans:
+                continue
+            trial_bans = bans | {(i, m.piece)}
+            total, got, clash = evaluate(chosen, trial_bans)
+            if total < best - 1e-6:
+                best, matches, clashing, bans, changed = total, got, clash, trial_bans, True
         if not changed:
             break
     return matches, chosen

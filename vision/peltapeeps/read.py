@@ -237,9 +237,11 @@ def _identify(found: list[rims.Disc], contacts: list[rims.ContactInDoubt], teams
     catalogs = {t: _catalog_for(catalog, t) for t in names}
     evidence = [float(np.clip((d.paint - rims.PAINT_SHARE) / rims.PAINT_SHARE, -1, 1))
                 for d in found]
+    touching = [(i, j, rims.pair_frame(found[i], found[j])[1])
+                for i, j in rims.neighbours(found)]
     matches, chosen = identify.identify_pieces(
         [d.free_connectors for d in found], names, catalogs, evidence,
-        [d.paint for d in found], contacts)
+        [d.paint for d in found], contacts, touching)
     for d, cons in zip(found, rims.with_contacts(found, contacts, chosen), strict=True):
         d.connectors = cons
     for i, (d, team, ev, (m, _cost)) in enumerate(

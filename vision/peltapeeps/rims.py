@@ -424,7 +424,7 @@ def _own_cut(d: Disc, teams: Collection[int]) -> np.ndarray:
     return np.isin(_zone(d.labels, CUT_ZONE), list(teams)).mean(axis=1)
 
 
-CONFUSED_SHARE = 0.5
+CONFUSED_SHARE = 0.5  # this much of a neighbour beside a contact taken for the disc's colour
 
 
 def _confused(a: Disc, b: Disc) -> bool:
