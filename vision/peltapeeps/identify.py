@@ -4,9 +4,14 @@ A disc's connectors (angle, type) are compared with every catalog piece of its
 team, face up and face down (mirrored), at every turn that lines one seen
 connector up with one catalogued connector of the same type. The cost of a
 match counts connectors seen but not catalogued, catalogued but not seen, and
-type mistakes; the face the paint suggests adds a cost when contradicted. Each
-piece appears once per team, so the team's discs and its pieces are matched by
-the cheapest assignment (:func:`vision.peltapeeps.assign.assign`).
+type mistakes; the face (and for a face-up piece, asleep or not) the paint
+suggests adds a cost when contradicted. Each piece appears once per team, so the
+team's discs and its pieces are matched by the cheapest assignment
+(:func:`vision.peltapeeps.assign.assign`).
+
+The whole layout is read at once (:func:`identify_pieces`): contacts the colours
+could not tell keep every reading, a clash (which no legal layout has) costs, and
+a search keeps whichever readings and pieces cost least together.
 """
 
 from __future__ import annotations
@@ -122,14 +127,22 @@ FACING_DEG = 25.0  # a connector this near the line to a touching disc faces it
 BANNED = 100.0  # the cost that keeps a disc off a piece while another is tried
 
 
-def _facing(m: Match, piece: Piece, towards: float) -> str | None:
-    """The type of ``m``'s connector facing ``towards`` (image degrees), if any."""
+def nearest_connector(piece: Piece, face_up: bool, rotation: float, towards: float,
+                      within: float = FACING_DEG) -> tuple[float, str] | None:
+    """The connector of ``piece`` (lying with ``face_up`` and ``rotation``) nearest the
+    direction ``towards`` (degrees), if within ``within``: how far it is off (``towards``
+    minus its angle, signed) and its type."""
     best = None
-    for c in piece.face(m.face_up):
-        gap = abs((c.angle + m.rotation - towards + 180) % 360 - 180)
-        if gap <= FACING_DEG and (best is None or gap < best[0]):
+    for c in piece.face(face_up):
+        gap = (towards - c.angle - rotation + 180) % 360 - 180
+        if abs(gap) <= within and (best is None or abs(gap) < abs(best[0])):
             best = (gap, c.type)
-    return None if best is None else best[1]
+    return best
+
+
+def _facing(m: Match, piece: Piece, towards: float) -> str | None:
+    near = nearest_connector(piece, m.face_up, m.rotation, towards)
+    return None if near is None else near[1]
 
 
 def identify_pieces(free: Sequence[Sequence[Seen]], teams: Sequence[str],

@@ -33,7 +33,7 @@ import numpy as np
 from calibration.profile import Profile
 from companion.errors import UserError
 from companion.rules.peltapeeps.catalog import Catalog, Piece
-from companion.rules.peltapeeps.layout import Placed, contact, world
+from companion.rules.peltapeeps.layout import Placed, contact
 from vision.peltapeeps import colours, discs, identify, rims
 from vision.peltapeeps.geometry import DISC_RADIUS_MM, lying, outline
 from vision.peltapeeps.reading import LayoutReading, SeenJoin, SeenPiece
@@ -277,18 +277,11 @@ def _identify(found: list[rims.Disc], contacts: list[rims.ContactInDoubt], teams
     return pieces, placed
 
 
-SNAP_DEG = 25.0  # connectors are 60 degrees apart or more: this near, one faces the contact
-
-
 def _squared(piece: Piece, p: Placed, towards: float) -> float:
-    """``p``'s turn, corrected so that its connector nearest ``towards`` (if within
-    :data:`SNAP_DEG`) points exactly there."""
-    best = None
-    for c in world(piece, p):
-        gap = (towards - c.angle + 180) % 360 - 180
-        if abs(gap) <= SNAP_DEG and (best is None or abs(gap) < abs(best)):
-            best = gap
-    return p.rotation if best is None else (p.rotation + best) % 360
+    """``p``'s turn, corrected so that its connector nearest ``towards`` (if near enough
+    to face it) points exactly there."""
+    near = identify.nearest_connector(piece, p.face_up, p.rotation, towards)
+    return p.rotation if near is None else (p.rotation + near[0]) % 360
 
 
 def _joins(found: list[rims.Disc], placed: dict[int, Placed],
@@ -298,7 +291,8 @@ def _joins(found: list[rims.Disc], placed: dict[int, Placed],
     The pair is put exactly two radii apart along the seen direction: the photo
     says they touch; which connectors face each other is what matters. A turn read
     a little off (the engine allows :data:`~companion.rules.peltapeeps.layout.ANGLE_TOLERANCE`)
-    is squared up first: a connector within :data:`SNAP_DEG` of the other disc faces it.
+    is squared up first: a connector within
+    :data:`~vision.peltapeeps.identify.FACING_DEG` of the other disc faces it.
     """
     out = []
     for i, j in rims.neighbours(found):
