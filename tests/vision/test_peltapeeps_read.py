@@ -67,6 +67,7 @@ def test_layout_read_exactly(seed: int, teams: list[str]) -> None:
     assert any(not p.face_up for p in scene.truth.pieces)
     reading = read_layout(scene.frame, _profile(teams), FULL)
     _assert_matches_truth(reading, scene.truth)
+    assert not [w for w in reading.warnings if "no team's colour" in w]
     assert reading.image_size == (2000, 1500)
     # The reading survives its JSON form (what the score-sheet page stores).
     again = LayoutReading.from_json(reading.to_json())
@@ -149,3 +150,18 @@ def test_notch_and_curve_told_apart_by_their_depth_profile(kind, edge_mm, off_de
     disc.labels = np.where(inside, 0, rims.TABLE).astype(np.int16)
     rims.connectors([disc], np.zeros((8, 8), np.uint8), 1.0)
     assert [(t, round(a / 10)) for a, t, _ in disc.free_connectors] == [(kind, 9)]
+
+
+def test_a_piece_of_a_colour_no_team_has_is_pointed_out() -> None:
+    scene = render_layout(3, SPEC, teams=["red", "blue", "green", "yellow"])
+    others = [p for p in scene.truth.pieces if p.team in ("green", "yellow")]
+    assert others
+    reading = read_layout(scene.frame, _profile(["red", "blue"]), FULL)
+    assert {p.team for p in reading.pieces} <= {"red", "blue"}
+    strangers = [w for w in reading.warnings if "no team's colour" in w]
+    assert strangers and all("companion calibrate" in w for w in strangers)
+    # Each warning names where a green or yellow piece lies.
+    for w in strangers:
+        x, y = (float(v) for v in w.split("(")[1].split(")")[0].split(","))
+        assert min(np.hypot(x - p.centre_px[0], y - p.centre_px[1]) for p in others) \
+            < 0.5 * others[0].radius_px

@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -119,21 +120,22 @@ def read_layout(frame_bgr: np.ndarray, profile: Profile,
     lut = colours.chroma_table(models)
     for _ in range(3):
         got = _find(frame, radius1 / s1, models, lut, table)
-        if got is None:
+        if not got.discs:
+            _strangers(got, reading.warnings)
             return _nothing(reading, t0)
-        found, lin, back, gains = got
         # A disc size misjudged from the mask (a dark pupil splits a disc's peak)
         # shows in the rims found: look again at the scale they give.
-        size = float(np.median([d.r for d in found])) / min(WORK_RADIUS, radius1 / s1)
+        size = float(np.median([d.r for d in got.discs])) / min(WORK_RADIUS, radius1 / s1)
         if 0.85 < size < 1.18:
             break
         radius1 = radius1 * size
-    if _rim_fit(found) < RIM_FIT_OK:
+    if _rim_fit(got.discs) < RIM_FIT_OK:
         # Discs read at the wrong size (a cluster makes the mask's size too small or
         # large) show the acrylic going on past most of their rims: try other sizes.
         others = [_find(frame, radius1 / s1 * f, models, lut, table) for f in OTHER_SIZES]
-        found, lin, back, gains = max([g for g in others if g is not None] + [got],
-                                      key=lambda g: _rim_fit(g[0]))
+        got = max([g for g in others if g.discs] + [got], key=lambda g: _rim_fit(g.discs))
+    found, back, gains = got.discs, got.back, got.gains
+    _strangers(got, reading.warnings)
     grey_full = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     for d in found:
         d.paint = rims.face_paint(frame, d, gains, lut, back)
@@ -147,12 +149,21 @@ def read_layout(frame_bgr: np.ndarray, profile: Profile,
     return reading
 
 
+@dataclass
+class _Search:
+    """What one search at one disc size found (positions in work px)."""
+
+    discs: list[rims.Disc]
+    back: float = 1.0  # work px -> photo px
+    gains: np.ndarray = field(default_factory=lambda: np.ones(3))  # the lamp's colour
+    strangers: list[tuple[float, float]] = field(default_factory=list)  # round, no team's colour
+
+
 def _find(frame: np.ndarray, radius: float, models: colours.TeamModels,
-          lut: colours.ChromaTable, table: discs.TableModel
-          ) -> tuple[list[rims.Disc], np.ndarray, float, np.ndarray] | None:
+          lut: colours.ChromaTable, table: discs.TableModel) -> _Search:
     """The discs (refined, checked) with the photo scaled so ``radius`` (photo px)
-    becomes WORK_RADIUS; with the linear work image, work px -> photo px, and the
-    lamp's gains. None when there is nothing to read."""
+    becomes WORK_RADIUS, and round things of one colour that is neither the
+    table's nor any team's."""
     h, w = frame.shape[:2]
     s2 = min(1.0, WORK_RADIUS / radius)
     work = cv2.resize(frame, (round(w * s2), round(h * s2)), interpolation=cv2.INTER_AREA) \
@@ -162,19 +173,21 @@ def _find(frame: np.ndarray, radius: float, models: colours.TeamModels,
     cands = discs.find_discs(grey, radius * s2)
     lin = SRGB_TO_LINEAR[work]
     if not len(cands):
-        return None
+        return _Search([], back)
     cols = _disc_colours(lin, cands)
     # Candidates the colour of the table are not pieces: keep them out of the lamp's colour.
     light = np.cbrt(np.maximum(cols @ np.array([0.0722, 0.7152, 0.2126], np.float32), 0))
     tableish = discs.is_table(colours.chroma(cols), light, table)
     cands, cols = cands[~tableish], cols[~tableish]
     if not len(cands):
-        return None
+        return _Search([], back)
     gains = colours.white_balance(cols, models, lut)
     best, dist, second, dist2 = colours.classify(cols, gains, models)
     found = [rims.Disc(float(x), float(y), float(r), int(t), float(d1), float(d2 - d1), int(t2))
              for (x, y, r), t, d1, t2, d2 in zip(cands, best, dist, second, dist2, strict=True)
              if d1 < colours.FAR]
+    far = [(float(x), float(y), float(r)) for (x, y, r), d1 in zip(cands, dist, strict=True)
+           if d1 >= colours.FAR]
     rims.refine(lin, found, gains, lut, table)
     found = _keep_discs(found, lin, table)
     more = rims.missed(lin, found, gains, lut, table, float(np.median(cands[:, 2])))
@@ -185,7 +198,35 @@ def _find(frame: np.ndarray, radius: float, models: colours.TeamModels,
         for d, d1, t2, d2 in zip(more, dist, second, dist2, strict=True):
             d.team_distance, d.team_margin, d.runner_up = float(d1), float(d2 - d1), int(t2)
         found = _keep_discs(found + more, lin, table)
-    return (found, lin, back, gains) if found else None
+    return _Search(found, back, gains, _plain_round(lin, far, found))
+
+
+STRANGER_SPREAD = 0.06  # chromaticity spread (std) of one plain colour round a disc
+STRANGER_APART = 1.6  # radii from every disc read: not an arc between pieces
+
+
+def _plain_round(lin: np.ndarray, cands: list[tuple[float, float, float]],
+                 found: list[rims.Disc]) -> list[tuple[float, float]]:
+    """Candidates clear of the discs read whose body is one plain colour all round."""
+    out: list[tuple[float, float]] = []
+    th = np.linspace(0, 2 * math.pi, 48, endpoint=False)
+    ring = np.mean(rims.BODY)
+    for x, y, r in cands:
+        if any(math.hypot(x - d.x, y - d.y) < STRANGER_APART * max(r, d.r) for d in found) \
+                or any(math.hypot(x - a, y - b) < 2 * r for a, b in out):
+            continue
+        px = rims.sample_at(lin, (x + ring * r * np.cos(th)).astype(np.float32),
+                            (y + ring * r * np.sin(th)).astype(np.float32))
+        if float(colours.chroma(px).std(axis=0).max()) < STRANGER_SPREAD:
+            out.append((x, y))
+    return out
+
+
+def _strangers(got: _Search, warnings: list[str]) -> None:
+    for x, y in got.strangers:
+        warnings.append(f"something round near ({x * got.back:.0f}, {y * got.back:.0f}) "
+                        "is no team's colour in the profile: if it is a piece, calibrate "
+                        "with a piece of its colour ('companion calibrate') and read again")
 
 
 def _rim_fit(found: list[rims.Disc]) -> float:
