@@ -204,3 +204,55 @@ def test_name_the_players_one_with_both_colours(browser, served) -> None:
     # The refused change is undone on the page: the sheet still shows what was scored.
     assert page.input_value(f"#players input[data-team='{teams[0]}']") == "Ann"
     assert page.locator("#totals tbody tr").count() == 1
+
+
+def test_add_a_piece_the_reader_missed(browser, served) -> None:
+    url, scene = served
+    truth = scene.truth
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(url)
+    page.wait_for_selector("#totals tbody tr")
+    team_player = {t: p for p, t in truth.seats}
+    want = {t: truth.sheet[team_player[t]]["total"] for t in scene.colours}
+    # A joined piece the reader missed (here: said not to be a piece) ...
+    partners = {p.uid: [b if a == p.uid else a for a, b in truth.joins if p.uid in (a, b)]
+                for p in truth.pieces}
+    gone = max(truth.pieces, key=lambda p: len(partners[p.uid]))
+    assert partners[gone.uid]
+    scored = int(page.get_attribute("body", "data-scored"))
+    page.click(f"#overlay g.piece[data-uid='{gone.uid}']")
+    page.wait_for_selector("#piece-dialog[open]")
+    page.click("#piece-remove")
+    page.wait_for_function(f"Number(document.body.dataset.scored) > {scored}")
+    assert _totals(page) != want
+
+    # ... is added back where it lies: tap the photo there and say what it is.
+    page.click("#add-piece")
+    assert "Tap the middle" in page.inner_text("#prompt")
+    x, y = page.evaluate("""([x, y]) => {
+        const svg = document.querySelector('#overlay svg');
+        const pt = svg.createSVGPoint(); pt.x = x; pt.y = y;
+        const p = pt.matrixTransform(svg.getScreenCTM());
+        return [p.x, p.y]; }""", list(gone.centre_px))
+    page.mouse.click(x, y)
+    page.wait_for_selector("#piece-dialog[open]")
+    assert page.locator("#piece-remove").is_hidden()
+    page.select_option("#piece-team", gone.team)
+    page.select_option("#piece-id", gone.piece)
+    page.check("#piece-up" if gone.face_up else "#piece-down")
+    scored = int(page.get_attribute("body", "data-scored"))
+    page.click("#piece-ok")
+    page.wait_for_function(f"Number(document.body.dataset.scored) > {scored}")
+    assert page.locator(f"#overlay g.piece[data-uid='{gone.uid}']").count() == 1
+    # It meets its neighbours with no join until told: tap the dots where it joins.
+    for other in partners[gone.uid]:
+        a, b = sorted((gone.uid, other))
+        dot = page.locator(f"#overlay g.join.touch[aria-label^='{a} and {b}:'] circle")
+        assert dot.count() == 1
+        scored = int(page.get_attribute("body", "data-scored"))
+        dot.click()
+        page.wait_for_function(f"Number(document.body.dataset.scored) > {scored}")
+    assert _totals(page) == want
+    assert errors == []

@@ -13,7 +13,8 @@ const state = {
   seats: null,     // [[player, team], ...] or null for one player per colour
   unplayed: {},    // team -> piece ids, only for teams the user has edited
   result: null,    // the server's last answer
-  editing: -1,     // index of the piece in the dialog
+  editing: -1,     // index of the piece in the dialog (-2: a piece being added)
+  adding: null,    // photo px where a piece the reader missed is being added, or true while waiting for the tap
   wholePhoto: false,
   warningsShown: false,  // a long list starts folded; afterwards the user decides
   scored: 0,
@@ -245,10 +246,11 @@ function removePiece(i) {
   state.reading.pieces.splice(i, 1);
 }
 
-function openEditor(i) {
-  const p = state.reading.pieces[i];
+function openEditor(i, fresh) {
+  const p = fresh || state.reading.pieces[i];
   state.editing = i;
-  $("piece-name").textContent = `${p.team} ${p.piece}`;
+  $("piece-name").textContent = fresh ? "the photo missed" : `${p.team} ${p.piece}`;
+  $("piece-remove").hidden = Boolean(fresh);
   $("piece-team").innerHTML = state.photo.teams.map((t) =>
     `<option value="${esc(t)}"${t === p.team ? " selected" : ""}>${esc(t)}</option>`).join("");
   $("piece-id").innerHTML = state.photo.catalog.pieces.map((pc) =>
@@ -263,6 +265,16 @@ $("piece-dialog").addEventListener("close", () => {
   const i = state.editing;
   state.editing = -1;
   const how = $("piece-dialog").returnValue;
+  if (i === -2) {
+    const at = state.adding;
+    state.adding = null;
+    if (how !== "ok") { prompt(""); return; }
+    const before = snapshot();
+    addPiece(at, $("piece-team").value, $("piece-id").value, $("piece-up").checked);
+    prompt("Added. Tap each dot where it joins a neighbour.");
+    rescore(before);
+    return;
+  }
   if (i < 0 || !state.reading.pieces[i]) return;
   const before = snapshot();
   if (how === "ok") {
@@ -273,6 +285,41 @@ $("piece-dialog").addEventListener("close", () => {
     return;
   }
   rescore(before);
+});
+
+// A piece the reader missed, put where it was tapped; it meets every piece about two radii
+// away, as "no join" until the user taps the dots where it joins.
+function addPiece(at, team, pieceId, faceUp) {
+  const ps = state.reading.pieces;
+  const radii = ps.map((q) => q.radius_px).sort((a, b) => a - b);
+  const r = radii.length ? radii[Math.floor(radii.length / 2)] : 40;
+  const uid = freeUid(`${team}:${pieceId}`, -1);
+  ps.forEach((q) => {
+    if (Math.hypot(q.centre_px[0] - at[0], q.centre_px[1] - at[1]) <= 1.2 * (r + q.radius_px)) {
+      const [a, b] = [uid, q.uid].sort();
+      state.reading.joins.push({a, b, kind: "touch", confidence: 1.0,
+        at_px: [(q.centre_px[0] + at[0]) / 2, (q.centre_px[1] + at[1]) / 2]});
+    }
+  });
+  ps.push({uid, team, piece: pieceId, face_up: faceUp, centre_px: at, radius_px: r,
+           rotation: 0, confidence: 1.0, outline_px: []});
+  if (state.seats && !state.seats.some(([, t]) => t === team)) state.seats.push([team, team]);
+}
+
+// Photo px under a click on the overlay.
+function photoPoint(ev) {
+  const svg = $("overlay").querySelector("svg");
+  const pt = svg.createSVGPoint();
+  pt.x = ev.clientX;
+  pt.y = ev.clientY;
+  const p = pt.matrixTransform(svg.getScreenCTM().inverse());
+  return [Math.round(p.x * 10) / 10, Math.round(p.y * 10) / 10];
+}
+
+$("add-piece").addEventListener("click", () => {
+  if (!state.reading) return;
+  state.adding = true;
+  prompt("Tap the middle of the piece the photo missed.");
 });
 
 function toggleJoin(k) {
@@ -290,7 +337,15 @@ function activate(target) {
   if (piece) openEditor(Number(piece.dataset.index));
 }
 
-$("overlay").addEventListener("click", (ev) => activate(ev.target));
+$("overlay").addEventListener("click", (ev) => {
+  if (state.adding === true) {
+    state.adding = photoPoint(ev);
+    const team = state.photo.teams[0];
+    openEditor(-2, {team, piece: state.photo.catalog.pieces[0].id, face_up: true});
+    return;
+  }
+  activate(ev.target);
+});
 $("overlay").addEventListener("keydown", (ev) => {
   if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); activate(ev.target); }
 });
