@@ -39,6 +39,16 @@ def served() -> Iterator[tuple[str, object]]:
         server.shutdown()
 
 
+def _open(browser, url: str) -> tuple[object, list[str]]:
+    """The page at desktop size, once scored, and the script errors it raises."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(url)
+    page.wait_for_selector("#totals tbody tr")
+    return page, errors
+
+
 def _totals(page) -> dict[str, int]:
     rows = page.locator("#totals tbody tr")
     return {rows.nth(i).get_attribute("data-player"):
@@ -48,11 +58,7 @@ def _totals(page) -> dict[str, int]:
 def test_flip_a_piece_on_the_page_and_the_total_follows(browser, served, tmp_path: Path) -> None:
     url, scene = served
     truth = scene.truth
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(url)
-    page.wait_for_selector("#overlay svg g.piece")
+    page, errors = _open(browser, url)
     assert page.locator("#overlay g.piece").count() == len(truth.pieces)
     assert page.locator("#overlay g.join.join").count() == len(truth.joins)
     # Default seats: one player per colour, named by it; the totals are the engine's.
@@ -209,11 +215,7 @@ def test_name_the_players_one_with_both_colours(browser, served) -> None:
 def test_add_a_piece_the_reader_missed(browser, served) -> None:
     url, scene = served
     truth = scene.truth
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(url)
-    page.wait_for_selector("#totals tbody tr")
+    page, errors = _open(browser, url)
     team_player = {t: p for p, t in truth.seats}
     want = {t: truth.sheet[team_player[t]]["total"] for t in scene.colours}
     # A joined piece the reader missed (here: said not to be a piece) ...

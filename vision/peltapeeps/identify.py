@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from companion.rules.peltapeeps.catalog import Catalog, Piece
 from companion.rules.peltapeeps.layout import fits
 from vision.peltapeeps.assign import assign
-from vision.peltapeeps.rims import ContactInDoubt, Seen
+from vision.peltapeeps.rims import ContactInDoubt, Seen, with_contacts
 
 ANGLE_TOL = 16.0  # degrees between a seen and a catalogued connector
 MISSING = 1.0  # a connector on one side only
@@ -192,14 +192,7 @@ def identify_pieces(free: Sequence[Sequence[Seen]], teams: Sequence[str],
 
     def evaluate(chosen: list[int], bans: frozenset[tuple[int, str]]
                  ) -> tuple[float, list[tuple[Match | None, float]], list[int]]:
-        cons: list[list[Seen]] = [list(f) for f in free]
-        for c, k in zip(contacts, chosen, strict=True):
-            opt = c.options[k]
-            if opt.a is not None:
-                cons[c.a].append(opt.a)
-            if opt.b is not None:
-                cons[c.b].append(opt.b)
-        keys = [(i, tuple(sorted(cs))) for i, cs in enumerate(cons)]
+        keys = [(i, tuple(cs)) for i, cs in enumerate(with_contacts(free, contacts, chosen))]
         out: list[tuple[Match | None, float]] = [(None, 0.0)] * len(free)
         total = sum(c.options[k].cost for c, k in zip(contacts, chosen, strict=True))
         for t, idx in by_team.items():

@@ -280,10 +280,11 @@ def _identify(found: list[rims.Disc], contacts: list[rims.ContactInDoubt], teams
                 for d in found]
     touching = [(i, j, rims.pair_frame(found[i], found[j])[1])
                 for i, j in rims.neighbours(found)]
+    free = [d.free_connectors for d in found]
     matches, chosen = identify.identify_pieces(
-        [d.free_connectors for d in found], names, catalogs, evidence,
+        free, names, catalogs, evidence,
         [d.paint for d in found], contacts, touching)
-    for d, cons in zip(found, rims.with_contacts(found, contacts, chosen), strict=True):
+    for d, cons in zip(found, rims.with_contacts(free, contacts, chosen), strict=True):
         d.connectors = cons
     for i, (d, team, ev, (m, _cost)) in enumerate(
             zip(found, names, evidence, matches, strict=True)):

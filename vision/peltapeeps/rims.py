@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 import cv2
@@ -520,16 +520,17 @@ def connectors(discs: list[Disc], grey_full: np.ndarray, scale: float
         cuts = [a for a, kind, _ in found if kind != "tab"]
         d.free_connectors = sorted(c for c in found if c[1] != "tab"
                                    or all(_gap(c[0], a) > TAB_CUT_APART_DEG for a in cuts))
-    for d, cons in zip(discs, with_contacts(discs, same, [0] * len(same)), strict=True):
+    free = [d.free_connectors for d in discs]
+    for d, cons in zip(discs, with_contacts(free, same, [0] * len(same)), strict=True):
         d.connectors = cons
     return same
 
 
-def with_contacts(discs: list[Disc], contacts: list[ContactInDoubt], chosen: list[int]
-                  ) -> list[list[Seen]]:
-    """Each disc's connectors: its free ones plus, at each contact in doubt, those of
-    the ``chosen`` option (an index per contact)."""
-    out = [list(d.free_connectors) for d in discs]
+def with_contacts(free: Sequence[Sequence[Seen]], contacts: Sequence[ContactInDoubt],
+                  chosen: Sequence[int]) -> list[list[Seen]]:
+    """Each disc's connectors: its ``free`` ones (told by colour) plus, at each contact
+    in doubt, those of the ``chosen`` option (an index per contact)."""
+    out = [list(f) for f in free]
     for c, k in zip(contacts, chosen, strict=True):
         opt = c.options[k]
         if opt.a is not None:
