@@ -6,14 +6,17 @@ The steps (each in its own module):
    a mask of what is not table, the disc size from it, and candidate discs from
    a circle search at a scale where a disc is about :data:`WORK_RADIUS` px.
    No printed kit is needed: the disc itself (DISC_RADIUS_MM) is the scale;
-   when the rims found (step 3) show another size, the search runs again at it.
+   when the rims found (step 3) show another size, or that most discs are not
+   whole (acrylic goes on past their rims), the search runs again at other sizes.
+   Round things of one colour no team has are pointed out in a warning.
 2. :mod:`~vision.peltapeeps.colours` — the lamp's colour (there is no white
    card) and each disc's team from the profile's colour models.
 3. :mod:`~vision.peltapeeps.rims` — each disc's centre from its rim, its face
-   (painted marks), and its connectors; same-coloured contacts are settled on
-   the full-resolution photo.
+   (painted marks), and its connectors; where two discs of one colour (or alike)
+   touch, the readings the full-resolution photo allows, each with its cost.
 4. :mod:`~vision.peltapeeps.identify` — the catalog piece per disc, one of each
-   per team (an assignment), and its turn.
+   per team (an assignment), and its turn; the contacts the colours could not
+   tell and any clash (no legal layout has one) settled for the whole layout.
 5. Joins: for every two touching discs, the rules engine's own contact test
    (:func:`companion.rules.peltapeeps.layout.contact`) on the recovered poses.
 
@@ -223,6 +226,7 @@ def _plain_round(lin: np.ndarray, cands: list[tuple[float, float, float]],
 
 
 def _strangers(got: _Search, warnings: list[str]) -> None:
+    """A warning for each round thing of no team's colour: a piece not calibrated?"""
     for x, y in got.strangers:
         warnings.append(f"something round near ({x * got.back:.0f}, {y * got.back:.0f}) "
                         "is no team's colour in the profile: if it is a piece, calibrate "
