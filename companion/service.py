@@ -29,6 +29,7 @@ from companion.gamelog import GameLog, default_log_path
 from companion.inputs.events import DEVICE_STATUS, InputEvent
 from companion.referee import Referee
 from companion.rules.peepwar import PeepWar
+from companion.rules.peltapeeps.catalog import Catalog, CatalogError, load_catalog
 from web.app import Camera, create_app
 
 log = logging.getLogger(__name__)
@@ -64,6 +65,19 @@ class ServiceOptions:
     auto_accept: bool = True
     egg_seed: int | None = None
     score_profile: str | None = None  # PeltaPeeps colours for /score (None: the settings')
+    score_catalog: str = ""  # a PeltaPeeps catalog JSON /score also offers ("" = shipped sets)
+
+
+def _score_catalog(path: str) -> Catalog | None:
+    """The PeltaPeeps set named for the score-sheet page, read now so a bad file says so
+    at start."""
+    if not path:
+        return None
+    try:
+        return load_catalog(path)
+    except CatalogError as e:
+        raise UserError(f"the PeltaPeeps catalog for the score-sheet page: {e}; fix it or "
+                        "leave catalog in [peltapeeps] of the settings empty") from None
 
 
 class Service:
@@ -114,6 +128,7 @@ class Service:
         logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
         app = create_app(self.referee, passphrase=self.passphrase,
                          score_profile=self.opts.score_profile,
+                         score_catalog=_score_catalog(self.opts.score_catalog),
                          camera=self.camera or self.camera_view or Camera())
         if not 0 <= self.opts.port <= 65535:
             raise UserError(f"--port must be 0 to 65535, not {self.opts.port}")

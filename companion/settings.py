@@ -49,6 +49,9 @@ profile = ""
 # Colour profile of your PeltaPeeps pieces for the score-sheet page (/score): the card
 # photographed with a piece of each colour ("" = none; the page then asks for one).
 profile = ""
+# Your own piece set for the page's photos: a catalog JSON (docs/peltapeeps.md); "" = the
+# shipped sets only (full 16 pieces, core 8).
+catalog = ""
 
 [egg]
 # The egg-shaker's serial port: "" for none, "auto" to find a Pico by USB id, or a port
@@ -84,6 +87,7 @@ class Settings:
     auto_accept: bool = True
     profile: str = ""
     score_profile: str = ""
+    score_catalog: str = ""
     egg: str = ""
     buttons_enabled: bool = False
     buttons: dict[str, int] = field(default_factory=dict)
@@ -101,6 +105,7 @@ _KEYS: dict[tuple[str, str], tuple[str, type]] = {
     ("game", "auto_accept"): ("auto_accept", bool),
     ("game", "profile"): ("profile", str),
     ("peltapeeps", "profile"): ("score_profile", str),
+    ("peltapeeps", "catalog"): ("score_catalog", str),
     ("egg", "port"): ("egg", str),
     ("buttons", "enabled"): ("buttons_enabled", bool),
 }

@@ -26,6 +26,7 @@ from companion.observation import Pieces
 from companion.referee import Referee
 from companion.rules.base import IllegalAction
 from companion.rules.peepwar.board import parse_cell
+from companion.rules.peltapeeps.catalog import Catalog
 from web.board_svg import board_svg, player_style
 from web.scoresheet import scoresheet_blueprint, settings_profile
 
@@ -73,12 +74,14 @@ def protect(app: Flask) -> None:
 
 def create_app(referee: Referee, *, passphrase: str | None = None,
                camera: Camera | None = None, on_event: Callable[[str], None] | None = None,
-               score_profile: str | None = None) -> Flask:
+               score_profile: str | None = None, score_catalog: Catalog | None = None
+               ) -> Flask:
     """The app for one referee. ``passphrase`` None means only this machine may change the game.
 
     Pass-phrase rules: requests from loopback addresses never need it; from
     any other address a mutating request needs it in ``X-Companion-Passphrase``.
-    ``score_profile`` is the colour profile /score reads photos with (default: the settings').
+    ``score_profile`` is the colour profile /score reads photos with (default: the settings');
+    ``score_catalog`` a set of the user's own that /score offers beside the shipped ones.
     """
     app = Flask(__name__)
     app.config["SECRET_KEY"] = secrets.token_hex(32)
@@ -255,7 +258,7 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
 
     app.register_blueprint(scoresheet_blueprint(
         guard, token, profile=settings_profile if score_profile is None else score_profile,
-        home="/"), url_prefix="/score")
+        catalog=score_catalog, home="/"), url_prefix="/score")
 
     for name, fn in [("end", end), ("undo", undo), ("command", command), ("draw", draw),
                      ("eat", eat), ("peep-beans", peep_beans), ("accept", accept),

@@ -273,8 +273,9 @@ def scoresheet_blueprint(guard: Guard, token: str, *, photo: ScoredPhoto | None 
     ``photo`` fixes the page on one photo (no uploads). Otherwise photos are
     uploaded and read with the colour profile at ``profile`` (a path, or a
     function giving the path at upload time, "" meaning none is configured)
-    and ``catalog`` (default: the full set, or the core set when the upload asks
-    for it). ``home`` is the link back to the main page, if there is one.
+    and the set the upload asks for: ``catalog`` (the user's own set, offered
+    first when given), the full set or the core set. ``home`` is the link back to
+    the main page, if there is one.
     """
     bp = Blueprint("scoresheet", __name__)
     photos = _Photos(photo)
@@ -292,7 +293,7 @@ def scoresheet_blueprint(guard: Guard, token: str, *, photo: ScoredPhoto | None 
             return str(e)
         if not path:
             return ("no colour profile is configured: make one with 'companion calibrate' "
-                    "and set profile in the [game] section of the settings "
+                    "and set profile in the [peltapeeps] section of the settings "
                     "('companion settings'), then restart the companion")
         if not Path(path).is_file():
             return (f"the colour profile {path} does not exist: make it with "
@@ -331,7 +332,9 @@ def scoresheet_blueprint(guard: Guard, token: str, *, photo: ScoredPhoto | None 
             "api": {"score": url_for("scoresheet.score"),
                     "upload": url_for("scoresheet.upload")},
         }
-        return render_template("scoresheet.html", token=token, initial=initial, home=home)
+        own_set = f"{catalog.name} ({len(catalog.pieces)} pieces)" if catalog else None
+        return render_template("scoresheet.html", token=token, initial=initial, home=home,
+                               own_set=own_set)
 
     @bp.get("/photo/<photo_id>.jpg")
     def photo_jpeg(photo_id: str) -> Response:
@@ -373,8 +376,9 @@ def scoresheet_blueprint(guard: Guard, token: str, *, photo: ScoredPhoto | None 
         f = request.files.get("photo")
         if f is None or not f.filename:
             return _refuse(400, "choose a photo of the layout first")
+        wanted = request.form.get("set") or ("custom" if catalog else "full")
         try:
-            cat = catalog or default_catalog(request.form.get("set") or "full")
+            cat = catalog if wanted == "custom" and catalog else default_catalog(wanted)
         except CatalogError as e:
             return _refuse(400, str(e))
         import cv2

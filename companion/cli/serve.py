@@ -24,6 +24,7 @@ def run(args: argparse.Namespace) -> int:
         players=_players(args.players), edition=args.edition, new_game=args.new,
         auto_accept=settings.auto_accept,
         score_profile=args.score_profile or settings.score_profile,
+        score_catalog=args.score_catalog or settings.score_catalog,
     )
     service = Service(opts)
     notes = []
@@ -84,6 +85,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--profile", metavar="FILE", help="colour profile from 'companion calibrate'")
     p.add_argument("--score-profile", metavar="FILE",
                    help="colour profile of your PeltaPeeps pieces, for the score-sheet page")
+    p.add_argument("--score-catalog", metavar="FILE",
+                   help="your PeltaPeeps set (catalog JSON), offered on the score-sheet page")
     p.add_argument("--egg", metavar="PORT", help="the egg-shaker's serial port, or 'auto'")
     p.add_argument("--buttons", action="store_true", help="use the Raspberry Pi buttons and LEDs")
     p.add_argument("--log", type=Path, metavar="FILE", help="the game log")

@@ -343,3 +343,38 @@ def test_pieces_touching_nothing_are_pointed_out() -> None:
     scattered = LayoutReading(pieces, [], (800, 600))
     assert any("does not look like a PeltaPeeps layout" in w
                for w in describe(scattered, FULL, None, None)["warnings"])
+
+
+def test_the_live_page_offers_and_reads_with_your_own_set(
+        scene, referee: Referee, profile_file: Path, tmp_path: Path, monkeypatch) -> None:
+    import web.scoresheet as sheet
+    from companion.rules.peltapeeps.catalog import load_catalog
+
+    own = tmp_path / "our-set.json"
+    own.write_text(json.dumps({"name": "our set", "pieces": [
+        {"id": "E1", "kind": "egg", "connectors": [{"angle": 0, "type": "tab"},
+                                                   {"angle": 180, "type": "notch"}]},
+        {"id": "A3", "kind": "awake", "connectors": [{"angle": 0, "type": "tab"}]}]}))
+    calls = []
+
+    def reader(frame, profile, catalog):
+        calls.append(catalog.name)
+        return LayoutReading([], [], (frame.shape[1], frame.shape[0]))
+
+    monkeypatch.setattr(sheet, "_default_reader", reader)
+    app = create_app(referee, score_profile=str(profile_file), score_catalog=load_catalog(own))
+    client = app.test_client()
+    page = client.get("/score/").get_data(as_text=True)
+    assert re.search(r'<option value="custom" selected>your set: our set \(2 pieces\)', page)
+    token, _ = _page(client)
+    core = default_catalog("core")
+    for wanted, name, ids in (("custom", "our set", ["E1", "A3"]),
+                              ("core", core.name, [p.id for p in core.pieces]),
+                              (None, "our set", ["E1", "A3"])):  # the page's default
+        data = {"photo": (io.BytesIO(_jpeg(scene.frame)), "table.jpg")}
+        if wanted:
+            data["set"] = wanted
+        resp = client.post("/score/api/upload", headers={TOKEN: token}, data=data)
+        assert resp.status_code == 200, resp.get_json()
+        assert calls[-1] == name
+        assert [p["id"] for p in resp.get_json()["photo"]["catalog"]["pieces"]] == ids

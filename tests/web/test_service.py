@@ -148,3 +148,18 @@ def test_a_bad_port_is_one_clear_line(port: str, tmp_path: Path) -> None:
     assert result.returncode == 2
     assert result.stderr.strip().count("\n") == 0
     assert "--port must be 0 to 65535" in result.stderr
+
+
+def test_a_broken_peltapeeps_catalog_is_one_clear_line(tmp_path: Path) -> None:
+    bad = tmp_path / "my-set.json"
+    bad.write_text('{"pieces": [{"id": "X", "kind": "dragon", "connectors": []}]}')
+    settings = tmp_path / "settings.toml"
+    settings.write_text("")  # the defaults, not this machine's settings
+    result = subprocess.run([sys.executable, "-m", "companion", "serve", "--port", "0",
+                             "--log", str(tmp_path / "g.sqlite"), "--settings",
+                             str(settings), "--score-catalog", str(bad)],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr.strip().count("\n") == 0
+    assert "the PeltaPeeps catalog for the score-sheet page" in result.stderr
+    assert "my-set.json" in result.stderr
