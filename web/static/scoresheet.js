@@ -258,6 +258,7 @@ function openEditor(i, fresh) {
     `${esc(pc.kind_name)} (${pc.interfaces} connector${pc.interfaces === 1 ? "" : "s"})</option>`).join("");
   $("piece-up").checked = p.face_up;
   $("piece-down").checked = !p.face_up;
+  $("piece-dialog").returnValue = "";  // Escape closes without one: keep no old answer
   $("piece-dialog").showModal();
 }
 
