@@ -257,4 +257,14 @@ def test_add_a_piece_the_reader_missed(browser, served) -> None:
         dot.click()
         page.wait_for_function(f"Number(document.body.dataset.scored) > {scored}")
     assert _totals(page) == want
+    # A change left with Escape is no change, whatever the dialog last answered.
+    page.click(f"#overlay g.piece[data-uid='{gone.uid}']")
+    page.wait_for_selector("#piece-dialog[open]")
+    page.check("#piece-down" if gone.face_up else "#piece-up")
+    page.keyboard.press("Escape")
+    page.wait_for_function("!document.getElementById('piece-dialog').open")
+    page.wait_for_timeout(300)
+    face = "up" if gone.face_up else "down"
+    assert face in page.get_attribute(f"#overlay g.piece[data-uid='{gone.uid}']", "class")
+    assert _totals(page) == want
     assert errors == []
