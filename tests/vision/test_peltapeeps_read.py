@@ -148,7 +148,7 @@ def test_notch_and_curve_told_apart_by_their_depth_profile(kind, edge_mm, off_de
     inside = piece_sdf(xs * rim, ys * rim, [(90.0 + off_deg, kind)]) > edge_mm
     disc = rims.Disc(0.0, 0.0, 20.0, team=0)
     disc.labels = np.where(inside, 0, rims.TABLE).astype(np.int16)
-    rims.connectors([disc], np.zeros((8, 8), np.uint8), 1.0)
+    rims.connectors([disc], np.zeros((8, 8), np.uint8), 1.0, pairs=[])
     assert [(t, round(a / 10)) for a, t, _ in disc.free_connectors] == [(kind, 9)]
 
 

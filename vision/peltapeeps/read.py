@@ -143,11 +143,13 @@ def read_layout(frame_bgr: np.ndarray, profile: Profile,
     for d in found:
         d.paint = rims.face_paint(frame, d, gains, lut, back)
         d.face_up = d.paint >= rims.PAINT_SHARE
-    contacts = rims.connectors(found, grey_full, back)
+    pairs = rims.neighbours(found)
+    contacts = rims.connectors(found, grey_full, back, pairs)
 
-    pieces, placed = _identify(found, contacts, models.teams, catalog, back, reading.warnings)
+    pieces, placed = _identify(found, pairs, contacts, models.teams, catalog, back,
+                               reading.warnings)
     reading.pieces = pieces
-    reading.joins = _joins(found, placed, catalog, back)
+    reading.joins = _joins(found, pairs, placed, catalog, back)
     reading.seconds = time.perf_counter() - t0
     return reading
 
@@ -273,7 +275,8 @@ def _keep_discs(found: list[rims.Disc], lin: np.ndarray, table: discs.TableModel
     return out
 
 
-def _identify(found: list[rims.Disc], contacts: list[rims.ContactInDoubt], teams: list[str],
+def _identify(found: list[rims.Disc], pairs: list[tuple[int, int]],
+              contacts: list[rims.ContactInDoubt], teams: list[str],
               catalog: Catalog | Mapping[str, Catalog], back: float, warnings: list[str]
               ) -> tuple[list[SeenPiece], dict[int, Placed]]:
     pieces: list[SeenPiece] = []
@@ -283,7 +286,7 @@ def _identify(found: list[rims.Disc], contacts: list[rims.ContactInDoubt], teams
     evidence = [float(np.clip((d.paint - rims.PAINT_SHARE) / rims.PAINT_SHARE, -1, 1))
                 for d in found]
     touching = [(i, j, rims.pair_frame(found[i], found[j])[1])
-                for i, j in rims.neighbours(found)]
+                for i, j in pairs]
     free = [d.free_connectors for d in found]
     matches, chosen = identify.identify_pieces(
         free, names, catalogs, evidence,
@@ -330,7 +333,7 @@ def _squared(piece: Piece, p: Placed, towards: float) -> float:
     return p.rotation if near is None else (p.rotation + near[0]) % 360
 
 
-def _joins(found: list[rims.Disc], placed: dict[int, Placed],
+def _joins(found: list[rims.Disc], pairs: list[tuple[int, int]], placed: dict[int, Placed],
            catalog: Catalog | Mapping[str, Catalog], back: float) -> list[SeenJoin]:
     """Every touching pair, judged by the engine's contact rules on the recovered poses.
 
@@ -341,7 +344,7 @@ def _joins(found: list[rims.Disc], placed: dict[int, Placed],
     :data:`~vision.peltapeeps.identify.FACING_DEG` of the other disc faces it.
     """
     out = []
-    for i, j in rims.neighbours(found):
+    for i, j in pairs:
         if i not in placed or j not in placed:
             continue
         a, b = placed[i], placed[j]

@@ -478,17 +478,17 @@ def _contact_in_doubt(discs: list[Disc], i: int, j: int, grey_full: np.ndarray,
     return ContactInDoubt(i, j, tuple(options))
 
 
-def connectors(discs: list[Disc], grey_full: np.ndarray, scale: float
-               ) -> list[ContactInDoubt]:
+def connectors(discs: list[Disc], grey_full: np.ndarray, scale: float,
+               pairs: list[tuple[int, int]]) -> list[ContactInDoubt]:
     """Each disc's connectors (angle, type, sureness) in image degrees (clockwise, +x = 0).
 
     Where the colours tell (the free rim, and contacts with other colours) they are
     set in ``Disc.free_connectors``; contacts where they cannot (discs of one
     colour, or of two colours the light makes alike) are returned with the
-    readings they allow, and ``Disc.connectors`` holds the likeliest.
+    readings they allow, and ``Disc.connectors`` holds the likeliest. ``pairs``
+    are the touching discs (:func:`neighbours`).
     """
     step = 360.0 / ANGLES
-    pairs = neighbours(discs)
     near: dict[int, list[tuple[int, float]]] = {i: [] for i in range(len(discs))}
     for i, j in pairs:
         near[i].append((j, pair_frame(discs[i], discs[j])[1]))
