@@ -36,6 +36,10 @@ UNKNOWN_DISTANCE = 5.0  # farther than this from every model: not a player's pie
 DIM_FG = 0.7  # below this brightness (relative to the paper) ...
 DIM_SPREAD_FG = 10  # ... a smaller spread is colour already
 DIM_SAT = 0.5  # ... and a smaller saturation (share of the paper's floor)
+FAINT_DARK = 0.75  # beside a piece, this much darker than the paper nearby ...
+FAINT_SPREAD = (4, 28)  # ... and a little coloured (not a grey shadow, not a rim) is piece
+FAINT_GROW_PX = 3
+FAINT_EDGE_MM = 3.0
 WHITE_BLOCK_MM = 8.0
 CLEAR_MM = 2.0  # paper this close to something else is left out of the white field
 HOLE_MM2 = 60.0  # paper-looking holes this small inside a piece are its highlights
@@ -245,6 +249,18 @@ def classify(mosaic: Mosaic, profile: Profile) -> PixelClasses:
     fg = cv2.bitwise_or(cv2.bitwise_or(coloured, dim), dark)
     fg = cv2.bitwise_and(fg, on.view(np.uint8) * np.uint8(255)) // 255
     fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+    # A dark bean's paler parts (speckles, the lamp's reflection) are only a little darker
+    # than paper and a little coloured: taken where they continue what is surely a piece
+    # (not near a tile's edge, which the dark table beyond blurs darker).
+    inside = cv2.erode(on.view(np.uint8), _disk_kernel(FAINT_EDGE_MM * mosaic.px_per_mm))
+    weak = cv2.bitwise_and(cv2.bitwise_and(darker(FAINT_DARK), cv2.bitwise_not(ink)),
+                           cv2.inRange(spread, FAINT_SPREAD[0] + 1, FAINT_SPREAD[1]))
+    weak = cv2.bitwise_and(weak // 255, inside)
+    strong = fg
+    for _ in range(FAINT_GROW_PX):
+        fg = cv2.bitwise_or(cv2.bitwise_and(cv2.dilate(fg, np.ones((3, 3), np.uint8)), weak),
+                            strong)
+    faint_at = np.nonzero(cv2.subtract(fg, strong))
     # A glossy bean's highlight can look like paper: small holes inside a piece are piece.
     fg = fill_holes_below(fg, int(HOLE_MM2 * mosaic.px_per_mm**2)) > 0
     # Edge pixels mix a piece with the paper: classify the inside, then hand labels outwards.
@@ -298,6 +314,12 @@ def classify(mosaic: Mosaic, profile: Profile) -> PixelClasses:
         unk = cv2.dilate((label == UNKNOWN).astype(np.uint8), np.ones((3, 3), np.uint8))
         label[edge & (grown > 0)] = grown[edge & (grown > 0)] - 1
         label[edge & (grown == 0) & (unk > 0)] = UNKNOWN
+    # ... unless no player's colour is near them (a shadow beside a piece).
+    drop = label[faint_at] == UNKNOWN
+    if drop.any():
+        at = (faint_at[0][drop], faint_at[1][drop])
+        fg[at] = False
+        label[at] = NONE
     label = _mode_filter(label, fg, len(players), mosaic.px_per_mm)
     return PixelClasses(fg, label, margin, runner_up, peepish, players, gains)
 
