@@ -159,12 +159,20 @@ def _mode_filter(label: np.ndarray, fg: np.ndarray, n_players: int, px_per_mm: f
     the pixel's own label.
     """
     k = max(3, int(round(2.5 * px_per_mm)) | 1)
-    voting = np.where(fg, label, NONE).astype(np.uint8)
+    # Only around the pieces: most of the table is paper.
+    bx, by, bw, bh = cv2.boundingRect(fg.view(np.uint8))
+    if bw == 0:
+        return label
+    m = k
+    fy0, fx0 = max(by - m, 0), max(bx - m, 0)
+    near = (slice(fy0, by + bh + m), slice(fx0, bx + bw + m))
+    voting = np.where(fg[near], label[near], NONE).astype(np.uint8)
     kernel = np.ones((k, k), np.uint8)
-    mixed = fg & (cv2.dilate(voting, kernel) != cv2.erode(voting, kernel))
+    mixed = fg[near] & (cv2.dilate(voting, kernel) != cv2.erode(voting, kernel))
     ys, xs = np.nonzero(mixed)
     if len(ys) == 0:
         return label
+    ys, xs = ys + fy0, xs + fx0
     y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
     h = k // 2
     box = (slice(max(y0 - h, 0), y1 + h), slice(max(x0 - h, 0), x1 + h))
@@ -308,12 +316,18 @@ def classify(mosaic: Mosaic, profile: Profile) -> PixelClasses:
         label[idx] = UNKNOWN
     edge = fg & ~core
     if edge.any():
-        code = np.where(label == NONE, 0, label.astype(np.int16) + 1)
-        code = np.where(label == UNKNOWN, 0, code).astype(np.uint8)  # players win ties
+        # Player k as k + 1, nothing and unknown as 0 (players win ties): uint8 wraps
+        # UNKNOWN (255) to 0, and NONE (254) goes to 255, then to 0.
+        code = label + np.uint8(1)
+        code[code == 255] = 0
         grown = cv2.dilate(code, np.ones((3, 3), np.uint8))
-        unk = cv2.dilate((label == UNKNOWN).astype(np.uint8), np.ones((3, 3), np.uint8))
-        label[edge & (grown > 0)] = grown[edge & (grown > 0)] - 1
-        label[edge & (grown == 0) & (unk > 0)] = UNKNOWN
+        unk = cv2.dilate(cv2.compare(label, UNKNOWN, cv2.CMP_EQ), np.ones((3, 3), np.uint8))
+        ey, ex = np.nonzero(edge)
+        near = grown[ey, ex]
+        player = near > 0
+        label[ey[player], ex[player]] = near[player] - 1
+        other = ~player & (unk[ey, ex] > 0)
+        label[ey[other], ex[other]] = UNKNOWN
     # ... unless no player's colour is near them (a shadow beside a piece).
     drop = label[faint_at] == UNKNOWN
     if drop.any():
