@@ -8,7 +8,9 @@ described by calibration's three features (``calibration.colour.features``).
 
 A pixel is *foreground* when it is coloured (its channels spread beyond the
 paper's noise), dim and a little coloured (a near-black bean), or clearly darker
-than paper where nothing dark is printed; these tests run on 8-bit images. Only
+than paper where nothing dark is printed; these tests run on 8-bit images. Pixels
+a little darker and a little coloured (a dark bean's pale speckles) are added
+where they continue a piece and a player's colour is near them. Only
 foreground pixels are classified, which is what keeps an empty table cheap: each
 goes to the nearest player model (bean or peep, Mahalanobis distance, looked up
 in a per-model table over quantised features) or to *unknown* (a hand, a
@@ -163,9 +165,8 @@ def _mode_filter(label: np.ndarray, fg: np.ndarray, n_players: int, px_per_mm: f
     bx, by, bw, bh = cv2.boundingRect(fg.view(np.uint8))
     if bw == 0:
         return label
-    m = k
-    fy0, fx0 = max(by - m, 0), max(bx - m, 0)
-    near = (slice(fy0, by + bh + m), slice(fx0, bx + bw + m))
+    fy0, fx0 = max(by - k, 0), max(bx - k, 0)
+    near = (slice(fy0, by + bh + k), slice(fx0, bx + bw + k))
     voting = np.where(fg[near], label[near], NONE).astype(np.uint8)
     kernel = np.ones((k, k), np.uint8)
     mixed = fg[near] & (cv2.dilate(voting, kernel) != cv2.erode(voting, kernel))

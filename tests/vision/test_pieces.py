@@ -160,3 +160,22 @@ def test_tiles_sit_where_render_state_puts_them(q_r):
     scene = render_state(_state({}), families_colours(PLAYERS), 1)
     pose = next(t.pose for t in scene.truth.tiles if (t.q, t.r) == q_r)
     assert math.dist((pose.x, pose.y), tile_centre_mm(q_r)) <= 2.5
+
+
+def test_real_blackberry_beans_are_counted_whole():
+    """Photographed blackberry beans are dark with pale speckles and reflections: each is
+    counted once, its speckles taken as bean (seed 9 of the benchmark; read 12 of 15
+    before the speckles were)."""
+    from pathlib import Path
+
+    from vision.render.game_scene import GameSpec, flavour_cutouts, profile_for, render_game
+
+    photos = Path(__file__).resolve().parents[2] / ".." / "shared" / "photos" / "jellybeans"
+    scene = render_game(9, GameSpec(), flavour_cutouts(str(photos.resolve())))
+    assert scene.truth.looks["purple"].bean_cutouts, "the scene must use the real beans"
+    obs = read_table(scene.frame, profile_for(scene.truth.looks, seed=0))
+    want = {c: v["pieces"]["purple"]["troops"] for c, v in scene.truth.cells.items()
+            if "purple" in v["pieces"]}
+    assert sum(want.values()) == 15 and not set(want) & set(scene.truth.hand_cover)
+    got = {c: _pieces(obs, c).get("purple", (0, False))[0] for c in want}
+    assert got == want
