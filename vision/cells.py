@@ -8,6 +8,8 @@ rectified tile image at a known scale, where every cell sits at a fixed place.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import cv2
 import numpy as np
 
@@ -19,10 +21,17 @@ from vision.tiles import TableView, TileDetection
 RECTIFIED_PX_PER_MM = 4.0
 
 
+@lru_cache(maxsize=8)
+def slot_outline_mm(slot: str) -> np.ndarray:
+    """The outline (mm) of the cell ``slot`` of a tile at the origin, unturned (read-only)."""
+    local = np.asarray(cell_polygon_mm(Cell(NEUTRAL, slot)), float)
+    local.flags.writeable = False
+    return local
+
+
 def cell_outline_mm(tile: TileDetection, slot: str) -> np.ndarray:
     """The outline (table mm) of the cell ``slot`` ("c" or "0".."5", by table side) of a tile."""
-    local = np.asarray(cell_polygon_mm(Cell(NEUTRAL, slot)), float)
-    return tile.cell_frame().apply(local)
+    return tile.cell_frame().apply(slot_outline_mm(slot))
 
 
 def cell_outlines(view: TableView) -> dict[str, np.ndarray]:

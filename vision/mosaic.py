@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 
 from companion.rules.peepwar.board import R_MM, cells_of, hexagon_mm, parse_cell
-from vision.cells import cell_outline_mm
+from vision.cells import slot_outline_mm
 from vision.geometry import apply_h, local_scale
 from vision.tile_art import tile_image, tile_image_size
 from vision.tiles import TableView
@@ -107,9 +107,10 @@ def build_mosaic(frame: np.ndarray, view: TableView, px_per_mm: float | None = N
     cell_map = np.full((int(h), int(w)), -1, np.int16)
     tiles_mask = np.zeros((int(h), int(w)), np.uint8)
     for t in view.tiles:
+        cell_frame = t.cell_frame()
         for name in cells_of(t.hex):
-            cv2.fillPoly(cell_map, [px(cell_outline_mm(t, parse_cell(name).slot))], len(names),
-                         cv2.LINE_8, 3)
+            outline = cell_frame.apply(slot_outline_mm(parse_cell(name).slot))
+            cv2.fillPoly(cell_map, [px(outline)], len(names), cv2.LINE_8, 3)
             names.append(name)
         cv2.fillPoly(tiles_mask, [px(hexes[t.hex])], 1, cv2.LINE_8, 3)
     edge = max(1, int(round(TILE_EDGE_MM * s)))
