@@ -100,16 +100,20 @@ def _local_white(value: np.ndarray, paper: np.ndarray, px_per_mm: float) -> np.n
     """
     h, w = value.shape
     block = max(2, int(round(WHITE_BLOCK_MM * px_per_mm)))
-    gw, gh = max(1, w // block), max(1, h // block)
-    wts = paper.astype(np.float32)
-    num = cv2.resize(value.astype(np.float32) * wts, (gw, gh), interpolation=cv2.INTER_AREA)
-    den = cv2.resize(wts, (gw, gh), interpolation=cv2.INTER_AREA)
+    # Whole blocks (the image padded with pixels of no weight): block sums by an exact
+    # integer shrink, which is several times faster than a fractional one.
+    gw, gh = -(-w // block), -(-h // block)
+    pad = (0, gh * block - h, 0, gw * block - w)
+    wts = cv2.copyMakeBorder(paper.view(np.uint8), *pad, cv2.BORDER_CONSTANT, value=0)
+    num = cv2.resize(cv2.multiply(cv2.copyMakeBorder(value, *pad, cv2.BORDER_CONSTANT, value=0),
+                                  wts, dtype=cv2.CV_32F), (gw, gh), interpolation=cv2.INTER_AREA)
+    den = cv2.resize(wts.astype(np.float32), (gw, gh), interpolation=cv2.INTER_AREA)
     for _ in range(4):
         num = np.where(den > 0.05, num, cv2.blur(num, (3, 3)))
         den = np.where(den > 0.05, den, cv2.blur(den, (3, 3)))
     field = np.where(den > 1e-3, num / np.maximum(den, 1e-3), 255.0).astype(np.float32)
     field = cv2.GaussianBlur(field, (0, 0), 0.7)
-    return cv2.resize(field, (w, h), interpolation=cv2.INTER_LINEAR)
+    return cv2.resize(field, (gw * block, gh * block), interpolation=cv2.INTER_LINEAR)[:h, :w]
 
 
 def _disk_kernel(radius_px: float) -> np.ndarray:
@@ -167,7 +171,7 @@ def _mode_filter(label: np.ndarray, fg: np.ndarray, n_players: int, px_per_mm: f
         return label
     fy0, fx0 = max(by - k, 0), max(bx - k, 0)
     near = (slice(fy0, by + bh + k), slice(fx0, bx + bw + k))
-    voting = np.where(fg[near], label[near], NONE).astype(np.uint8)
+    voting = label[near]  # NONE wherever fg is not
     kernel = np.ones((k, k), np.uint8)
     mixed = fg[near] & (cv2.dilate(voting, kernel) != cv2.erode(voting, kernel))
     at = np.flatnonzero(mixed)
@@ -239,11 +243,11 @@ def classify(mosaic: Mosaic, profile: Profile) -> PixelClasses:
     # a warm lamp or a dark corner amplifies one channel's noise.
     lit = paper & (cv2.compare(hi, cv2.convertScaleAbs(white, alpha=0.5, beta=-0.5),
                                cv2.CMP_GT) > 0)
-    sample = spread[lit][::11] / np.maximum(hi[lit][::11], 1.0)
+    some = np.flatnonzero(lit)[::11]
+    sample = spread.ravel()[some] / np.maximum(hi.ravel()[some], 1.0)
     sat_floor = max(SAT_FG, 3.0 * float(np.median(sample))) if sample.size > 50 else SAT_FG
     # A clipped channel makes bright paper look coloured after white balance.
-    cb, cg, cr = cv2.split(mosaic.image)
-    clipped = cv2.compare(cv2.max(cv2.max(cb, cg), cr), 249, cv2.CMP_GT)
+    clipped = cv2.bitwise_not(cv2.inRange(mosaic.image, (0, 0, 0), (249, 249, 249)))
     glare = cv2.bitwise_and(cv2.bitwise_and(clipped, cv2.bitwise_not(darker(0.8))),
                             cv2.bitwise_not(more_colour(1.5 * sat_floor)))
     spread_ok = cv2.bitwise_or(cv2.compare(spread, INK_SPREAD_FG, cv2.CMP_GT),

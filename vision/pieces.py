@@ -209,15 +209,18 @@ class _Reader:
         cm = self.m.cell_map
         n_cells = len(self.m.cell_names)
 
-        def per_cell(where: np.ndarray | None) -> np.ndarray:
+        def per_cell(mask: np.ndarray) -> np.ndarray:
             # Pixels off the tiles (-1) are counted in bin 0 and dropped.
-            at = cm.ravel() if where is None else cm[where]
-            return np.bincount(at.astype(np.intp) + 1, minlength=n_cells + 1)[1:]
+            at = cm.ravel()[np.flatnonzero(mask)].astype(np.intp)
+            return np.bincount(at + 1, minlength=n_cells + 1)[1:]
 
-        area = per_cell(None)
-        covered = per_cell(np.nonzero(occ)) if self.occluder.any() else np.zeros(n_cells)
-        unseen = self.m.on_tiles & ~self.m.in_frame
-        outside = per_cell(np.nonzero(unseen)) if unseen.any() else np.zeros(n_cells)
+        covered = per_cell(occ)
+        outside = per_cell(self.m.on_tiles & ~self.m.in_frame)
+        if not (covered.any() or outside.any()):
+            return
+        # Cell areas, from a histogram of the cell map (shifted so off the tiles is bin 0).
+        shifted = (cm + np.int16(1)).view(np.uint16)
+        area = cv2.calcHist([shifted], [0], None, [n_cells + 1], [0, n_cells + 1]).ravel()[1:]
         for i, name in enumerate(self.m.cell_names):
             if area[i] == 0:
                 continue
