@@ -100,20 +100,17 @@ def _local_white(value: np.ndarray, paper: np.ndarray, px_per_mm: float) -> np.n
     """
     h, w = value.shape
     block = max(2, int(round(WHITE_BLOCK_MM * px_per_mm)))
-    # Whole blocks (the image padded with pixels of no weight): block sums by an exact
-    # integer shrink, which is several times faster than a fractional one.
-    gw, gh = -(-w // block), -(-h // block)
-    pad = (0, gh * block - h, 0, gw * block - w)
-    wts = cv2.copyMakeBorder(paper.view(np.uint8), *pad, cv2.BORDER_CONSTANT, value=0)
-    num = cv2.resize(cv2.multiply(cv2.copyMakeBorder(value, *pad, cv2.BORDER_CONSTANT, value=0),
-                                  wts, dtype=cv2.CV_32F), (gw, gh), interpolation=cv2.INTER_AREA)
-    den = cv2.resize(wts.astype(np.float32), (gw, gh), interpolation=cv2.INTER_AREA)
+    gw, gh = max(1, w // block), max(1, h // block)
+    wts = paper.astype(np.float32)
+    num = cv2.resize(cv2.multiply(value, paper.view(np.uint8), dtype=cv2.CV_32F), (gw, gh),
+                     interpolation=cv2.INTER_AREA)
+    den = cv2.resize(wts, (gw, gh), interpolation=cv2.INTER_AREA)
     for _ in range(4):
         num = np.where(den > 0.05, num, cv2.blur(num, (3, 3)))
         den = np.where(den > 0.05, den, cv2.blur(den, (3, 3)))
     field = np.where(den > 1e-3, num / np.maximum(den, 1e-3), 255.0).astype(np.float32)
     field = cv2.GaussianBlur(field, (0, 0), 0.7)
-    return cv2.resize(field, (gw * block, gh * block), interpolation=cv2.INTER_LINEAR)[:h, :w]
+    return cv2.resize(field, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
 def _disk_kernel(radius_px: float) -> np.ndarray:
