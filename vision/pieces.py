@@ -15,7 +15,8 @@ in millimetres, with per-pixel players from :mod:`vision.piece_pixels`:
 3. **Peeps.** On all pieces' foreground together, whatever is thicker than a
    cluster of beans can be (distance to the edge over ``PEEP_CORE_MM``) and
    mostly in its owner's *peep* colour rather than their bean colour is a
-   peep's body; its owner is the majority player over it.
+   peep's body; its owner is the majority player over it. A core holding two
+   players' colours (their peeps side by side) is split into one per player.
 4. **Beans.** The rest of each player's pixels are beans. Each fragment is
    counted by shape and area together (:func:`peel_beans`): bean outlines are
    peeled off at the thickest points until what is left is too thin or too
@@ -319,10 +320,20 @@ class _Reader:
         core = ((own >= PEEP_CORE_MM) & ~near_egg).astype(np.uint8)
         n, lab, stats, _ = components(core, 8)
         labels = self.px.label[sl]
+        n_players = len(self.px.players)
+        cores = []
         for j in range(1, n):
             if self.mm2(stats[j, cv2.CC_STAT_AREA]) < MIN_PEEP_CORE_MM2:
                 continue
-            one = (lab == j).astype(np.uint8)
+            one = lab == j
+            # Two players' peeps side by side make one thick core: split it by colour.
+            by_player = np.bincount(labels[one & (labels < n_players)], minlength=n_players)
+            split = np.nonzero(by_player >= MIN_PEEP_CORE_MM2 * s * s)[0]
+            if len(split) >= 2:
+                cores += [(one & (labels == p)).astype(np.uint8) for p in split]
+            else:
+                cores.append(one.astype(np.uint8))
+        for one in cores:
             reach = cv2.distanceTransform(1 - one, cv2.DIST_L2, 5) / s
             region = (reach <= PEEP_CORE_MM + 1.0) & (comp > 0)
             # Its centre: the part leaning over an egg counts too (it is there, unseen).

@@ -179,3 +179,17 @@ def test_real_blackberry_beans_are_counted_whole():
     assert sum(want.values()) == 15 and not set(want) & set(scene.truth.hand_cover)
     got = {c: _pieces(obs, c).get("purple", (0, False))[0] for c in want}
     assert got == want
+
+
+@pytest.mark.parametrize("seed", [3, 9, 13, 15])
+def test_two_players_peeps_side_by_side_are_two_peeps(seed):
+    """Peeps of two players touching make one region thick enough for one core; each
+    player's peep is still found, in its own cell (these seeds read one peep, or the
+    wrong owner, before the core was split by colour)."""
+    cells = {"0,0/c": {"supply_center": False, "pieces": {"yellow": {"troops": 0, "peep": True}}},
+             "0,0/1": {"supply_center": False, "pieces": {"red": {"troops": 0, "peep": True}}}}
+    obs, scene = _read(cells, seed)
+    peeps = [p["centre_mm"] for p in scene.truth.pieces if p["kind"] == "peep"]
+    assert len(peeps) == 2 and np.linalg.norm(np.subtract(*peeps)) < 46.0  # touching
+    assert _pieces(obs, "0,0/c") == {"yellow": (0, True)}
+    assert _pieces(obs, "0,0/1") == {"red": (0, True)}
