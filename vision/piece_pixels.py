@@ -40,8 +40,8 @@ DIM_SPREAD_FG = 10  # ... a smaller spread is colour already
 DIM_SAT = 0.5  # ... and a smaller saturation (share of the paper's floor)
 FAINT_DARK = 0.75  # beside a piece, this much darker than the paper nearby ...
 FAINT_SPREAD = (4, 28)  # ... and a little coloured (not a grey shadow, not a rim) is piece
-FAINT_GROW_PX = 3
-FAINT_EDGE_MM = 3.0
+FAINT_GROW_PX = 3  # ... within this many pixels of what is surely a piece
+FAINT_EDGE_MM = 3.0  # ... and not this near a tile's edge (the dark table blurs it darker)
 WHITE_BLOCK_MM = 8.0
 CLEAR_MM = 2.0  # paper this close to something else is left out of the white field
 HOLE_MM2 = 60.0  # paper-looking holes this small inside a piece are its highlights
@@ -262,8 +262,7 @@ def classify(mosaic: Mosaic, profile: Profile) -> PixelClasses:
     fg = cv2.bitwise_and(fg, on.view(np.uint8) * np.uint8(255)) // 255
     fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
     # A dark bean's paler parts (speckles, the lamp's reflection) are only a little darker
-    # than paper and a little coloured: taken where they continue what is surely a piece
-    # (not near a tile's edge, which the dark table beyond blurs darker).
+    # than paper and a little coloured: taken where they continue what is surely a piece.
     inside = cv2.erode(on.view(np.uint8), _disk_kernel(FAINT_EDGE_MM * mosaic.px_per_mm))
     weak = cv2.bitwise_and(cv2.bitwise_and(darker(FAINT_DARK), cv2.bitwise_not(ink)),
                            cv2.inRange(spread, FAINT_SPREAD[0] + 1, FAINT_SPREAD[1]))

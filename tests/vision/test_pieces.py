@@ -11,16 +11,26 @@ from __future__ import annotations
 
 import math
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from companion.rules.peepwar.board import cell_polygon_mm, parse_cell, tile_centre_mm
 from vision.pieces import CellRead
-from vision.render.game_scene import families_colours, profile_for_colours, render_state
+from vision.render.game_scene import (
+    GameSpec,
+    families_colours,
+    flavour_cutouts,
+    profile_for,
+    profile_for_colours,
+    render_game,
+    render_state,
+)
 from vision.table import read_table
 
 PLAYERS = ["red", "blue", "yellow"]
+PHOTOS = Path(__file__).resolve().parents[2] / ".." / "shared" / "photos" / "jellybeans"
 TILES = [{"q": 0, "r": 0, "owner": None}, {"q": 1, "r": 0, "owner": "red"}]
 
 
@@ -166,12 +176,7 @@ def test_real_blackberry_beans_are_counted_whole():
     """Photographed blackberry beans are dark with pale speckles and reflections: each is
     counted once, its speckles taken as bean (seed 9 of the benchmark; read 12 of 15
     before the speckles were)."""
-    from pathlib import Path
-
-    from vision.render.game_scene import GameSpec, flavour_cutouts, profile_for, render_game
-
-    photos = Path(__file__).resolve().parents[2] / ".." / "shared" / "photos" / "jellybeans"
-    scene = render_game(9, GameSpec(), flavour_cutouts(str(photos.resolve())))
+    scene = render_game(9, GameSpec(), flavour_cutouts(str(PHOTOS.resolve())))
     assert scene.truth.looks["purple"].bean_cutouts, "the scene must use the real beans"
     obs = read_table(scene.frame, profile_for(scene.truth.looks, seed=0))
     want = {c: v["pieces"]["purple"]["troops"] for c, v in scene.truth.cells.items()
