@@ -10,6 +10,8 @@ reused across scenes).
 
 Prints cell-exact accuracy (every count and flag right), board-exact accuracy
 (every cell of a scene right, every tile found), bean-count mean absolute error,
+how many wrong and right cells came with a confidence under 0.8 (the ones a
+referee would be asked to look at; a wrong cell read empty has none),
 the confusion matrix between player colours, and the median time of a whole
 frame (tiles and pieces) on one core at the chosen size and at 1920x1080.
 
@@ -54,6 +56,7 @@ from vision.render.game_scene import (  # noqa: E402
 from vision.table import read_table  # noqa: E402
 
 HAND_SURE = 0.05
+UNSURE = 0.8  # a cell read with less confidence than this is one to look at
 FAMILY_ORDER = ["red", "orange", "yellow", "green", "blue", "purple"]
 
 
@@ -143,6 +146,8 @@ def main() -> int:
     cells = cells_ok = boards = boards_ok = 0
     tiles_missed = occluded_right = occluded_cells = 0
     abs_err: list[int] = []
+    flagged = {True: 0, False: 0}
+    listed = {True: 0, False: 0}
     conf: Counter = Counter()
     times: list[float] = []
     wrong: list[str] = []
@@ -186,6 +191,13 @@ def main() -> int:
                 elif have is None and truth:
                     _confusion(conf, truth, {})
                 cells_ok += ok
+                if have not in (None, ("occluded",)) and not got.get("missing"):
+                    # Read as holding something: did the reader say it was unsure?
+                    unsure = got.get("confidence", 1.0) < UNSURE
+                    flagged[ok] += unsure
+                    listed[ok] += 1
+                elif not ok:
+                    listed[False] += 1  # wrong and read empty or missing: no confidence given
                 if not ok:
                     board_ok = False
                     kinds[_kind(want, have)] += 1
@@ -208,6 +220,9 @@ def main() -> int:
           f"over {len(abs_err)} pairs")
     print(f"tiles not found: {tiles_missed}; cells under a hand read occluded: "
           f"{occluded_right}/{occluded_cells}")
+    print(f"confidence below {UNSURE}: {flagged[False]} of {listed[False]} wrong cells "
+          f"({flagged[False] / max(listed[False], 1):.0%}), {flagged[True]} of {listed[True]} "
+          f"right cells holding pieces ({flagged[True] / max(listed[True], 1):.0%})")
     print("wrong cells by kind: " + ", ".join(f"{k} {n}" for k, n in kinds.most_common()))
     names = [p for p in FAMILY_ORDER if any(p in k for k in conf)] + ["-"]
     print("\nconfusion (rows: true bean colour, columns: colour read; '-' = none):")
