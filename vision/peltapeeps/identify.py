@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from companion.rules.peltapeeps.catalog import Catalog, Piece
 from companion.rules.peltapeeps.layout import fits
 from vision.peltapeeps.assign import assign
-from vision.peltapeeps.rims import ContactInDoubt, Seen, with_contacts
+from vision.peltapeeps.rims import ContactInDoubt, Seen, angle_gap, with_contacts
 
 ANGLE_TOL = 16.0  # degrees between a seen and a catalogued connector
 MISSING = 1.0  # a connector on one side only
@@ -41,10 +41,6 @@ class Match:
     cost: float  # connector cost, without the face
 
 
-def _gap(a: float, b: float) -> float:
-    return abs((a - b + 180) % 360 - 180)
-
-
 def _cost_at(seen: Sequence[tuple[float, str, float]], cat: list[tuple[float, str]],
              rot: float) -> tuple[float, float]:
     """(cost, refined rotation) of ``cat`` turned by ``rot`` against ``seen``."""
@@ -53,7 +49,7 @@ def _cost_at(seen: Sequence[tuple[float, str, float]], cat: list[tuple[float, st
     for ang, typ, sure in seen:
         best, bj = ANGLE_TOL, -1
         for j, (ca, _) in enumerate(cat):
-            g = _gap(ang, ca + rot)
+            g = angle_gap(ang, ca + rot)
             if not used[j] and g < best:
                 best, bj = g, j
         if bj < 0:

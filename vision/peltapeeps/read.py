@@ -145,11 +145,13 @@ def read_layout(frame_bgr: np.ndarray, profile: Profile,
         d.face_up = d.paint >= rims.PAINT_SHARE
     pairs = rims.neighbours(found)
     contacts = rims.connectors(found, grey_full, back, pairs)
+    # Each touching pair with the direction from the first to the second (image degrees).
+    touching = [(i, j, rims.pair_frame(found[i], found[j])[1]) for i, j in pairs]
 
-    pieces, placed = _identify(found, pairs, contacts, models.teams, catalog, back,
+    pieces, placed = _identify(found, touching, contacts, models.teams, catalog, back,
                                reading.warnings)
     reading.pieces = pieces
-    reading.joins = _joins(found, pairs, placed, catalog, back)
+    reading.joins = _joins(found, touching, placed, catalog, back)
     reading.seconds = time.perf_counter() - t0
     return reading
 
@@ -275,7 +277,7 @@ def _keep_discs(found: list[rims.Disc], lin: np.ndarray, table: discs.TableModel
     return out
 
 
-def _identify(found: list[rims.Disc], pairs: list[tuple[int, int]],
+def _identify(found: list[rims.Disc], touching: list[tuple[int, int, float]],
               contacts: list[rims.ContactInDoubt], teams: list[str],
               catalog: Catalog | Mapping[str, Catalog], back: float, warnings: list[str]
               ) -> tuple[list[SeenPiece], dict[int, Placed]]:
@@ -285,8 +287,6 @@ def _identify(found: list[rims.Disc], pairs: list[tuple[int, int]],
     catalogs = {t: _catalog_for(catalog, t) for t in names}
     evidence = [float(np.clip((d.paint - rims.PAINT_SHARE) / rims.PAINT_SHARE, -1, 1))
                 for d in found]
-    touching = [(i, j, rims.pair_frame(found[i], found[j])[1])
-                for i, j in pairs]
     free = [d.free_connectors for d in found]
     matches, chosen = identify.identify_pieces(
         free, names, catalogs, evidence,
@@ -333,7 +333,8 @@ def _squared(piece: Piece, p: Placed, towards: float) -> float:
     return p.rotation if near is None else (p.rotation + near[0]) % 360
 
 
-def _joins(found: list[rims.Disc], pairs: list[tuple[int, int]], placed: dict[int, Placed],
+def _joins(found: list[rims.Disc], touching: list[tuple[int, int, float]],
+           placed: dict[int, Placed],
            catalog: Catalog | Mapping[str, Catalog], back: float) -> list[SeenJoin]:
     """Every touching pair, judged by the engine's contact rules on the recovered poses.
 
@@ -344,12 +345,11 @@ def _joins(found: list[rims.Disc], pairs: list[tuple[int, int]], placed: dict[in
     :data:`~vision.peltapeeps.identify.FACING_DEG` of the other disc faces it.
     """
     out = []
-    for i, j in pairs:
+    for i, j, ang in touching:
         if i not in placed or j not in placed:
             continue
         a, b = placed[i], placed[j]
         da, db = found[i], found[j]
-        ang = rims.pair_frame(da, db)[1]
         piece_a = _catalog_for(catalog, a.team).piece(a.piece)
         piece_b = _catalog_for(catalog, b.team).piece(b.piece)
         pa = Placed(a.uid, a.team, a.piece, 0.0, 0.0,

@@ -337,8 +337,17 @@ def _zone(labels: np.ndarray, zone: tuple[float, float]) -> np.ndarray:
     return labels[:, sel]
 
 
-def _gap(a: float, b: float) -> float:
+def angle_gap(a: float, b: float) -> float:
+    """Degrees between two directions (0 to 180)."""
     return abs((a - b + 180) % 360 - 180)
+
+
+ANGLES_DEG = np.arange(ANGLES) * (360.0 / ANGLES)  # the directions rims are sampled in
+
+
+def _gaps(ang: float) -> np.ndarray:
+    """:func:`angle_gap` from every sampled direction to ``ang``."""
+    return np.abs((ANGLES_DEG - ang + 180) % 360 - 180)
 
 
 def neighbours(discs: list[Disc]) -> list[tuple[int, int]]:
@@ -434,9 +443,7 @@ def _confused(a: Disc, b: Disc) -> bool:
     lies ``b`` (or the table in a curve of ``b``), never ``a``'s own tab.
     """
     assert a.labels is not None
-    ang = pair_frame(a, b)[1]
-    angles = np.arange(ANGLES) * (360.0 / ANGLES)
-    gap = np.array([_gap(x, ang) for x in angles])
+    gap = _gaps(pair_frame(a, b)[1])
     beside = (gap >= 6) & (gap <= 20)
     return bool((_zone(a.labels, TAB_ZONE)[beside] == a.team).mean() > CONFUSED_SHARE)
 
@@ -496,7 +503,6 @@ def connectors(discs: list[Disc], grey_full: np.ndarray, scale: float,
     doubtful = {(i, j) for i, j in pairs if discs[i].team == discs[j].team
                 or _confused(discs[i], discs[j]) or _confused(discs[j], discs[i])}
     same = [_contact_in_doubt(discs, i, j, grey_full, scale) for i, j in sorted(doubtful)]
-    angles = np.arange(ANGLES) * step
     for i, d in enumerate(discs):
         assert d.labels is not None
         own_cut = _own_cut(d, {d.team})
@@ -505,7 +511,7 @@ def connectors(discs: list[Disc], grey_full: np.ndarray, scale: float,
         blocked = np.zeros(ANGLES, bool)
         for j, ang in near[i]:
             if (min(i, j), max(i, j)) in doubtful:  # the colours cannot tell: see the options
-                blocked |= np.array([_gap(a, ang) < 24 for a in angles])
+                blocked |= _gaps(ang) < 24
         for start, length in _runs((own_tab > 0.5) & ~blocked):
             width = length * step
             if TAB_WIDTH_DEG[0] <= width <= TAB_WIDTH_DEG[1]:
@@ -519,7 +525,7 @@ def connectors(discs: list[Disc], grey_full: np.ndarray, scale: float,
         # is a neighbour's of a colour taken for this disc's, and the cut is real.
         cuts = [a for a, kind, _ in found if kind != "tab"]
         d.free_connectors = sorted(c for c in found if c[1] != "tab"
-                                   or all(_gap(c[0], a) > TAB_CUT_APART_DEG for a in cuts))
+                                   or all(angle_gap(c[0], a) > TAB_CUT_APART_DEG for a in cuts))
     free = [d.free_connectors for d in discs]
     for d, cons in zip(discs, with_contacts(free, same, [0] * len(same)), strict=True):
         d.connectors = cons
@@ -543,17 +549,13 @@ def with_contacts(free: Sequence[Sequence[Seen]], contacts: Sequence[ContactInDo
 def _open_cut(d: Disc, ang: float, teams: Collection[int]) -> bool:
     """True when the table (not acrylic of ``teams``) shows in ``d``'s cut zone right at
     ``ang``."""
-    angles = np.arange(ANGLES) * (360.0 / ANGLES)
-    win = np.array([_gap(a, ang) < 7 for a in angles])
-    return bool(_own_cut(d, teams)[win].mean() < 0.5)
+    return bool(_own_cut(d, teams)[_gaps(ang) < 7].mean() < 0.5)
 
 
 def _open_sides(d: Disc, ang: float, teams: Collection[int]) -> bool:
     """True when the table shows in ``d``'s cut zone 11 to 22 degrees either side of ``ang``."""
-    angles = np.arange(ANGLES) * (360.0 / ANGLES)
-    gap = np.array([_gap(a, ang) for a in angles])
-    win = (gap >= 11) & (gap < 22)
-    return bool((_own_cut(d, teams)[win] < 0.5).sum() >= 2)
+    gap = _gaps(ang)
+    return bool((_own_cut(d, teams)[(gap >= 11) & (gap < 22)] < 0.5).sum() >= 2)
 
 
 SHAPE_HALF_DEG = 27.0  # a cut's depth profile is compared this far either side
@@ -616,10 +618,7 @@ def _cut_kind(d: Disc, ang: float, teams: Collection[int], filled: bool) -> str:
 
     ``filled``: the neighbour's tab sits in it, so only a curve's sides show.
     """
-    angles = np.arange(ANGLES) * (360.0 / ANGLES)
-    win = np.array([_gap(a, ang) for a in angles])
-    open_ = _own_cut(d, teams) < 0.5
     if filled:
-        return "curve" if ((win >= 11) & (win < 22) & open_).sum() >= 2 else "notch"
-    width = int(((win < 24) & open_).sum()) * 360.0 / ANGLES
+        return "curve" if _open_sides(d, ang, teams) else "notch"
+    width = int(((_gaps(ang) < 24) & (_own_cut(d, teams) < 0.5)).sum()) * 360.0 / ANGLES
     return _cut_shape(d, ang, teams) if width >= CUT_MIN_DEG else "plain"
