@@ -8,6 +8,8 @@ frame's own resolution, so nothing is wasted), alongside:
 - ``cell_map``: which cell each pixel lies in (index into ``cell_names``), -1 off the tiles;
 - ``ink``: where the tiles' printed art is dark (lines, digits, markers), from the
   tiles' own art placed at each tile's fitted pose, grown a little for fit error;
+- ``solid``: where the art is solid black (marker squares, digits), shrunk for fit
+  error: where a pixel there is not dark, something lies over the print;
 - ``in_frame``: which pixels the camera really saw.
 """
 
@@ -30,6 +32,8 @@ ART_PX_PER_MM = 2.0
 MIN_PX_PER_MM = 1.0
 MAX_PX_PER_MM = 1.75
 INK_GROW_MM = 1.0
+SOLID_LEVEL = 60  # art darker than this is solid print ...
+SOLID_SHRINK_MM = 1.0  # ... kept this far inside it (fit error; thin strokes go)
 TILE_EDGE_MM = 1.5  # pixels this close to a tile's cut edge may show the table: left out
 
 
@@ -55,6 +59,7 @@ class Mosaic:
     ink: np.ndarray  # bool
     in_frame: np.ndarray  # bool
     tile_centres_px: dict[tuple[int, int], np.ndarray]
+    solid: np.ndarray  # bool
 
     def to_px(self, pts_mm) -> np.ndarray:
         return (np.asarray(pts_mm, float) - self.origin_mm) * self.px_per_mm
@@ -118,6 +123,7 @@ def build_mosaic(frame: np.ndarray, view: TableView, px_per_mm: float | None = N
     cell_map[inner == 0] = -1
 
     ink = np.zeros((int(h), int(w)), np.uint8)
+    solid = np.zeros((int(h), int(w)), np.uint8)
     for t in view.tiles:
         art = _art_grey(t.tile_id)
         aw, ah = tile_image_size(ART_PX_PER_MM)
@@ -132,7 +138,10 @@ def build_mosaic(frame: np.ndarray, view: TableView, px_per_mm: float | None = N
         warped = cv2.warpAffine(art, m[:2], (int(x1 - x0), int(y1 - y0)),
                                 flags=cv2.INTER_LINEAR, borderValue=255)
         ink[y0:y1, x0:x1] |= (warped < 200).astype(np.uint8)
+        solid[y0:y1, x0:x1] |= (warped < SOLID_LEVEL).astype(np.uint8)
     grow = max(1, int(round(INK_GROW_MM * s)))
     ink = cv2.dilate(ink, np.ones((2 * grow + 1, 2 * grow + 1), np.uint8))
+    shrink = max(1, int(round(SOLID_SHRINK_MM * s)))
+    solid = cv2.erode(solid, np.ones((2 * shrink + 1, 2 * shrink + 1), np.uint8))
     centres = {t.hex: (np.array([t.pose.x, t.pose.y]) - origin) * s for t in view.tiles}
-    return Mosaic(image, s, origin, cell_map, names, ink > 0, in_frame > 0, centres)
+    return Mosaic(image, s, origin, cell_map, names, ink > 0, in_frame > 0, centres, solid > 0)

@@ -42,6 +42,8 @@ FAINT_DARK = 0.75  # beside a piece, this much darker than the paper nearby ...
 FAINT_SPREAD = (4, 28)  # ... and a little coloured (not a grey shadow, not a rim) is piece
 FAINT_GROW_PX = 3  # ... within this many pixels of what is surely a piece
 FAINT_EDGE_MM = 3.0  # ... and not this near a tile's edge (the dark table blurs it darker)
+PRINT_HIDDEN = 0.6  # solid print brighter than this share of the paper nearby is covered
+SHADED = 0.8  # darker than this share of the paper: no bare paper (ink, pieces, a hand)
 WHITE_BLOCK_MM = 8.0
 CLEAR_MM = 2.0  # paper this close to something else is left out of the white field
 HOLE_MM2 = 60.0  # paper-looking holes this small inside a piece are its highlights
@@ -72,6 +74,8 @@ class PixelClasses:
     peepish: np.ndarray  # bool: the best player's peep model fits better than their bean's
     players: list[str]
     white: np.ndarray  # BGR gains used (1 / paper colour in linear light)
+    print_hidden: np.ndarray  # bool: solid print that shows paper-bright, not a piece
+    shaded: np.ndarray  # bool: darker than SHADED of the paper nearby
 
 
 def _paper_white(image: np.ndarray, paper: np.ndarray) -> np.ndarray:
@@ -337,7 +341,11 @@ def classify(mosaic: Mosaic, profile: Profile) -> PixelClasses:
     fg.ravel()[drop] = False
     flat_label[drop] = NONE
     label = _mode_filter(label, fg, len(players), mosaic.px_per_mm)
-    return PixelClasses(fg, label, margin, runner_up, peepish, players, gains)
+    solid = (mosaic.solid & on).view(np.uint8) * np.uint8(255)
+    hidden = cv2.bitwise_and(cv2.bitwise_and(solid, cv2.bitwise_not(darker(PRINT_HIDDEN))),
+                             cv2.bitwise_not(fg.view(np.uint8) * np.uint8(255))) > 0
+    return PixelClasses(fg, label, margin, runner_up, peepish, players, gains, hidden,
+                        darker(SHADED) > 0)
 
 
 def _peep_nearer(lin_bgr: np.ndarray, white_y: np.ndarray, best: np.ndarray,

@@ -11,6 +11,9 @@ in millimetres, with per-pixel players from :mod:`vision.piece_pixels`:
 2. **Occlusion.** Large foreground regions no player's colour explains (a hand,
    an arm), or a player's colour region far too big or thick for pieces, cover
    the cells they touch: those cells are reported ``occluded``, never empty.
+   A dark hand is cut up by the print under it, so its thickness is measured
+   with what it closes in; a pale hand may not stand out from the paper at all,
+   but it hides the markers' solid print over a breadth no piece does.
    So are cells the camera does not fully see.
 3. **Peeps.** On all pieces' foreground together, whatever is thicker than a
    cluster of beans can be (distance to the edge over ``PEEP_CORE_MM``) and
@@ -67,8 +70,14 @@ OCCLUDER_MIN_MM2 = 250.0
 OCCLUDER_MIN_THICK_MM = 4.5
 PIECE_MAX_MM2 = 10000.0  # touching pieces of a combat and its neighbours: peeps, beans
 PIECE_MAX_THICK_MM = 25.0
+HAND_BRIDGE_MM = 14.0  # what a region closes in this deep (a marker is 25 mm) ...
+HAND_THICK_MM = 27.0  # ... and makes it this thick: a hand (pieces closed in stay thinner)
 PEEP_AREA_MM2 = 1650.0
 OCCLUDED_MIN_SHARE = 0.004
+HIDDEN_MIN_MM2 = 40.0  # this much solid print hidden together ...
+HIDDEN_THICK_MM = 10.0  # ... over a breadth this thick (more than a finger) is under a hand
+HIDDEN_JOIN_MM = 6.0
+HIDDEN_GROW_MM = 8.0
 MAX_LEGAL_TROOPS = 5
 BORDER_WARN_MM = 1.5
 HEAP_BEANS = 2.2  # a fragment this many beans big is peeled from the outside in
@@ -185,14 +194,39 @@ class _Reader:
     # --- occlusion -------------------------------------------------------------------------
 
     def big_regions(self) -> None:
-        """Foreground far too big or thick for pieces (a hand, an arm, a sleeve) occludes."""
+        """Foreground far too big or thick for pieces (a hand, an arm, a sleeve) occludes.
+
+        Where a dark hand lies over the tiles' print it is no darker than the print, so
+        the print under it shows as holes and notches (and the seams between tiles cut
+        it): what the region closes in counts as part of it when measuring its thickness,
+        unless it shows bare paper, and only at the region's own pixels, so a heap of
+        beans around a marker stays as thin as the beans.
+        """
+        s = self.s
         fg = (self.px.fg & (self.egg == 0)).astype(np.uint8)
-        fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, _disk(1.5 * self.s))
-        for x, y, one, area in _regions(fg, 2 * PEEP_AREA_MM2 * self.s * self.s):
-            dt = cv2.distanceTransform(cv2.copyMakeBorder(one, 1, 1, 1, 1, cv2.BORDER_CONSTANT,
-                                                          value=0), cv2.DIST_L2, 3)
-            if self.mm2(area) > PIECE_MAX_MM2 or float(dt.max()) / self.s > PIECE_MAX_THICK_MM:
+        fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, _disk(1.5 * s))
+        for x, y, one, area in _regions(fg, 2 * PEEP_AREA_MM2 * s * s):
+            if self.mm2(area) > PIECE_MAX_MM2 or self._too_thick(one, x, y):
                 self.occluder[y:y + one.shape[0], x:x + one.shape[1]] |= one
+
+    def _too_thick(self, one: np.ndarray, x: int, y: int) -> bool:
+        """Is region ``one`` (its box at x, y) thicker than pieces can be, itself or with
+        the print it closes in?"""
+        s = self.s
+        pad = int(HAND_BRIDGE_MM * s) + 2
+        box = cv2.copyMakeBorder(one, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+        if float(cv2.distanceTransform(box, cv2.DIST_L2, 3).max()) / s > PIECE_MAX_THICK_MM:
+            return True
+        h, w = one.shape
+        H, W = self.m.cell_map.shape
+        y0, x0, y1, x1 = max(y - pad, 0), max(x - pad, 0), min(y + h + pad, H), min(x + w + pad, W)
+        dim = np.zeros_like(box)
+        dim[y0 - y + pad:y1 - y + pad, x0 - x + pad:x1 - x + pad] = \
+            self.px.shaded[y0:y1, x0:x1] | (self.m.cell_map[y0:y1, x0:x1] < 0)
+        # Bare paper between pieces (a marker's white squares) stays a gap.
+        filled = box | (_close_by_distance(box, HAND_BRIDGE_MM * s) & dim)
+        dt = cv2.distanceTransform(filled, cv2.DIST_L2, 3)
+        return float(dt[box > 0].max()) / s > HAND_THICK_MM
 
     def unknown_occluders(self) -> None:
         unk = ((self.px.label == UNKNOWN) & (self.egg == 0)).astype(np.uint8)
@@ -204,6 +238,27 @@ class _Reader:
                                                              value=0), cv2.DIST_L2, 3)
             if float(thick.max()) / self.s >= OCCLUDER_MIN_THICK_MM:
                 self.occluder[y:y + one.shape[0], x:x + one.shape[1]] |= one
+
+    def hidden_print(self) -> None:
+        """Solid print hidden over a hand's breadth by something paper-bright (a pale hand
+        under a warm lamp) occludes: that is no piece, and too pale to be foreground."""
+        s = self.s
+        hid = self.px.print_hidden.view(np.uint8)
+        if cv2.countNonZero(hid) < HIDDEN_MIN_MM2 * s * s:
+            return
+        near = cv2.morphologyEx(hid, cv2.MORPH_CLOSE, _disk(HIDDEN_JOIN_MM * s))
+        hand = np.zeros_like(hid)
+        for x, y, one, _ in _regions(near, HIDDEN_MIN_MM2 * s * s):
+            sl = (slice(y, y + one.shape[0]), slice(x, x + one.shape[1]))
+            if cv2.countNonZero(one & hid[sl]) < HIDDEN_MIN_MM2 * s * s:
+                continue
+            # A printed understudy's white margin hides print in a strip a few mm wide.
+            thick = cv2.distanceTransform(cv2.copyMakeBorder(one, 1, 1, 1, 1, cv2.BORDER_CONSTANT,
+                                                             value=0), cv2.DIST_L2, 3)
+            if float(thick.max()) / s >= HIDDEN_THICK_MM:
+                hand[sl] |= one
+        if hand.any():
+            self.occluder |= cv2.dilate(hand, _disk(HIDDEN_GROW_MM * s))
 
     def mark_occluded(self) -> None:
         occ = cv2.dilate(self.occluder, _disk(2.0 * self.s))
@@ -463,6 +518,19 @@ def _regions(mask: np.ndarray, min_px: float) -> list[tuple[int, int, np.ndarray
     return out
 
 
+def _close_by_distance(mask: np.ndarray, radius_px: float) -> np.ndarray:
+    """``mask`` (uint8 0/1, with a border of zeros wider than ``radius_px``) closed by a
+    disk: two distance transforms, whatever the radius (a morphological closing with a
+    large disk costs ten times as much).
+
+    >>> two = np.zeros((30, 40), np.uint8); two[10:20, 8:16] = 1; two[10:20, 22:30] = 1
+    >>> int(_close_by_distance(two, 4)[15, 19]), int(_close_by_distance(two, 2)[15, 19])
+    (1, 0)
+    """
+    grown = (cv2.distanceTransform(1 - mask, cv2.DIST_L2, 3) <= radius_px).view(np.uint8)
+    return (cv2.distanceTransform(grown, cv2.DIST_L2, 3) > radius_px).view(np.uint8)
+
+
 def _fill_holes(mask: np.ndarray) -> np.ndarray:
     """``mask`` with every hole (background not reachable from the border) filled."""
     h, w = mask.shape
@@ -574,6 +642,7 @@ def read_pieces(mosaic: Mosaic, profile: Profile) -> PieceReading:
     r.supply_centers()
     r.big_regions()
     r.unknown_occluders()
+    r.hidden_print()
     r.players()
     r.mark_occluded()
     r.finish()

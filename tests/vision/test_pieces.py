@@ -198,3 +198,38 @@ def test_two_players_peeps_side_by_side_are_two_peeps(seed):
     assert len(peeps) == 2 and np.linalg.norm(np.subtract(*peeps)) < 46.0  # touching
     assert _pieces(obs, "0,0/c") == {"yellow": (0, True)}
     assert _pieces(obs, "0,0/1") == {"red": (0, True)}
+
+
+def _bench_scene(seed: int):
+    """Scene ``seed`` of bench/vision_pieces.py, read with a profile for its players."""
+    scene = render_game(seed, GameSpec(), flavour_cutouts(str(PHOTOS.resolve())))
+    return scene, read_table(scene.frame, profile_for(scene.truth.looks, seed=0))
+
+
+def _occluded(obs: dict) -> set[str]:
+    return {c for c, v in obs["cells"].items() if v.get("occluded")}
+
+
+@pytest.mark.parametrize("seed, why", [
+    (243, "a pale hand under a warm lamp: no more coloured than the paper, but it hides "
+          "the markers' print"),
+    (31, "a dark hand across two tiles: the print under it and the seam between the tiles "
+         "cut it into a region no thicker than pieces"),
+])
+def test_a_hand_that_does_not_stand_out_still_occludes_what_it_covers(seed, why):
+    """Both benchmark scenes read the covered cells as pieces or empty before."""
+    scene, obs = _bench_scene(seed)
+    cover = scene.truth.hand_cover
+    mostly = {c for c, v in cover.items() if v >= 0.5}
+    assert mostly, why
+    assert mostly <= _occluded(obs), why
+    assert all(cover.get(c, 0) > 0 for c in _occluded(obs))
+
+
+def test_pieces_around_a_marker_are_not_taken_for_a_hand():
+    """Two peeps in a V around a marker, in benchmark scene 120: closing the region over
+    the marker between them would make it as thick as a hand, but the marker's white
+    squares show bare paper, which a hand never does."""
+    scene, obs = _bench_scene(120)
+    assert not scene.truth.hand_cover
+    assert _occluded(obs) == set()
