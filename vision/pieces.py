@@ -63,6 +63,9 @@ PEEP_CORE_MM = 11.0  # a peep is 35 mm wide; bean clusters are never this thick
 MIN_PEEP_CORE_MM2 = 25.0
 PEEP_SURE_MM = 17.0  # no heap of beans is this thick: a peep whatever its shading says
 PEEP_COLOUR_SHARE = 0.5  # of a peep's pixels nearer its owner's peep model than bean model
+PEEP_CLEAR_SHARE = 0.75  # ... this many: the colour tells body from bean near its edge
+BODY_REACH_MM = 9.0  # a peep's body whatever the colour: this near its core ...
+BODY_REACH_CLEAR_MM = 6.0  # ... or this near when its colour is clear
 MIN_FRAGMENT_MM2 = 40.0  # smaller player-coloured specks are noise
 SC_MIN_RADIUS_MM = 19.5  # a Supply Center covers the 40 mm circle: thicker than any peep
 SC_SEARCH_MM = 6.0
@@ -403,15 +406,19 @@ class _Reader:
             mine = region & (labels == owner)
             if not mine.any():
                 continue
-            peep_coloured = np.mean(self.px.peepish[sl][mine]) >= PEEP_COLOUR_SHARE
+            peep_share = float(np.mean(self.px.peepish[sl][mine]))
+            peep_coloured = peep_share >= PEEP_COLOUR_SHARE
             if not peep_coloured and float(own[one > 0].max()) < PEEP_SURE_MM:
                 continue
             # The body's rim: within reach of the core and in the peep's colour, so that a
             # bean tucked against the peep keeps its own pixels (by reach alone when the
-            # colour does not tell).
+            # colour does not tell). Inside that, the body whatever the colour (its shaded
+            # side), less far where the peep is clearly in its peep colour, so that a bean
+            # half under it keeps what shows.
             rim = (reach <= PEEP_CORE_MM + 1.8) & (comp > 0) & self.px.peepish[sl] \
                 if peep_coloured else (reach <= PEEP_CORE_MM + 1.0) & (comp > 0)
-            inner = (reach <= PEEP_CORE_MM - 2.0) & (comp > 0)
+            any_colour = BODY_REACH_CLEAR_MM if peep_share >= PEEP_CLEAR_SHARE else BODY_REACH_MM
+            inner = (reach <= any_colour) & (comp > 0)
             body = cv2.morphologyEx((rim | inner).astype(np.uint8), cv2.MORPH_CLOSE, _disk(s))
             self.body[sl] |= body
             ys, xs = np.nonzero(whole)
