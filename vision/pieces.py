@@ -367,9 +367,10 @@ class _Reader:
         egg = self.egg[sl]
         dt = cv2.distanceTransform(comp | egg, cv2.DIST_L2, 5) / s
         own = dt * (comp > 0)
-        if self.mm2(int(comp.sum())) > PIECE_MAX_MM2 or (
-                float(own.max()) > PIECE_MAX_THICK_MM and not egg.any()):
-            # Far too much colour for pieces: a sleeve or a hand in a player's colour.
+        if self.mm2(int(comp.sum())) > PIECE_MAX_MM2:
+            # Far too much colour for pieces: a sleeve or a hand in a player's colour. (Too
+            # thick is for big_regions to judge: measured here, two peeps side by side are
+            # as thick as a hand.)
             self.occluder[sl] |= comp
             return
         if float(own.max()) < PEEP_CORE_MM:
