@@ -237,3 +237,16 @@ def test_pieces_are_not_taken_for_a_hand(seed, why):
     scene, obs = _bench_scene(seed)
     assert not scene.truth.hand_cover
     assert _occluded(obs) == set(), why
+
+
+@pytest.mark.parametrize("seed", [3, 10, 16, 36, 38])
+def test_a_bean_half_under_its_own_peep_is_still_counted(seed):
+    """A bean tucked under the edge of its own player's peep shows half of itself in
+    nearly the peep's colour; where the peep is clearly in its peep colour, only pixels
+    in that colour are taken as its body near the edge (these seeds read 2 beans before)."""
+    cell = "1,0/2"
+    obs, scene = _read({cell: {"pieces": {"blue": {"troops": 3, "peep": True}}}}, seed)
+    peep = next(p["centre_mm"] for p in scene.truth.pieces if p["kind"] == "peep")
+    near = min(math.dist(peep, c) for c in _beans(scene, cell, "blue"))
+    assert near < 24.0  # 17.5 mm half a peep plus 6.5 mm half a bean: under its edge
+    assert _pieces(obs, cell) == {"blue": (3, True)}
