@@ -25,7 +25,9 @@ in millimetres, with per-pixel players from :mod:`vision.piece_pixels`:
    peeled off at the thickest points until what is left is too thin or too
    small for a bean, more leniently where the fragment is cut by a peep, an
    egg, a hand, another player's piece or a tile's edge. Touching beans come
-   apart that way, and each bean belongs to the cell under its centre.
+   apart that way; where the peel leaves much unexplained (two beans side by
+   side, whose thickest point lies between them), its beans are fitted together
+   (:func:`fit_beans`). Each bean belongs to the cell under its centre.
 
 Every count comes with a confidence and, when it is a close call, a warning
 naming the cell ("cell 1,0/2: a bean between red and orange").
@@ -85,6 +87,11 @@ MAX_LEGAL_TROOPS = 5
 BORDER_WARN_MM = 1.5
 HEAP_BEANS = 2.2  # a fragment this many beans big is peeled from the outside in
 FIT_SLACK_MM = 0.5  # a bean fits where its outline this much smaller lies inside the fragment
+FIT_LEFT = 0.15  # of a bean left over by the peel: its beans are refitted together ...
+SPILL_COST = 2.0  # ... a bean's pixel on bare paper costs this many covered ones
+OVERLAP_COST = 1.0  # ... and a pixel two beans share this many
+FIT_MOVE_PX = 3
+FIT_SHOWS = 0.3  # ... and beans it adds must show this share of themselves
 
 
 @dataclass
@@ -437,6 +444,19 @@ class _Reader:
         cut |= (lab != NONE) & (lab != UNKNOWN) & (lab != pi)
         return cv2.dilate(cut.astype(np.uint8), _disk(1.5 * self.s)) > 0
 
+    def _cut_padded(self, x0: int, y0: int, shape, pi: int) -> np.ndarray:
+        """:meth:`_cut_mask` over the fragment's box grown by :func:`fit_pad` (off the mosaic
+        counts as cut)."""
+        pad = fit_pad(self.s)
+        h, w = shape
+        H, W = self.m.cell_map.shape
+        out = np.ones((h + 2 * pad, w + 2 * pad), bool)
+        gx0, gy0 = max(x0 - pad, 0), max(y0 - pad, 0)
+        gx1, gy1 = min(x0 + w + pad, W), min(y0 + h + pad, H)
+        out[gy0 - y0 + pad:gy1 - y0 + pad, gx0 - x0 + pad:gx1 - x0 + pad] = \
+            self._cut_mask(gx0, gy0, (gy1 - gy0, gx1 - gx0), pi)
+        return out
+
     def _peep(self, player: str, centre, share: float) -> None:
         ci = _cell_at(self.m, centre)
         if ci < 0:
@@ -456,9 +476,14 @@ class _Reader:
 
     def _beans(self, player: str, pi: int, frag: np.ndarray, x0: int, y0: int,
                cut_by: np.ndarray) -> None:
-        """Count one fragment of a player's colour by peeling bean shapes off it."""
+        """Count one fragment of a player's colour by peeling bean shapes off it, and
+        fitting them together where the peel leaves much unexplained."""
         partial = bool((frag.astype(bool) & cut_by).any())
-        centres, leftover = peel_beans(frag, self.s, partial)
+        placed: list[tuple[int, int, int]] = []
+        centres, leftover = peel_beans(frag, self.s, partial, placed)
+        if placed and leftover >= FIT_LEFT:
+            centres = fit_beans(frag, self._cut_padded(x0, y0, frag.shape, pi), self.s,
+                                partial, placed)
         if not centres:
             return
         conf = 1.0 if leftover < 0.25 else max(0.3, 1.0 - leftover)
@@ -582,7 +607,8 @@ def _stacked(px_per_mm: float) -> np.ndarray:
     return np.stack([sh.ravel() for sh in shapes]).astype(np.float32)
 
 
-def peel_beans(frag: np.ndarray, px_per_mm: float, partial: bool) -> tuple[list[np.ndarray], float]:
+def peel_beans(frag: np.ndarray, px_per_mm: float, partial: bool,
+               placed: list | None = None) -> tuple[list[np.ndarray], float]:
     """Bean centres in a fragment, found by peeling off one bean shape at a time.
 
     Each round takes the thickest point left (a bean's middle is 6.5 mm from its
@@ -590,7 +616,8 @@ def peel_beans(frag: np.ndarray, px_per_mm: float, partial: bool) -> tuple[list[
     covers most of what is left, then erases that bean (with a rim, for blur and
     shadow). It stops when what is left is thinner than a bean's middle or too
     small to be one. Returns the centres (fragment pixels) and the share of a
-    bean left over unexplained.
+    bean left over unexplained; ``placed``, if given, gets each bean's outline
+    (row, column and turn of its middle).
     """
     s = px_per_mm
     shapes, erasers, fits, r = _bean_shapes(round(s, 2))
@@ -622,8 +649,136 @@ def peel_beans(frag: np.ndarray, px_per_mm: float, partial: bool) -> tuple[list[
         hit = win & shapes[k]
         ys, xs = np.nonzero(hit)
         centres.append(np.array([xs.mean() + x - r - pad, ys.mean() + y - r - pad], np.float32))
+        if placed is not None:
+            placed.append((y - pad, x - pad, k))
         win[erasers[k] > 0] = 0
     return centres, float(left.sum()) / bean_px
+
+
+def fit_beans(frag: np.ndarray, cut: np.ndarray, px_per_mm: float, partial: bool,
+              placed: list[tuple[int, int, int]]) -> list[np.ndarray]:
+    """The peel's beans (``placed``: centre row, column and turn in ``frag``) refined
+    together, with one or two more or some fewer where that explains the fragment better.
+    Returns their centres, as :func:`peel_beans` does.
+
+    ``cut`` marks where beans may lie unseen, over ``frag`` grown by :func:`fit_pad`.
+    A set of beans scores one per fragment pixel they cover, less SPILL_COST per
+    bean pixel on bare paper (not the fragment, nothing on top), less OVERLAP_COST
+    per pixel two beans share (beans are solid: they touch, they hardly overlap),
+    less what a bean must explain to be counted (the peel's share of a bean) per
+    bean. Each bean in turn moves to its best place within FIT_MOVE_PX, at any of
+    the twelve turns, given the others; a bean is added at the thickest point left
+    uncovered while that raises the score and every bean shows at least FIT_SHOWS of
+    itself (twice at most), then each is tried without.
+
+    Side by side, two beans have their thickest point between them, and the peel's
+    first bean there explains half of each: refined, it moves onto one of them and
+    the other is added.
+    """
+    s = px_per_mm
+    shapes, _, _, r = _bean_shapes(round(s, 2))
+    stacked = _stacked(round(s, 2))
+    shapes16 = _shapes16(round(s, 2))
+    pad = fit_pad(s)
+    fg = cv2.copyMakeBorder(frag, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0) > 0
+    value = np.where(fg, 1.0, np.where(cut, 0.0, -SPILL_COST)).astype(np.float32)
+    bean_px = math.pi * BEAN_HALF_MM[0] * BEAN_HALF_MM[1] * s * s
+    per_bean = (PARTIAL_SHARE if partial else WHOLE_SHARE) * bean_px
+    side, reach = 2 * r + 1, FIT_MOVE_PX
+    H, W = fg.shape
+    beans = [(y + pad, x + pad, k) for y, x, k in placed]
+    count = np.zeros((H, W), np.int16)  # beans over each pixel
+
+    def put(b: tuple[int, int, int], sign: int) -> None:
+        y, x, k = b
+        count[y - r:y + r + 1, x - r:x + r + 1] += shapes16[k] if sign > 0 else -shapes16[k]
+
+    def score() -> float:
+        return float(value[count > 0].sum()) - per_bean * len(beans) \
+            - OVERLAP_COST * float(np.maximum(count - 1, 0).sum())
+
+    def best_near(y: int, x: int) -> tuple[int, int, int]:
+        """The best bean within ``reach`` of (y, x), at any turn, given the beans in
+        ``count``."""
+        y = min(max(y, r + reach), H - r - reach - 1)
+        x = min(max(x, r + reach), W - r - reach - 1)
+        win = (slice(y - r - reach, y + r + reach + 1), slice(x - r - reach, x + r + reach + 1))
+        gain = np.where(count[win] > 0, np.float32(-OVERLAP_COST), value[win])
+        views = np.lib.stride_tricks.sliding_window_view(gain, (side, side))
+        n = 2 * reach + 1
+        i, k = np.unravel_index(int(np.argmax(views.reshape(n * n, side * side) @ stacked.T)),
+                                (n * n, len(shapes)))
+        dy, dx = divmod(int(i), n)
+        return y + dy - reach, x + dx - reach, int(k)
+
+    def refine(passes: int) -> None:
+        for _ in range(passes):
+            moved = False
+            for i, b in enumerate(beans):
+                put(b, -1)
+                beans[i] = best_near(b[0], b[1])
+                put(beans[i], 1)
+                moved |= beans[i] != b
+            if not moved:
+                return
+
+    def shows(b: tuple[int, int, int]) -> float:
+        """The share of a bean's outline over the fragment."""
+        y, x, k = b
+        over = fg[y - r:y + r + 1, x - r:x + r + 1] & (shapes[k] > 0)
+        return float(np.count_nonzero(over)) / float(np.count_nonzero(shapes[k]))
+
+    for b in beans:
+        put(b, 1)
+    refine(2)
+    best = score()
+    for _ in range(2):  # one more, while it pays
+        dt = cv2.distanceTransform((fg & (count == 0)).view(np.uint8), cv2.DIST_L2, 5)
+        y, x = np.unravel_index(int(np.argmax(dt)), dt.shape)
+        if dt[y, x] / s < PEEL_MIN_PARTIAL_MM:
+            break
+        before = (list(beans), count.copy())
+        beans.append(best_near(int(y), int(x)))
+        put(beans[-1], 1)
+        refine(2)
+        now = score()
+        # Hidden parts cost nothing, but a bean must show: a sliver of a peep's rim
+        # between the peep and an egg is no bean under them.
+        if now <= best or min(shows(b) for b in beans) < FIT_SHOWS:
+            beans[:], count[:] = before
+            break
+        best = now
+    i = 0
+    while i < len(beans) and len(beans) > 1:  # one fewer, if that pays
+        before = (list(beans), count.copy())
+        put(beans.pop(i), -1)
+        now = score()
+        if now > best - per_bean:  # not plainly needed: let the others make up for it
+            refine(1)
+            now = score()
+        if now > best:
+            best = now
+            continue
+        beans[:], count[:] = before
+        i += 1
+    centres = []
+    for y, x, k in beans:
+        # As the peel does: the middle of what shows of the bean (else of its outline).
+        ys, xs = np.nonzero(fg[y - r:y + r + 1, x - r:x + r + 1] & (shapes[k] > 0))
+        cy, cx = (ys.mean(), xs.mean()) if len(ys) else (r, r)
+        centres.append(np.array([cx + x - r - pad, cy + y - r - pad], np.float32))
+    return centres
+
+
+def fit_pad(px_per_mm: float) -> int:
+    """Room around a fragment for :func:`fit_beans`: a bean's reach and its moves."""
+    return _bean_shapes(round(px_per_mm, 2))[3] + FIT_MOVE_PX + 2
+
+
+@lru_cache(maxsize=16)
+def _shapes16(px_per_mm: float) -> list[np.ndarray]:
+    """The bean outlines of :func:`_bean_shapes` as int16 counts."""
+    return [sh.astype(np.int16) for sh in _bean_shapes(px_per_mm)[0]]
 
 
 def _outer_fit(left: np.ndarray, fits: list[np.ndarray], y: int, x: int) -> tuple[int, int]:

@@ -13,11 +13,12 @@ import math
 from functools import cache
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
 from companion.rules.peepwar.board import cell_polygon_mm, parse_cell, tile_centre_mm
-from vision.pieces import CellRead
+from vision.pieces import CellRead, fit_beans, fit_pad
 from vision.render.game_scene import (
     GameSpec,
     families_colours,
@@ -250,3 +251,39 @@ def test_a_bean_half_under_its_own_peep_is_still_counted(seed):
     near = min(math.dist(peep, c) for c in _beans(scene, cell, "blue"))
     assert near < 24.0  # 17.5 mm half a peep plus 6.5 mm half a bean: under its edge
     assert _pieces(obs, cell) == {"blue": (3, True)}
+
+
+@pytest.mark.parametrize("seed, cell, player, n", [(31, "1,0/4", "blue", 3),
+                                                   (28, "0,0/c", "yellow", 4)])
+def test_beans_side_by_side_are_fitted_apart(seed, cell, player, n):
+    """Two beans lying side by side have their thickest point between them: the peel's
+    first bean there explains half of each and the rest is too thin for another. Fitted
+    together the beans come apart (these seeds read one bean short before)."""
+    obs, scene = _read({cell: {"pieces": {player: {"troops": n, "peep": False}}}}, seed)
+    centres = _beans(scene, cell, player)
+    gaps = np.linalg.norm(centres[:, None] - centres[None], axis=2) + np.eye(n) * 1e9
+    assert gaps.min() < 14.0  # 13 mm wide: side by side
+    assert _pieces(obs, cell) == {player: (n, False)}
+
+
+def _ellipses(px_per_mm: float, beans: list[tuple[float, float, float, float]]) -> np.ndarray:
+    """A 90 x 90 px fragment of beans (centre x, y in px; half length in mm; turn)."""
+    frag = np.zeros((90, 90), np.uint8)
+    for x, y, half, turn in beans:
+        axes = (round(half * px_per_mm * 16), round(half * 0.65 * px_per_mm * 16))
+        cv2.ellipse(frag, (round(x * 16), round(y * 16)), axes, turn, 0, 360, 1, -1,
+                    cv2.LINE_8, 4)
+    return frag
+
+
+def test_the_fit_moves_a_bean_placed_between_two_onto_one_and_adds_the_other():
+    s = 1.5
+    pair = _ellipses(s, [(45, 45 - 6.5 * s, 10, 0), (45, 45 + 6.5 * s, 10, 0)])
+    bare = np.zeros((90 + 2 * fit_pad(s),) * 2, bool)
+    got = fit_beans(pair, bare, s, False, [(45, 45, 0)])  # one bean, between the two
+    assert sorted(round(float(c[1])) for c in got) == [35, 55]
+    assert all(abs(float(c[0]) - 45) <= 1 for c in got)
+    # One bean, and one a fifth larger (its shadow round it), stay one.
+    for half in (10, 12):
+        assert len(fit_beans(_ellipses(s, [(45, 45, half, 30)]), bare, s, False,
+                             [(45, 45, 2)])) == 1
