@@ -8,7 +8,7 @@ frame's own resolution, so nothing is wasted), alongside:
 - ``cell_map``: which cell each pixel lies in (index into ``cell_names``), -1 off the tiles;
 - ``ink``: where the tiles' printed art is dark (lines, digits, markers), from the
   tiles' own art placed at each tile's fitted pose, grown a little for fit error;
-- ``solid``: where the art is solid black (marker squares, digits), shrunk for fit
+- ``solid``: where the art is solid black (the markers' squares), shrunk for fit
   error: where a pixel there is not dark, something lies over the print;
 - ``in_frame``: which pixels the camera really saw.
 """

@@ -81,8 +81,8 @@ PEEP_AREA_MM2 = 1650.0
 OCCLUDED_MIN_SHARE = 0.004
 HIDDEN_MIN_MM2 = 40.0  # this much solid print hidden together ...
 HIDDEN_THICK_MM = 10.0  # ... over a breadth this thick (more than a finger) is under a hand
-HIDDEN_JOIN_MM = 6.0
-HIDDEN_GROW_MM = 8.0
+HIDDEN_JOIN_MM = 6.0  # hidden print this close together is one patch
+HIDDEN_GROW_MM = 8.0  # a hand reaches this far past the print it hides
 MAX_LEGAL_TROOPS = 5
 BORDER_WARN_MM = 1.5
 HEAP_BEANS = 2.2  # a fragment this many beans big is peeled from the outside in
@@ -90,8 +90,8 @@ FIT_SLACK_MM = 0.5  # a bean fits where its outline this much smaller lies insid
 FIT_LEFT = 0.15  # of a bean left over by the peel: its beans are refitted together ...
 SPILL_COST = 2.0  # ... a bean's pixel on bare paper costs this many covered ones
 OVERLAP_COST = 1.0  # ... and a pixel two beans share this many
-FIT_MOVE_PX = 3
-FIT_SHOWS = 0.3  # ... and beans it adds must show this share of themselves
+FIT_SHOWS = 0.3  # ... beans it adds must show this share of themselves
+FIT_MOVE_PX = 3  # ... and each bean moves this far at a time
 
 
 @dataclass
@@ -230,11 +230,11 @@ class _Reader:
         h, w = one.shape
         H, W = self.m.cell_map.shape
         y0, x0, y1, x1 = max(y - pad, 0), max(x - pad, 0), min(y + h + pad, H), min(x + w + pad, W)
-        dim = np.zeros_like(box)
-        dim[y0 - y + pad:y1 - y + pad, x0 - x + pad:x1 - x + pad] = \
-            self.px.shaded[y0:y1, x0:x1] | (self.m.cell_map[y0:y1, x0:x1] < 0)
         # Bare paper between pieces (a marker's white squares) stays a gap.
-        filled = box | (_close_by_distance(box, HAND_BRIDGE_MM * s) & dim)
+        not_paper = np.zeros_like(box)
+        not_paper[y0 - y + pad:y1 - y + pad, x0 - x + pad:x1 - x + pad] = \
+            self.px.shaded[y0:y1, x0:x1] | (self.m.cell_map[y0:y1, x0:x1] < 0)
+        filled = box | (_close_by_distance(box, HAND_BRIDGE_MM * s) & not_paper)
         dt = cv2.distanceTransform(filled, cv2.DIST_L2, 3)
         return float(dt[box > 0].max()) / s > HAND_THICK_MM
 
@@ -244,9 +244,7 @@ class _Reader:
         for x, y, one, _ in _regions(unk, OCCLUDER_MIN_MM2 * self.s * self.s):
             # A finger is 15 mm wide or more; thin rings (a printed peep's outline, a
             # piece's rim in shadow) are not hands.
-            thick = cv2.distanceTransform(cv2.copyMakeBorder(one, 1, 1, 1, 1, cv2.BORDER_CONSTANT,
-                                                             value=0), cv2.DIST_L2, 3)
-            if float(thick.max()) / self.s >= OCCLUDER_MIN_THICK_MM:
+            if _thickest(one) / self.s >= OCCLUDER_MIN_THICK_MM:
                 self.occluder[y:y + one.shape[0], x:x + one.shape[1]] |= one
 
     def hidden_print(self) -> None:
@@ -263,9 +261,7 @@ class _Reader:
             if cv2.countNonZero(one & hid[sl]) < HIDDEN_MIN_MM2 * s * s:
                 continue
             # A printed understudy's white margin hides print in a strip a few mm wide.
-            thick = cv2.distanceTransform(cv2.copyMakeBorder(one, 1, 1, 1, 1, cv2.BORDER_CONSTANT,
-                                                             value=0), cv2.DIST_L2, 3)
-            if float(thick.max()) / s >= HIDDEN_THICK_MM:
+            if _thickest(one) / s >= HIDDEN_THICK_MM:
                 hand[sl] |= one
         if hand.any():
             self.occluder |= cv2.dilate(hand, _disk(HIDDEN_GROW_MM * s))
@@ -549,6 +545,13 @@ def _regions(mask: np.ndarray, min_px: float) -> list[tuple[int, int, np.ndarray
         if area >= min_px:
             out.append((x, y, one, area))
     return out
+
+
+def _thickest(region: np.ndarray) -> float:
+    """The largest distance (px) from a pixel of ``region`` (uint8 0/1, its own box) to
+    its edge."""
+    padded = cv2.copyMakeBorder(region, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
+    return float(cv2.distanceTransform(padded, cv2.DIST_L2, 3).max())
 
 
 def _close_by_distance(mask: np.ndarray, radius_px: float) -> np.ndarray:
