@@ -74,7 +74,7 @@ class PixelClasses:
     peepish: np.ndarray  # bool: the best player's peep model fits better than their bean's
     players: list[str]
     white: np.ndarray  # BGR gains used (1 / paper colour in linear light)
-    print_hidden: np.ndarray  # bool: solid print that shows paper-bright, not a piece
+    print_hidden: np.ndarray  # bool: solid print no darker than PRINT_HIDDEN of the paper, no piece
     shaded: np.ndarray  # bool: darker than SHADED of the paper nearby
 
 

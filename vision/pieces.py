@@ -215,7 +215,8 @@ class _Reader:
         s = self.s
         fg = (self.px.fg & (self.egg == 0)).astype(np.uint8)
         fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, _disk(1.5 * s))
-        for x, y, one, area in _regions(fg, 2 * PEEP_AREA_MM2 * s * s):
+        # Smaller than a disc PIECE_MAX_THICK_MM round, a region cannot be that thick.
+        for x, y, one, area in _regions(fg, math.pi * PIECE_MAX_THICK_MM**2 * s * s):
             if self.mm2(area) > PIECE_MAX_MM2 or self._too_thick(one, x, y):
                 self.occluder[y:y + one.shape[0], x:x + one.shape[1]] |= one
 
@@ -225,7 +226,7 @@ class _Reader:
         s = self.s
         pad = int(HAND_BRIDGE_MM * s) + 2
         box = cv2.copyMakeBorder(one, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
-        if float(cv2.distanceTransform(box, cv2.DIST_L2, 3).max()) / s > PIECE_MAX_THICK_MM:
+        if _thickest(one) / s > PIECE_MAX_THICK_MM:
             return True
         h, w = one.shape
         H, W = self.m.cell_map.shape
@@ -233,7 +234,8 @@ class _Reader:
         # Bare paper between pieces (a marker's white squares) stays a gap.
         not_paper = np.zeros_like(box)
         not_paper[y0 - y + pad:y1 - y + pad, x0 - x + pad:x1 - x + pad] = \
-            self.px.shaded[y0:y1, x0:x1] | (self.m.cell_map[y0:y1, x0:x1] < 0)
+            (self.px.shaded[y0:y1, x0:x1] | (self.m.cell_map[y0:y1, x0:x1] < 0)) \
+            & (self.egg[y0:y1, x0:x1] == 0)
         filled = box | (_close_by_distance(box, HAND_BRIDGE_MM * s) & not_paper)
         dt = cv2.distanceTransform(filled, cv2.DIST_L2, 3)
         return float(dt[box > 0].max()) / s > HAND_THICK_MM
@@ -251,7 +253,7 @@ class _Reader:
         """Solid print hidden over a hand's breadth by something paper-bright (a pale hand
         under a warm lamp) occludes: that is no piece, and too pale to be foreground."""
         s = self.s
-        hid = self.px.print_hidden.view(np.uint8)
+        hid = (self.px.print_hidden & (self.egg == 0)).view(np.uint8)  # an egg's glare
         if cv2.countNonZero(hid) < HIDDEN_MIN_MM2 * s * s:
             return
         near = cv2.morphologyEx(hid, cv2.MORPH_CLOSE, _disk(HIDDEN_JOIN_MM * s))
@@ -421,8 +423,8 @@ class _Reader:
             # half under it keeps what shows.
             rim = (reach <= PEEP_CORE_MM + 1.8) & (comp > 0) & self.px.peepish[sl] \
                 if peep_coloured else (reach <= PEEP_CORE_MM + 1.0) & (comp > 0)
-            any_colour = BODY_REACH_CLEAR_MM if peep_share >= PEEP_CLEAR_SHARE else BODY_REACH_MM
-            inner = (reach <= any_colour) & (comp > 0)
+            body_reach = BODY_REACH_CLEAR_MM if peep_share >= PEEP_CLEAR_SHARE else BODY_REACH_MM
+            inner = (reach <= body_reach) & (comp > 0)
             body = cv2.morphologyEx((rim | inner).astype(np.uint8), cv2.MORPH_CLOSE, _disk(s))
             self.body[sl] |= body
             ys, xs = np.nonzero(whole)
@@ -478,8 +480,8 @@ class _Reader:
         placed: list[tuple[int, int, int]] = []
         centres, leftover = peel_beans(frag, self.s, partial, placed)
         if placed and leftover >= FIT_LEFT:
-            centres = fit_beans(frag, self._cut_padded(x0, y0, frag.shape, pi), self.s,
-                                partial, placed)
+            centres, leftover = fit_beans(frag, self._cut_padded(x0, y0, frag.shape, pi),
+                                          self.s, partial, placed)
         if not centres:
             return
         conf = 1.0 if leftover < 0.25 else max(0.3, 1.0 - leftover)
@@ -611,7 +613,8 @@ def _stacked(px_per_mm: float) -> np.ndarray:
 
 
 def peel_beans(frag: np.ndarray, px_per_mm: float, partial: bool,
-               placed: list | None = None) -> tuple[list[np.ndarray], float]:
+               placed: list[tuple[int, int, int]] | None = None
+               ) -> tuple[list[np.ndarray], float]:
     """Bean centres in a fragment, found by peeling off one bean shape at a time.
 
     Each round takes the thickest point left (a bean's middle is 6.5 mm from its
@@ -659,29 +662,29 @@ def peel_beans(frag: np.ndarray, px_per_mm: float, partial: bool,
 
 
 def fit_beans(frag: np.ndarray, cut: np.ndarray, px_per_mm: float, partial: bool,
-              placed: list[tuple[int, int, int]]) -> list[np.ndarray]:
+              placed: list[tuple[int, int, int]]) -> tuple[list[np.ndarray], float]:
     """The peel's beans (``placed``: centre row, column and turn in ``frag``) refined
     together, with one or two more or some fewer where that explains the fragment better.
-    Returns their centres, as :func:`peel_beans` does.
 
     ``cut`` marks where beans may lie unseen, over ``frag`` grown by :func:`fit_pad`.
     A set of beans scores one per fragment pixel they cover, less SPILL_COST per
-    bean pixel on bare paper (not the fragment, nothing on top), less OVERLAP_COST
-    per pixel two beans share (beans are solid: they touch, they hardly overlap),
-    less what a bean must explain to be counted (the peel's share of a bean) per
-    bean. Each bean in turn moves to its best place within FIT_MOVE_PX, at any of
-    the twelve turns, given the others; a bean is added at the thickest point left
-    uncovered while that raises the score and every bean shows at least FIT_SHOWS of
-    itself (twice at most), then each is tried without.
+    bean pixel neither on the fragment nor where something may hide a bean, less
+    OVERLAP_COST per pixel two beans share (beans are solid: they touch, they hardly
+    overlap), less what a bean must explain to be counted (the peel's share of a
+    bean) per bean. Each bean in turn moves to its best place within FIT_MOVE_PX,
+    at any of the twelve turns, given the others; a bean is added at the thickest
+    point left uncovered (if PEEL_MIN_PARTIAL_MM thick) while that raises the score
+    and every bean shows at least FIT_SHOWS of itself (twice at most), then each is
+    tried without. Returns the centres, as :func:`peel_beans` does, and the share of
+    a bean left unexplained (beyond the beans' rims, as the peel counts it).
 
     Side by side, two beans have their thickest point between them, and the peel's
     first bean there explains half of each: refined, it moves onto one of them and
     the other is added.
     """
     s = px_per_mm
-    shapes, _, _, r = _bean_shapes(round(s, 2))
+    shapes, erasers, _, r = _bean_shapes(round(s, 2))
     stacked = _stacked(round(s, 2))
-    shapes16 = _shapes16(round(s, 2))
     pad = fit_pad(s)
     fg = cv2.copyMakeBorder(frag, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0) > 0
     value = np.where(fg, 1.0, np.where(cut, 0.0, -SPILL_COST)).astype(np.float32)
@@ -694,7 +697,10 @@ def fit_beans(frag: np.ndarray, cut: np.ndarray, px_per_mm: float, partial: bool
 
     def put(b: tuple[int, int, int], sign: int) -> None:
         y, x, k = b
-        count[y - r:y + r + 1, x - r:x + r + 1] += shapes16[k] if sign > 0 else -shapes16[k]
+        if sign > 0:
+            count[y - r:y + r + 1, x - r:x + r + 1] += shapes[k]
+        else:
+            count[y - r:y + r + 1, x - r:x + r + 1] -= shapes[k]
 
     def score() -> float:
         return float(value[count > 0].sum()) - per_bean * len(beans) \
@@ -765,23 +771,20 @@ def fit_beans(frag: np.ndarray, cut: np.ndarray, px_per_mm: float, partial: bool
         beans[:], count[:] = before
         i += 1
     centres = []
+    left = fg.copy()
     for y, x, k in beans:
         # As the peel does: the middle of what shows of the bean (else of its outline).
         ys, xs = np.nonzero(fg[y - r:y + r + 1, x - r:x + r + 1] & (shapes[k] > 0))
         cy, cx = (ys.mean(), xs.mean()) if len(ys) else (r, r)
         centres.append(np.array([cx + x - r - pad, cy + y - r - pad], np.float32))
-    return centres
+        left[y - r:y + r + 1, x - r:x + r + 1] &= erasers[k] == 0
+    return centres, float(np.count_nonzero(left)) / bean_px
 
 
 def fit_pad(px_per_mm: float) -> int:
     """Room around a fragment for :func:`fit_beans`: a bean's reach and its moves."""
     return _bean_shapes(round(px_per_mm, 2))[3] + FIT_MOVE_PX + 2
 
-
-@lru_cache(maxsize=16)
-def _shapes16(px_per_mm: float) -> list[np.ndarray]:
-    """The bean outlines of :func:`_bean_shapes` as int16 counts."""
-    return [sh.astype(np.int16) for sh in _bean_shapes(px_per_mm)[0]]
 
 
 def _outer_fit(left: np.ndarray, fits: list[np.ndarray], y: int, x: int) -> tuple[int, int]:
