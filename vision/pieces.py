@@ -9,8 +9,9 @@ in millimetres, with per-pixel players from :mod:`vision.piece_pixels`:
    round the middle, which a peep (35 mm wide) never does. Its disc is then set
    aside, so an egg in a player's colour is not read as their pieces.
 2. **Occlusion.** Large foreground regions no player's colour explains (a hand,
-   an arm), or a player's colour region far too big or thick for pieces, cover
-   the cells they touch: those cells are reported ``occluded``, never empty.
+   an arm; not a peep's glossy top, ringed by its colour), or a player's colour
+   region far too big or thick for pieces, cover the cells they touch: those
+   cells are reported ``occluded``, never empty.
    A dark hand is cut up by the print under it, so its thickness is measured
    with what it closes in; a pale hand may not stand out from the paper at all,
    but it hides the markers' solid print over a breadth no piece does.
@@ -73,6 +74,9 @@ SC_MIN_RADIUS_MM = 19.5  # a Supply Center covers the 40 mm circle: thicker than
 SC_SEARCH_MM = 6.0
 OCCLUDER_MIN_MM2 = 250.0
 OCCLUDER_MIN_THICK_MM = 4.5
+HIGHLIGHT_MAX_MM2 = 800.0  # no player's colour, smaller than this (half a peep) ...
+HIGHLIGHT_RING_MM = 2.0  # ... and ringed this wide ...
+HIGHLIGHT_RING_SHARE = 0.7  # ... this much by one player's colour: a glossy top, no hand
 PIECE_MAX_MM2 = 10000.0  # touching pieces of a combat and its neighbours: peeps, beans
 PIECE_MAX_THICK_MM = 25.0
 HAND_BRIDGE_MM = 14.0  # what a region closes in this deep (a marker is 25 mm) ...
@@ -246,8 +250,26 @@ class _Reader:
         for x, y, one, _ in _regions(unk, OCCLUDER_MIN_MM2 * self.s * self.s):
             # A finger is 15 mm wide or more; thin rings (a printed peep's outline, a
             # piece's rim in shadow) are not hands.
-            if _thickest(one) / self.s >= OCCLUDER_MIN_THICK_MM:
+            if _thickest(one) / self.s >= OCCLUDER_MIN_THICK_MM \
+                    and not self._inside_a_piece(one, x, y):
                 self.occluder[y:y + one.shape[0], x:x + one.shape[1]] |= one
+
+    def _inside_a_piece(self, one: np.ndarray, x: int, y: int) -> bool:
+        """Is region ``one`` (its box at x, y) a peep's glossy top: smaller than a peep and
+        ringed by one player's colour?"""
+        s = self.s
+        if self.mm2(cv2.countNonZero(one)) > HIGHLIGHT_MAX_MM2:
+            return False
+        pad = int(math.ceil(HIGHLIGHT_RING_MM * s)) + 1
+        H, W = self.m.cell_map.shape
+        y0, x0 = max(y - pad, 0), max(x - pad, 0)
+        y1, x1 = min(y + one.shape[0] + pad, H), min(x + one.shape[1] + pad, W)
+        region = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        region[y - y0:y - y0 + one.shape[0], x - x0:x - x0 + one.shape[1]] = one
+        ring = (cv2.dilate(region, _disk(HIGHLIGHT_RING_MM * s)) > 0) & (region == 0)
+        labels = self.px.label[y0:y1, x0:x1][ring]
+        votes = np.bincount(labels[labels < len(self.px.players)], minlength=1)
+        return bool(len(labels)) and float(votes.max()) >= HIGHLIGHT_RING_SHARE * len(labels)
 
     def hidden_print(self) -> None:
         """Solid print hidden over a hand's breadth by something paper-bright (a pale hand
