@@ -706,13 +706,13 @@ def fit_beans(frag: np.ndarray, cut: np.ndarray, px_per_mm: float, partial: bool
     """
     s = px_per_mm
     shapes, erasers, _, r = _bean_shapes(round(s, 2))
-    stacked = _stacked(round(s, 2))
     pad = fit_pad(s)
     fg = cv2.copyMakeBorder(frag, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0) > 0
     value = np.where(fg, 1.0, np.where(cut, 0.0, -SPILL_COST)).astype(np.float32)
     bean_px = math.pi * BEAN_HALF_MM[0] * BEAN_HALF_MM[1] * s * s
     per_bean = (PARTIAL_SHARE if partial else WHOLE_SHARE) * bean_px
-    side, reach = 2 * r + 1, FIT_MOVE_PX
+    tight, ro = _tight_outlines(round(s, 2))
+    side, reach = 2 * ro + 1, FIT_MOVE_PX
     H, W = fg.shape
     beans = [(y + pad, x + pad, k) for y, x, k in placed]
     count = np.zeros((H, W), np.int16)  # beans over each pixel
@@ -733,11 +733,12 @@ def fit_beans(frag: np.ndarray, cut: np.ndarray, px_per_mm: float, partial: bool
         ``count``."""
         y = min(max(y, r + reach), H - r - reach - 1)
         x = min(max(x, r + reach), W - r - reach - 1)
-        win = (slice(y - r - reach, y + r + reach + 1), slice(x - r - reach, x + r + reach + 1))
+        win = (slice(y - ro - reach, y + ro + reach + 1), slice(x - ro - reach, x + ro + reach + 1))
         gain = np.where(count[win] > 0, np.float32(-OVERLAP_COST), value[win])
-        views = np.lib.stride_tricks.sliding_window_view(gain, (side, side))
         n = 2 * reach + 1
-        i, k = np.unravel_index(int(np.argmax(views.reshape(n * n, side * side) @ stacked.T)),
+        # Every placement's window, without copying (sliding_window_view's checks cost more).
+        views = np.lib.stride_tricks.as_strided(gain, (n, n, side, side), gain.strides * 2)
+        i, k = np.unravel_index(int(np.argmax(views.reshape(n * n, side * side) @ tight.T)),
                                 (n * n, len(shapes)))
         dy, dx = divmod(int(i), n)
         return y + dy - reach, x + dx - reach, int(k)
@@ -801,6 +802,17 @@ def fit_beans(frag: np.ndarray, cut: np.ndarray, px_per_mm: float, partial: bool
         centres.append(np.array([cx + x - r - pad, cy + y - r - pad], np.float32))
         left[y - r:y + r + 1, x - r:x + r + 1] &= erasers[k] == 0
     return centres, float(np.count_nonzero(left)) / bean_px
+
+
+@lru_cache(maxsize=16)
+def _tight_outlines(px_per_mm: float) -> tuple[np.ndarray, int]:
+    """The 12 bean outlines of :func:`_bean_shapes` cropped to the square they fill (radius
+    ``ro`` px, not the eraser's), as rows of one float32 matrix, and ``ro``."""
+    shapes, _, _, r = _bean_shapes(px_per_mm)
+    ys, xs = np.nonzero(np.max(shapes, axis=0))
+    ro = int(max(np.abs(ys - r).max(), np.abs(xs - r).max()))
+    return np.stack([sh[r - ro:r + ro + 1, r - ro:r + ro + 1].ravel()
+                     for sh in shapes]).astype(np.float32), ro
 
 
 def fit_pad(px_per_mm: float) -> int:
