@@ -255,7 +255,7 @@ class _Reader:
                 self.occluder[y:y + one.shape[0], x:x + one.shape[1]] |= one
 
     def _inside_a_piece(self, one: np.ndarray, x: int, y: int) -> bool:
-        """Is region ``one`` (its box at x, y) a peep's glossy top: smaller than a peep and
+        """Is region ``one`` (its box at x, y) a peep's glossy top: smaller than half a peep and
         ringed by one player's colour?"""
         s = self.s
         if self.mm2(cv2.countNonZero(one)) > HIGHLIGHT_MAX_MM2:
@@ -736,7 +736,8 @@ def fit_beans(frag: np.ndarray, cut: np.ndarray, px_per_mm: float, partial: bool
         win = (slice(y - ro - reach, y + ro + reach + 1), slice(x - ro - reach, x + ro + reach + 1))
         gain = np.where(count[win] > 0, np.float32(-OVERLAP_COST), value[win])
         n = 2 * reach + 1
-        # Every placement's window, without copying (sliding_window_view's checks cost more).
+        # Every placement's window as a view (sliding_window_view's checks cost more than
+        # the product); the reshape copies them into rows.
         views = np.lib.stride_tricks.as_strided(gain, (n, n, side, side), gain.strides * 2)
         i, k = np.unravel_index(int(np.argmax(views.reshape(n * n, side * side) @ tight.T)),
                                 (n * n, len(shapes)))
@@ -818,7 +819,6 @@ def _tight_outlines(px_per_mm: float) -> tuple[np.ndarray, int]:
 def fit_pad(px_per_mm: float) -> int:
     """Room around a fragment for :func:`fit_beans`: a bean's reach and its moves."""
     return _bean_shapes(round(px_per_mm, 2))[3] + FIT_MOVE_PX + 2
-
 
 
 def _outer_fit(left: np.ndarray, fits: list[np.ndarray], y: int, x: int) -> tuple[int, int]:
