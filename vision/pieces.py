@@ -166,6 +166,17 @@ class _Reader:
         self.occluder = np.zeros((h, w), np.uint8)
         self.body = np.zeros((h, w), np.uint8)  # peeps found
 
+    def grown(self, x: int, y: int, shape: tuple[int, int], pad: int
+              ) -> tuple[tuple[slice, slice], tuple[slice, slice]]:
+        """The box at (x, y) of ``shape`` grown by ``pad`` on every side: its part on the
+        mosaic (slices of the mosaic) and where that part lies in the grown box."""
+        h, w = shape
+        H, W = self.m.cell_map.shape
+        y0, x0 = max(y - pad, 0), max(x - pad, 0)
+        y1, x1 = min(y + h + pad, H), min(x + w + pad, W)
+        return ((slice(y0, y1), slice(x0, x1)),
+                (slice(y0 - y + pad, y1 - y + pad), slice(x0 - x + pad, x1 - x + pad)))
+
     def mm2(self, px_count: float) -> float:
         return px_count / (self.s * self.s)
 
@@ -228,18 +239,14 @@ class _Reader:
         """Is region ``one`` (its box at x, y) thicker than pieces can be, itself or with
         the print it closes in?"""
         s = self.s
-        pad = int(HAND_BRIDGE_MM * s) + 2
-        box = cv2.copyMakeBorder(one, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
         if _thickest(one) / s > PIECE_MAX_THICK_MM:
             return True
-        h, w = one.shape
-        H, W = self.m.cell_map.shape
-        y0, x0, y1, x1 = max(y - pad, 0), max(x - pad, 0), min(y + h + pad, H), min(x + w + pad, W)
+        pad = int(HAND_BRIDGE_MM * s) + 2
+        box = cv2.copyMakeBorder(one, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
         # Bare paper between pieces (a marker's white squares) stays a gap.
+        sl, into = self.grown(x, y, one.shape, pad)
         not_paper = np.zeros_like(box)
-        not_paper[y0 - y + pad:y1 - y + pad, x0 - x + pad:x1 - x + pad] = \
-            (self.px.shaded[y0:y1, x0:x1] | (self.m.cell_map[y0:y1, x0:x1] < 0)) \
-            & (self.egg[y0:y1, x0:x1] == 0)
+        not_paper[into] = (self.px.shaded[sl] | (self.m.cell_map[sl] < 0)) & (self.egg[sl] == 0)
         filled = box | (_close_by_distance(box, HAND_BRIDGE_MM * s) & not_paper)
         dt = cv2.distanceTransform(filled, cv2.DIST_L2, 3)
         return float(dt[box > 0].max()) / s > HAND_THICK_MM
@@ -261,13 +268,10 @@ class _Reader:
         if self.mm2(cv2.countNonZero(one)) > HIGHLIGHT_MAX_MM2:
             return False
         pad = int(math.ceil(HIGHLIGHT_RING_MM * s)) + 1
-        H, W = self.m.cell_map.shape
-        y0, x0 = max(y - pad, 0), max(x - pad, 0)
-        y1, x1 = min(y + one.shape[0] + pad, H), min(x + one.shape[1] + pad, W)
-        region = np.zeros((y1 - y0, x1 - x0), np.uint8)
-        region[y - y0:y - y0 + one.shape[0], x - x0:x - x0 + one.shape[1]] = one
+        region = cv2.copyMakeBorder(one, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
         ring = (cv2.dilate(region, _disk(HIGHLIGHT_RING_MM * s)) > 0) & (region == 0)
-        labels = self.px.label[y0:y1, x0:x1][ring]
+        sl, into = self.grown(x, y, one.shape, pad)
+        labels = self.px.label[sl][ring[into]]
         votes = np.bincount(labels[labels < len(self.px.players)], minlength=1)
         return bool(len(labels)) and float(votes.max()) >= HIGHLIGHT_RING_SHARE * len(labels)
 
@@ -383,7 +387,8 @@ class _Reader:
             x1, y1 = min(x + w + 2, mask.shape[1]), min(y + h + 2, mask.shape[0])
             frag = (lab[y0:y1, x0:x1] == i).astype(np.uint8)
             gx, gy = x0 + bx0, y0 + by0
-            self._beans(player, pi, frag, gx, gy, self._cut_mask(gx, gy, frag.shape, pi))
+            self._beans(player, pi, frag, gx, gy,
+                        self._cut_mask(self.grown(gx, gy, frag.shape, 0)[0], pi))
 
     def _peeps(self, comp: np.ndarray, x0: int, y0: int) -> None:
         """Peeps in one region of pieces: cores thicker than any bean cluster, owner by vote.
@@ -455,10 +460,9 @@ class _Reader:
             self._peep(self.px.players[owner], (float(xs.mean()) + x0, float(ys.mean()) + y0),
                        float(votes[owner]) / float(votes.sum()))
 
-    def _cut_mask(self, x0: int, y0: int, shape, pi: int) -> np.ndarray:
-        """Where a bean fragment may continue unseen: peeps, eggs, occluders, off the tiles."""
-        h, w = shape
-        sl = (slice(y0, y0 + h), slice(x0, x0 + w))
+    def _cut_mask(self, sl: tuple[slice, slice], pi: int) -> np.ndarray:
+        """Where player ``pi``'s beans may continue unseen over the mosaic's ``sl``: peeps,
+        eggs, occluders, off the tiles, other players' pieces."""
         cut = (self.egg[sl] > 0) | (self.occluder[sl] > 0) | (self.m.cell_map[sl] < 0) \
             | ~self.m.in_frame[sl] | (self.body[sl] > 0)
         # Other players' pieces can lie on top too.
@@ -471,12 +475,9 @@ class _Reader:
         counts as cut)."""
         pad = fit_pad(self.s)
         h, w = shape
-        H, W = self.m.cell_map.shape
         out = np.ones((h + 2 * pad, w + 2 * pad), bool)
-        gx0, gy0 = max(x0 - pad, 0), max(y0 - pad, 0)
-        gx1, gy1 = min(x0 + w + pad, W), min(y0 + h + pad, H)
-        out[gy0 - y0 + pad:gy1 - y0 + pad, gx0 - x0 + pad:gx1 - x0 + pad] = \
-            self._cut_mask(gx0, gy0, (gy1 - gy0, gx1 - gx0), pi)
+        sl, into = self.grown(x0, y0, shape, pad)
+        out[into] = self._cut_mask(sl, pi)
         return out
 
     def _peep(self, player: str, centre, share: float) -> None:
@@ -629,13 +630,6 @@ def _bean_shapes(px_per_mm: float
     return shapes, erasers, fits, r
 
 
-@lru_cache(maxsize=16)
-def _stacked(px_per_mm: float) -> np.ndarray:
-    """The 12 bean outlines of :func:`_bean_shapes` as rows of one float32 matrix."""
-    shapes = _bean_shapes(px_per_mm)[0]
-    return np.stack([sh.ravel() for sh in shapes]).astype(np.float32)
-
-
 def peel_beans(frag: np.ndarray, px_per_mm: float, partial: bool,
                placed: list[tuple[int, int, int]] | None = None
                ) -> tuple[list[np.ndarray], float]:
@@ -651,7 +645,7 @@ def peel_beans(frag: np.ndarray, px_per_mm: float, partial: bool,
     """
     s = px_per_mm
     shapes, erasers, fits, r = _bean_shapes(round(s, 2))
-    stacked = _stacked(round(s, 2))
+    tight, ro = _tight_outlines(round(s, 2))
     pad = r + 1
     left = cv2.copyMakeBorder(frag, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
     bean_px = math.pi * BEAN_HALF_MM[0] * BEAN_HALF_MM[1] * s * s
@@ -672,7 +666,7 @@ def peel_beans(frag: np.ndarray, px_per_mm: float, partial: bool,
             y, x = _outer_fit(left, fits, y, x)
         win = left[y - r:y + r + 1, x - r:x + r + 1]
         # Pixels under each turn's outline, all turns in one product.
-        cover = stacked @ win.ravel().astype(np.float32)
+        cover = tight @ win[r - ro:r + ro + 1, r - ro:r + ro + 1].ravel().astype(np.float32)
         k = int(np.argmax(cover))
         if cover[k] < need:
             break
