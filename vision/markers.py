@@ -204,14 +204,19 @@ def _refine(gray: np.ndarray, corners: np.ndarray, win: int) -> np.ndarray:
     return flat.reshape(-1, 4, 2)
 
 
-def _search(
-    gray: np.ndarray, width: int, min_perimeter_rate: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """Markers found with ``gray`` shrunk to ``width`` pixels across, in ``gray``'s pixels."""
+def _shrunk(gray: np.ndarray, width: int) -> np.ndarray:
+    """``gray`` shrunk to ``width`` pixels across (itself if no wider)."""
     h, w = gray.shape
-    small = gray if width >= w else cv2.resize(
-        gray, (width, round(h * width / w)), interpolation=cv2.INTER_AREA
-    )
+    if width >= w:
+        return gray
+    return cv2.resize(gray, (width, round(h * width / w)), interpolation=cv2.INTER_AREA)
+
+
+def _search(
+    gray: np.ndarray, small: np.ndarray, min_perimeter_rate: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Markers found in ``small`` (``gray`` shrunk), in ``gray``'s pixels."""
+    h, w = gray.shape
     _, _, rejected = _candidate_finder(min_perimeter_rate).detectMarkers(small)
     quads = np.asarray(rejected, np.float64).reshape(-1, 4, 2)
     ids, corners = identify(small, quads)
@@ -229,10 +234,11 @@ def detect_markers(frame: np.ndarray) -> MarkerHits:
     """
     gray = to_gray(frame)
     w = gray.shape[1]
-    fine_w = min(w, SEARCH_WIDTH)
-    ids_a, corners_a = _search(gray, fine_w, 0.025)
+    fine = _shrunk(gray, min(w, SEARCH_WIDTH))
+    ids_a, corners_a = _search(gray, fine, 0.025)
     # The coarse pass is for markers the fine threshold window hollows out: big ones only.
-    ids_b, corners_b = _search(gray, fine_w // 2, 0.08)
+    # Halving the fine image is exact pixel pairs: a fifth of the cost of shrinking gray.
+    ids_b, corners_b = _search(gray, _shrunk(fine, fine.shape[1] // 2), 0.08)
     extra = ~np.isin(ids_b, ids_a)
     ids = np.concatenate([ids_a, ids_b[extra]])
     corners = np.concatenate([corners_a.reshape(-1, 4, 2), corners_b[extra].reshape(-1, 4, 2)])
