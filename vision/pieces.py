@@ -61,6 +61,9 @@ PEEL_MIN_MM = 3.5  # what is thinner than this (half a bean's width, less blur) 
 PEEL_MIN_PARTIAL_MM = 2.5
 WHOLE_SHARE = 0.45  # of a bean's area that must show to count it
 PARTIAL_SHARE = 0.28  # ... when the fragment is cut by a peep, an egg, a hand or an edge
+# ... and for a fragment's first bean: a dark glossy bean's reflections look like paper, so
+# one bean alone can show little more than a third of itself; specks that big are rare.
+LONE_SHARE = 0.35
 HOLE_MM2 = 100.0  # holes smaller than this in a piece are highlights or eyes
 PEEP_CORE_MM = 11.0  # a peep is 35 mm wide; bean clusters are never this thick
 MIN_PEEP_CORE_MM2 = 25.0
@@ -639,9 +642,10 @@ def peel_beans(frag: np.ndarray, px_per_mm: float, partial: bool,
     edge), tries the bean's outline at twelve turns there and keeps the turn that
     covers most of what is left, then erases that bean (with a rim, for blur and
     shadow). It stops when what is left is thinner than a bean's middle or too
-    small to be one. Returns the centres (fragment pixels) and the share of a
-    bean left over unexplained; ``placed``, if given, gets each bean's outline
-    (row, column and turn of its middle).
+    small to be one (a fragment's first bean may show less: LONE_SHARE). Returns
+    the centres (fragment pixels) and the share of a bean left over unexplained;
+    ``placed``, if given, gets each bean's outline (row, column and turn of its
+    middle).
     """
     s = px_per_mm
     shapes, erasers, _, r = _bean_shapes(round(s, 2))
@@ -668,7 +672,7 @@ def peel_beans(frag: np.ndarray, px_per_mm: float, partial: bool,
         # Pixels under each turn's outline, all turns in one product.
         cover = tight @ win[r - ro:r + ro + 1, r - ro:r + ro + 1].ravel().astype(np.float32)
         k = int(np.argmax(cover))
-        if cover[k] < need:
+        if cover[k] < (need if centres else min(need, LONE_SHARE * bean_px)):
             break
         hit = win & shapes[k]
         ys, xs = np.nonzero(hit)

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from companion.rules.peepwar.board import cell_polygon_mm, parse_cell, tile_centre_mm
-from vision.pieces import CellRead, fit_beans, fit_pad
+from vision.pieces import CellRead, fit_beans, fit_pad, peel_beans
 from vision.render.game_scene import (
     GameSpec,
     families_colours,
@@ -295,3 +295,13 @@ def test_the_fit_leaves_one_bean_one(half_mm):
     bare = np.zeros((90 + 2 * fit_pad(s),) * 2, bool)
     got, _ = fit_beans(_ellipses(s, [(45, 45, half_mm, 30)]), bare, s, False, [(45, 45, 2)])
     assert len(got) == 1
+
+
+@pytest.mark.parametrize("half_mm, beans", [(6.0, 1), (5.0, 0)])
+def test_a_bean_alone_counts_when_a_third_of_it_shows(half_mm, beans):
+    """A dark glossy bean whose reflections look like paper shows only its rim and middle:
+    alone, 0.39 of a bean (drawn 12 x 8 mm) is one; a speck of 0.29 (10 x 6.5 mm) is none."""
+    s = 1.5
+    got, _ = peel_beans(_ellipses(s, [(45, 45, half_mm, 20)]), s, False)
+    assert len(got) == beans
+
