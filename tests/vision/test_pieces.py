@@ -233,9 +233,10 @@ def test_a_hand_that_does_not_stand_out_still_occludes_what_it_covers(seed, why)
           "paper, which a hand never does"),
     (290, "two of a player's peeps side by side, with beans: a region 25 mm thick"),
     (186, "pink peeps' glossy tops, near no player's colour, inside the peeps' own"),
+    (304, "four peeps touching in a chain, with their beans: 10,351 mm2 of pieces"),
 ])
 def test_pieces_are_not_taken_for_a_hand(seed, why):
-    """Benchmark scenes without hands; 290 and 186 read cells occluded before."""
+    """Benchmark scenes without hands; 290, 186 and 304 read cells occluded before."""
     scene, obs = _bench_scene(seed)
     assert not scene.truth.hand_cover
     assert _occluded(obs) == set(), why
