@@ -828,13 +828,14 @@ def _outer_fit(left: np.ndarray, dt: np.ndarray, pad: int, px_per_mm: float, y: 
     padded by ``pad``; ``dt`` its distance transform, unpadded), farthest from its middle;
     else (y, x).
 
-    A bean fits only where a disk as wide as it lies inside, so only there are the
-    outlines tried: an erosion by each outline costs ten times as much.
+    A bean fits only where a disk as wide as it lies inside, so only there, farthest
+    first, are the outlines tried (eroding the fragment by each outline costs twice as
+    much).
     """
     fits, ro = _tight_outlines(round(px_per_mm, 2), True)
     fits = fits[::2]  # float32: the uint8 windows are converted in the product
     area = fits.sum(axis=1)
-    # The distance transform is a little off the true distance: a pixel's worth of slack.
+    # The distance transform is a little off the true distance: a pixel and a half of slack.
     ys, xs = np.nonzero(dt >= (BEAN_HALF_MM[1] - FIT_SLACK_MM) * px_per_mm - 1.5)
     if len(ys) == 0:
         return y, x

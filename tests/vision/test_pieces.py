@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from companion.rules.peepwar.board import cell_polygon_mm, parse_cell, tile_centre_mm
-from vision.pieces import CellRead, fit_beans, fit_pad, peel_beans
+from vision.pieces import CellRead, _bean_shapes, _outer_fit, fit_beans, fit_pad, peel_beans
 from vision.render.game_scene import (
     GameSpec,
     families_colours,
@@ -306,3 +306,25 @@ def test_a_bean_alone_counts_when_a_third_of_it_shows(half_mm, beans):
     got, _ = peel_beans(_ellipses(s, [(45, 45, half_mm, 20)]), s, False)
     assert len(got) == beans
 
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_outer_fit_finds_where_an_eroded_heap_says_a_bean_fits(seed):
+    """The bean at a heap's rim: the farthest place from the heap's middle where a whole
+    bean fits, as eroding the heap by every other turn of the fit outline finds it."""
+    s = 1.5
+    rng = np.random.default_rng(seed)
+    heap = _ellipses(s, [(rng.uniform(30, 60), rng.uniform(30, 60), rng.uniform(9, 11),
+                          rng.uniform(0, 180)) for _ in range(int(rng.integers(3, 6)))])
+    _, _, fits, r = _bean_shapes(round(s, 2))
+    pad = r + 1
+    left = cv2.copyMakeBorder(heap, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+    inside = np.zeros_like(heap)
+    for sh in fits[::2]:
+        inside |= cv2.erode(heap, sh, borderType=cv2.BORDER_CONSTANT, borderValue=0)
+    ys, xs = np.nonzero(inside)
+    assert len(ys), "a whole bean fits somewhere in the heap"
+    my, mx = np.nonzero(heap)
+    i = int(np.argmax((ys - my.mean()) ** 2 + (xs - mx.mean()) ** 2))
+    dt = cv2.distanceTransform(heap, cv2.DIST_L2, 5)
+    assert _outer_fit(left, dt, pad, s, -1, -1) == (ys[i] + pad, xs[i] + pad)
