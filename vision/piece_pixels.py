@@ -104,22 +104,17 @@ def _local_white(value: np.ndarray, paper: np.ndarray, px_per_mm: float) -> np.n
     """
     h, w = value.shape
     block = max(2, int(round(WHITE_BLOCK_MM * px_per_mm)))
-    gw, gh = -(-w // block), -(-h // block)
-    # Whole blocks (the image padded with no paper): shrinking by a whole factor is a
-    # tenth of the cost of a fractional one.
-    pad = (0, gh * block - h, 0, gw * block - w)
-    p8 = cv2.copyMakeBorder(paper.view(np.uint8), *pad, cv2.BORDER_CONSTANT, value=0)
-    lit = cv2.copyMakeBorder(value, *pad, cv2.BORDER_CONSTANT, value=0)
-    num = cv2.resize(cv2.multiply(lit, p8, dtype=cv2.CV_32F), (gw, gh),
+    gw, gh = max(1, w // block), max(1, h // block)
+    wts = paper.astype(np.float32)
+    num = cv2.resize(cv2.multiply(value, paper.view(np.uint8), dtype=cv2.CV_32F), (gw, gh),
                      interpolation=cv2.INTER_AREA)
-    den = cv2.resize(cv2.multiply(p8, 1, dtype=cv2.CV_32F), (gw, gh),
-                     interpolation=cv2.INTER_AREA)
+    den = cv2.resize(wts, (gw, gh), interpolation=cv2.INTER_AREA)
     for _ in range(4):
         num = np.where(den > 0.05, num, cv2.blur(num, (3, 3)))
         den = np.where(den > 0.05, den, cv2.blur(den, (3, 3)))
     field = np.where(den > 1e-3, num / np.maximum(den, 1e-3), 255.0).astype(np.float32)
     field = cv2.GaussianBlur(field, (0, 0), 0.7)
-    return cv2.resize(field, (gw * block, gh * block), interpolation=cv2.INTER_LINEAR)[:h, :w]
+    return cv2.resize(field, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
 def _disk_kernel(radius_px: float) -> np.ndarray:
