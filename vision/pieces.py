@@ -56,6 +56,7 @@ from vision.piece_pixels import (
 )
 
 BEAN_HALF_MM = (10.0, 6.5)  # a bean lying down: 20 x 13 mm
+BEAN_AREA_MM2 = math.pi * BEAN_HALF_MM[0] * BEAN_HALF_MM[1]
 ERASE_MM = 1.5  # a found bean is erased with this much rim (blur, shadow)
 PEEL_MIN_MM = 3.5  # what is thinner than this (half a bean's width, less blur) is no bean
 PEEL_MIN_PARTIAL_MM = 2.5
@@ -517,7 +518,7 @@ class _Reader:
         conf = 1.0 if leftover < 0.25 else max(0.3, 1.0 - leftover)
         # Close calls, each wrong about a third of the time on the benchmark: the fit
         # overruling the peel, and a bean alone that shows less than beans must.
-        shows = cv2.countNonZero(frag) / (math.pi * BEAN_HALF_MM[0] * BEAN_HALF_MM[1] * self.s**2)
+        shows = cv2.countNonZero(frag) / (BEAN_AREA_MM2 * self.s * self.s)
         doubt = ""
         if len(centres) != peeled:
             doubt = f"touching {player} beans counted {len(centres)}, perhaps {peeled}"
@@ -668,7 +669,7 @@ def peel_beans(frag: np.ndarray, px_per_mm: float, partial: bool,
     tight, ro = _tight_outlines(round(s, 2))
     pad = r + 1
     left = cv2.copyMakeBorder(frag, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
-    bean_px = math.pi * BEAN_HALF_MM[0] * BEAN_HALF_MM[1] * s * s
+    bean_px = BEAN_AREA_MM2 * s * s
     need = (PARTIAL_SHARE if partial else WHOLE_SHARE) * bean_px
     centres: list[np.ndarray] = []
     # Nothing outside the fragment's own box is ever set: measure thickness there only.
@@ -725,7 +726,7 @@ def fit_beans(frag: np.ndarray, cut: np.ndarray, px_per_mm: float, partial: bool
     pad = fit_pad(s)
     fg = cv2.copyMakeBorder(frag, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0) > 0
     value = np.where(fg, 1.0, np.where(cut, 0.0, -SPILL_COST)).astype(np.float32)
-    bean_px = math.pi * BEAN_HALF_MM[0] * BEAN_HALF_MM[1] * s * s
+    bean_px = BEAN_AREA_MM2 * s * s
     per_bean = (PARTIAL_SHARE if partial else WHOLE_SHARE) * bean_px
     tight, ro = _tight_outlines(round(s, 2))
     side, reach = 2 * ro + 1, FIT_MOVE_PX
