@@ -516,7 +516,7 @@ class _Reader:
         if not centres:
             return
         conf = 1.0 if leftover < 0.25 else max(0.3, 1.0 - leftover)
-        # Close calls, each wrong about a third of the time on the benchmark: the fit
+        # Close calls, wrong a third to a half of the time on the benchmark: the fit
         # overruling the peel, and a bean alone that shows less than beans must.
         shows = cv2.countNonZero(frag) / (BEAN_AREA_MM2 * self.s * self.s)
         doubt = ""
