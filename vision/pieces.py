@@ -62,9 +62,11 @@ PEEL_MIN_MM = 3.5  # what is thinner than this (half a bean's width, less blur) 
 PEEL_MIN_PARTIAL_MM = 2.5
 WHOLE_SHARE = 0.45  # of a bean's area that must show to count it
 PARTIAL_SHARE = 0.28  # ... when the fragment is cut by a peep, an egg, a hand or an edge
-# ... and for a fragment's first bean: a dark glossy bean's reflections look like paper, so
-# one bean alone can show little more than a third of itself; specks that big are rare.
-LONE_SHARE = 0.35
+# ... and for a fragment's first bean, or any bean of a dark colour: a dark glossy bean's
+# reflections look like paper, so it can show little more than a third of itself; specks
+# that big are rare.
+FAINT_SHARE = 0.35
+DARK_BEAN_LIGHTNESS = 0.62  # a bean colour darker than this (calibration's Y^1/3) is dark
 HOLE_MM2 = 100.0  # holes smaller than this in a piece are highlights or eyes
 PEEP_CORE_MM = 11.0  # a peep is 35 mm wide; bean clusters are never this thick
 MIN_PEEP_CORE_MM2 = 25.0
@@ -160,9 +162,11 @@ def _near_border(mosaic: Mosaic, pt, cell: int) -> int:
 
 
 class _Reader:
-    def __init__(self, mosaic: Mosaic, px: PixelClasses) -> None:
+    def __init__(self, mosaic: Mosaic, px: PixelClasses, dark: frozenset[str] = frozenset()
+                 ) -> None:
         self.m = mosaic
         self.px = px
+        self.dark = dark  # players whose beans are dark (they show less of themselves)
         self.s = mosaic.px_per_mm
         self.cells = {name: CellRead() for name in mosaic.cell_names}
         self.warnings: list[str] = []
@@ -508,7 +512,7 @@ class _Reader:
         fitting them together where the peel leaves much unexplained."""
         partial = bool((frag.astype(bool) & cut_by).any())
         placed: list[tuple[int, int, int]] = []
-        centres, leftover = peel_beans(frag, self.s, partial, placed)
+        centres, leftover = peel_beans(frag, self.s, partial, placed, player in self.dark)
         peeled = len(centres)
         if placed and leftover >= FIT_LEFT:
             centres, leftover = fit_beans(frag, self._cut_padded(x0, y0, frag.shape, pi),
@@ -651,7 +655,7 @@ def _bean_shapes(px_per_mm: float
 
 
 def peel_beans(frag: np.ndarray, px_per_mm: float, partial: bool,
-               placed: list[tuple[int, int, int]] | None = None
+               placed: list[tuple[int, int, int]] | None = None, dark: bool = False
                ) -> tuple[list[np.ndarray], float]:
     """Bean centres in a fragment, found by peeling off one bean shape at a time.
 
@@ -659,10 +663,10 @@ def peel_beans(frag: np.ndarray, px_per_mm: float, partial: bool,
     edge), tries the bean's outline at twelve turns there and keeps the turn that
     covers most of what is left, then erases that bean (with a rim, for blur and
     shadow). It stops when what is left is thinner than a bean's middle or too
-    small to be one (a fragment's first bean may show less: LONE_SHARE). Returns
-    the centres (fragment pixels) and the share of a bean left over unexplained;
-    ``placed``, if given, gets each bean's outline (row, column and turn of its
-    middle).
+    small to be one (a fragment's first bean, or every bean if ``dark``, may show
+    less: FAINT_SHARE). Returns the centres (fragment pixels) and the share of a bean
+    left over unexplained; ``placed``, if given, gets each bean's outline (row,
+    column and turn of its middle).
     """
     s = px_per_mm
     shapes, erasers, _, r = _bean_shapes(round(s, 2))
@@ -689,7 +693,7 @@ def peel_beans(frag: np.ndarray, px_per_mm: float, partial: bool,
         # Pixels under each turn's outline, all turns in one product.
         cover = tight @ win[r - ro:r + ro + 1, r - ro:r + ro + 1].ravel().astype(np.float32)
         k = int(np.argmax(cover))
-        if cover[k] < (need if centres else min(need, LONE_SHARE * bean_px)):
+        if cover[k] < (need if centres and not dark else min(need, FAINT_SHARE * bean_px)):
             break
         hit = win & shapes[k]
         ys, xs = np.nonzero(hit)
@@ -878,7 +882,9 @@ def _outer_fit(left: np.ndarray, dt: np.ndarray, pad: int, px_per_mm: float, y: 
 def read_pieces(mosaic: Mosaic, profile: Profile) -> PieceReading:
     """Every cell of the mosaic: Supply Center, each player's troops and peep, or occluded."""
     px = classify(mosaic, profile)
-    r = _Reader(mosaic, px)
+    dark = frozenset(p for p in px.players
+                     if profile.colours[p].bean.mean[2] < DARK_BEAN_LIGHTNESS)
+    r = _Reader(mosaic, px, dark)
     r.supply_centers()
     r.big_regions()
     r.unknown_occluders()

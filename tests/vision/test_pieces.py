@@ -341,3 +341,14 @@ def test_the_outer_fit_finds_where_an_eroded_heap_says_a_bean_fits(seed):
     i = int(np.argmax((ys - my.mean()) ** 2 + (xs - mx.mean()) ** 2))
     dt = cv2.distanceTransform(heap, cv2.DIST_L2, 5)
     assert _outer_fit(left, dt, pad, s, -1, -1) == (ys[i] + pad, xs[i] + pad)
+
+
+@pytest.mark.parametrize("dark, beans", [(False, 1), (True, 2)])
+def test_every_faint_bean_of_a_dark_colour_counts(dark, beans):
+    """Two faint beans (0.39 of a bean each) joined by a thin bridge: the first counts
+    whatever the colour, the second only for a dark colour, whose beans all show little."""
+    s = 1.5
+    pair = _ellipses(s, [(45 - 12 * s, 45, 6.0, 0), (45 + 12 * s, 45, 6.0, 0)])
+    pair[44:47, 20:70] = 1
+    got, _ = peel_beans(pair, s, False, dark=dark)
+    assert len(got) == beans
