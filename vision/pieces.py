@@ -25,7 +25,8 @@ in millimetres, with per-pixel players from :mod:`vision.piece_pixels`:
    counted by shape and area together (:func:`peel_beans`): bean outlines are
    peeled off at the thickest points until what is left is too thin or too
    small for a bean, more leniently where the fragment is cut by a peep, an
-   egg, a hand, another player's piece or a tile's edge. Touching beans come
+   egg, a hand, another player's piece or a tile's edge, for a bean on its own,
+   and for a dark colour's beans (their reflections look like paper). Touching beans come
    apart that way; where the peel leaves much unexplained (two beans side by
    side, whose thickest point lies between them), its beans are fitted together
    (:func:`fit_beans`). Each bean belongs to the cell under its centre.
