@@ -237,7 +237,8 @@ def detect_markers(frame: np.ndarray) -> MarkerHits:
     fine = _shrunk(gray, min(w, SEARCH_WIDTH))
     ids_a, corners_a = _search(gray, fine, 0.025)
     # The coarse pass is for markers the fine threshold window hollows out: big ones only.
-    # Halving the fine image is exact pixel pairs: a fifth of the cost of shrinking gray.
+    # Halving the fine image (averaging whole pixel pairs, for even sizes) costs a fifth of
+    # shrinking gray again.
     ids_b, corners_b = _search(gray, _shrunk(fine, fine.shape[1] // 2), 0.08)
     extra = ~np.isin(ids_b, ids_a)
     ids = np.concatenate([ids_a, ids_b[extra]])

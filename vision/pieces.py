@@ -25,8 +25,8 @@ in millimetres, with per-pixel players from :mod:`vision.piece_pixels`:
    counted by shape and area together (:func:`peel_beans`): bean outlines are
    peeled off at the thickest points until what is left is too thin or too
    small for a bean, more leniently where the fragment is cut by a peep, an
-   egg, a hand, another player's piece or a tile's edge, for a bean on its own,
-   and for a dark colour's beans (their reflections look like paper). Touching beans come
+   egg, a hand, another player's piece or a tile's edge, for a fragment's first
+   bean, and for a dark colour's beans (their reflections look like paper). Touching beans come
    apart that way; where the peel leaves much unexplained (two beans side by
    side, whose thickest point lies between them), its beans are fitted together
    (:func:`fit_beans`). Each bean belongs to the cell under its centre.
@@ -526,7 +526,7 @@ class _Reader:
         shows = cv2.countNonZero(frag) / (BEAN_AREA_MM2 * self.s * self.s)
         doubt = ""
         if len(centres) != peeled:
-            doubt = f"touching {player} beans counted {len(centres)}, perhaps {peeled}"
+            doubt = f"touching {player} beans: {len(centres)} or {peeled}"
         elif len(centres) == 1 and not partial and shows < WHOLE_SHARE:
             doubt = f"a faint {player} bean ({shows:.0%} of one shows)"
         if doubt:
@@ -863,7 +863,10 @@ def _outer_fit(left: np.ndarray, dt: np.ndarray, pad: int, px_per_mm: float, y: 
         return y, x
     ys, xs = ys + pad, xs + pad
     my, mx = np.nonzero(left)
-    d = (ys - my.mean()) ** 2 + (xs - mx.mean()) ** 2
+    # Squared distance from the middle times the pixel count squared: whole numbers, so
+    # ties are exact and go to the first in row order.
+    n = np.int64(len(my))
+    d = (n * ys - my.sum(dtype=np.int64)) ** 2 + (n * xs - mx.sum(dtype=np.int64)) ** 2
     side = 2 * ro + 1
     views = np.lib.stride_tricks.as_strided(left, (left.shape[0] - side + 1,
                                                    left.shape[1] - side + 1, side, side),
