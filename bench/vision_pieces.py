@@ -118,6 +118,28 @@ def _confusion(conf: Counter, truth: dict, got: dict) -> None:
         conf[("-", q)] += n
 
 
+def _by_look(tally: Counter, looks: dict, truth: dict, got: dict) -> None:
+    """Beans per (colour, look) in one cell read: true, missed and extra (``tally`` keys
+    (colour, look, 'true' | 'missed' | 'extra')); a look is 'photographed' (real bean
+    cut-outs) or 'rendered'.
+
+    >>> t = Counter()
+    >>> class Look: bean_cutouts = ()
+    >>> _by_look(t, {"red": Look()}, {"pieces": {"red": {"troops": 3}}},
+    ...          {"pieces": {"red": {"troops": 2}}})
+    >>> t[("red", "rendered", "true")], t[("red", "rendered", "missed")]
+    (3, 1)
+    """
+    tp, gp = truth.get("pieces", {}), got.get("pieces", {})
+    for p in set(tp) | set(gp):
+        look = looks.get(p)
+        kind = "photographed" if look is not None and look.bean_cutouts else "rendered"
+        want, have = tp.get(p, {}).get("troops", 0), gp.get(p, {}).get("troops", 0)
+        tally[(p, kind, "true")] += want
+        tally[(p, kind, "missed")] += max(0, want - have)
+        tally[(p, kind, "extra")] += max(0, have - want)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scenes", type=int, default=500, help="number of scenes (default 500)")
@@ -149,6 +171,7 @@ def main() -> int:
     flagged = {True: 0, False: 0}
     listed = {True: 0, False: 0}
     conf: Counter = Counter()
+    by_look: Counter = Counter()
     times: list[float] = []
     wrong: list[str] = []
     kinds: Counter = Counter()
@@ -188,8 +211,10 @@ def main() -> int:
                         abs_err.append(abs(tp.get(p, {}).get("troops", 0)
                                            - gp.get(p, {}).get("troops", 0)))
                     _confusion(conf, truth or {}, got)
+                    _by_look(by_look, scene.truth.looks, truth or {}, got)
                 elif have is None and truth:
                     _confusion(conf, truth, {})
+                    _by_look(by_look, scene.truth.looks, truth, {})
                 cells_ok += ok
                 if have not in (None, ("occluded",)) and not got.get("missing"):
                     # Read as holding something: did the reader say it was unsure?
@@ -246,6 +271,13 @@ def main() -> int:
         print("\nwrong fields (a cell can have several; 'beans +n' = n beans too many):")
         for k, n in sorted(fields.items(), key=lambda kv: (-kv[1], kv[0])):
             print(f"  {k:<34}{n:>6}")
+        print("beans by colour and look, in cells read (not occluded or on missing tiles):")
+        for p, kind in sorted({(k[0], k[1]) for k in by_look}):
+            n = by_look[(p, kind, "true")]
+            if n:
+                print(f"  {p:<8}{kind:<14}{n:>6} beans: "
+                      f"{by_look[(p, kind, 'missed')] / n:6.1%} missed, "
+                      f"{by_look[(p, kind, 'extra')] / n:6.1%} extra")
         print("seeds with most wrong cells: " + ", ".join(
             f"{s} ({n})" for s, n in per_seed.most_common(15)))
     if wrong:
