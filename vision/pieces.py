@@ -26,10 +26,11 @@ in millimetres, with per-pixel players from :mod:`vision.piece_pixels`:
    peeled off at the thickest points until what is left is too thin or too
    small for a bean, more leniently where the fragment is cut by a peep, an
    egg, a hand, another player's piece or a tile's edge, for a fragment's first
-   bean, and for a dark colour's beans (their reflections look like paper). Touching beans come
-   apart that way; where the peel leaves much unexplained (two beans side by
-   side, whose thickest point lies between them), its beans are fitted together
-   (:func:`fit_beans`). Each bean belongs to the cell under its centre.
+   bean, and for a dark colour's beans (their reflections look like paper).
+   Touching beans come apart that way; where the peel leaves much unexplained
+   (two beans side by side, whose thickest point lies between them), its beans
+   are fitted together (:func:`fit_beans`). Each bean belongs to the cell under
+   its centre.
 
 Every count comes with a confidence and, when it is a close call, a warning
 naming the cell ("cell 1,0/2: a bean between red and orange").
@@ -523,7 +524,7 @@ class _Reader:
         conf = 1.0 if leftover < 0.25 else max(0.3, 1.0 - leftover)
         # Close calls, wrong a third to a half of the time on the benchmark: the fit
         # overruling the peel, and a bean alone that shows less than beans must.
-        shows = cv2.countNonZero(frag) / (BEAN_AREA_MM2 * self.s * self.s)
+        shows = self.mm2(cv2.countNonZero(frag)) / BEAN_AREA_MM2
         doubt = ""
         if len(centres) != peeled:
             doubt = f"touching {player} beans: {len(centres)} or {peeled}"
