@@ -41,15 +41,12 @@ import numpy as np  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from calibration.colour import calibrate_colours  # noqa: E402
-from calibration.profile import Profile  # noqa: E402
 from companion.rules.peepwar.board import cells_of  # noqa: E402
 from vision.kit_layout import MAX_TILES  # noqa: E402
 from vision.mosaic import preload_art  # noqa: E402
-from vision.render.card_scene import render_card_scene  # noqa: E402
 from vision.render.game_scene import (  # noqa: E402
     GameSpec,
-    card_pieces,
+    LookProfiles,
     flavour_cutouts,
     render_game,
 )
@@ -58,25 +55,6 @@ from vision.table import read_table  # noqa: E402
 HAND_SURE = 0.05
 UNSURE = 0.8  # a cell read with less confidence than this is one to look at
 FAMILY_ORDER = ["red", "orange", "yellow", "green", "blue", "purple"]
-
-
-class Profiles:
-    """Per-player colour models from one-slot card photos, cached by the kind of look."""
-
-    def __init__(self) -> None:
-        self.cache: dict[tuple, object] = {}
-
-    def for_looks(self, looks: dict) -> Profile:
-        colours = {}
-        for name, look in looks.items():
-            key = (name, bool(look.bean_cutouts), look.understudy)
-            if key not in self.cache:
-                beans, peeps = card_pieces({name: look}, seed=len(self.cache))
-                photo = render_card_scene(len(self.cache), beans, peeps, 5000.0)
-                models, _ = calibrate_colours(photo, [name])
-                self.cache[key] = models[name]
-            colours[name] = self.cache[key]
-        return Profile(list(looks), colours)
 
 
 def _norm(cell: dict | None) -> tuple | None:
@@ -162,7 +140,7 @@ def main() -> int:
     if cutouts is None:
         print(f"note: no photos at {photos}; every bean is a rendered one")
     spec = GameSpec(size=(w, h))
-    profiles = Profiles()
+    profiles = LookProfiles()
     preload_art(range(MAX_TILES))  # as a live service does at start
 
     cells = cells_ok = boards = boards_ok = 0

@@ -73,9 +73,11 @@ class PixelClasses:
     runner_up: np.ndarray  # uint8: the second-best player (fg only)
     peepish: np.ndarray  # bool: the best player's peep model fits better than their bean's
     players: list[str]
-    white: np.ndarray  # BGR gains used (1 / paper colour in linear light)
+    gains: np.ndarray  # BGR gains used (1 / paper colour in linear light)
     print_hidden: np.ndarray  # bool: solid print no darker than PRINT_HIDDEN of the paper, no piece
     shaded: np.ndarray  # bool: darker than SHADED of the paper nearby
+    balanced: np.ndarray  # BGR uint8: the mosaic white-balanced (sRGB)
+    white: np.ndarray  # float32: the paper's brightness nearby (sRGB 0..255 of the top channel)
 
 
 def _paper_white(image: np.ndarray, paper: np.ndarray) -> np.ndarray:
@@ -345,7 +347,7 @@ def classify(mosaic: Mosaic, profile: Profile) -> PixelClasses:
     hidden = cv2.bitwise_and(cv2.bitwise_and(solid, cv2.bitwise_not(darker(PRINT_HIDDEN))),
                              cv2.bitwise_not(fg.view(np.uint8) * np.uint8(255))) > 0
     return PixelClasses(fg, label, margin, runner_up, peepish, players, gains, hidden,
-                        darker(SHADED) > 0)
+                        darker(SHADED) > 0, wb, white)
 
 
 def _peep_nearer(lin_bgr: np.ndarray, white_y: np.ndarray, best: np.ndarray,

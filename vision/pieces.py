@@ -21,16 +21,12 @@ in millimetres, with per-pixel players from :mod:`vision.piece_pixels`:
    mostly in its owner's *peep* colour rather than their bean colour is a
    peep's body; its owner is the majority player over it. A core holding two
    players' colours (their peeps side by side) is split into one per player.
-4. **Beans.** The rest of each player's pixels are beans. Each fragment is
-   counted by shape and area together (:func:`peel_beans`): bean outlines are
-   peeled off at the thickest points until what is left is too thin or too
-   small for a bean, more leniently where the fragment is cut by a peep, an
-   egg, a hand, another player's piece or a tile's edge, for a fragment's first
-   bean, and for a dark colour's beans (their reflections look like paper).
-   Touching beans come apart that way; where the peel leaves much unexplained
-   (two beans side by side, whose thickest point lies between them), its beans
-   are fitted together (:func:`fit_beans`). Each bean belongs to the cell under
-   its centre.
+4. **Beans.** Round every region of pieces with a player's colour in it, the
+   bean net (:mod:`vision.bean_net`) marks each bean's centre: it has learnt
+   from rendered tables how touching beans, beans half under a peep and dark
+   glossy beans look, which outlines and areas alone do not tell. A bean is
+   the player's whose colour lies round its centre (off the peeps first), and
+   belongs to the cell under its centre.
 
 Every count comes with a confidence and, when it is a close call, a warning
 naming the cell ("cell 1,0/2: a bean between red and orange").
@@ -40,16 +36,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import cv2
 import numpy as np
 
 from calibration.profile import Profile
 from companion.rules.peepwar.board import parse_cell
+from vision import bean_net
 from vision.mosaic import Mosaic
 from vision.piece_pixels import (
-    NONE,
     UNKNOWN,
     PixelClasses,
     classify,
@@ -57,18 +52,6 @@ from vision.piece_pixels import (
     fill_holes_below,
 )
 
-BEAN_HALF_MM = (10.0, 6.5)  # a bean lying down: 20 x 13 mm
-BEAN_AREA_MM2 = math.pi * BEAN_HALF_MM[0] * BEAN_HALF_MM[1]
-ERASE_MM = 1.5  # a found bean is erased with this much rim (blur, shadow)
-PEEL_MIN_MM = 3.5  # what is thinner than this (half a bean's width, less blur) is no bean
-PEEL_MIN_PARTIAL_MM = 2.5
-WHOLE_SHARE = 0.45  # of a bean's area that must show to count it
-PARTIAL_SHARE = 0.28  # ... when the fragment is cut by a peep, an egg, a hand or an edge
-# ... and for a fragment's first bean, or any bean of a dark colour: a dark glossy bean's
-# reflections look like paper, so it can show little more than a third of itself; specks
-# that big are rare.
-FAINT_SHARE = 0.35
-DARK_BEAN_LIGHTNESS = 0.62  # a bean colour darker than this (calibration's Y^1/3) is dark
 HOLE_MM2 = 100.0  # holes smaller than this in a piece are highlights or eyes
 PEEP_CORE_MM = 11.0  # a peep is 35 mm wide; bean clusters are never this thick
 MIN_PEEP_CORE_MM2 = 25.0
@@ -97,14 +80,13 @@ HIDDEN_JOIN_MM = 6.0  # hidden print this close together is one patch
 HIDDEN_GROW_MM = 8.0  # a hand reaches this far past the print it hides
 MAX_LEGAL_TROOPS = 5
 BORDER_WARN_MM = 1.5
-HEAP_BEANS = 2.2  # a fragment this many beans big is peeled from the outside in
-FIT_SLACK_MM = 0.5  # a bean fits where its outline this much smaller lies inside the fragment
-FIT_LEFT = 0.15  # of a bean left over by the peel: its beans are refitted together ...
-SPILL_COST = 2.0  # ... a bean's pixel on bare paper costs this many covered ones
-OVERLAP_COST = 1.0  # ... and a pixel two beans share this many
-FIT_SHOWS = 0.3  # ... beans it adds must show this share of themselves
-FIT_MOVE_PX = 3  # ... and each bean moves this far at a time
-DOUBT_CONFIDENCE = 0.7  # a count the fit and the peel disagree on, or a faint lone bean
+DOUBT_CONFIDENCE = 0.7  # a doubtful bean, or a peak that may be one more
+NET_MIN_MM2 = 24.0  # smaller regions of pieces are specks: the net is not run on them ...
+NET_MIN_COLOURED_MM2 = 35.0  # ... nor on those with less of any player's colour
+EDGE_SNAP_MM = 4.0  # a bean centred this near a tile's cell map, but off it, is in it
+WHOSE_MM = 4.0  # a bean's colour is read this near its centre ...
+WHOSE_FAR_MM = 7.0  # ... or this near, when little of it shows there
+WHOSE_MIN_MM2 = 3.0  # ... from at least this much of a player's colour
 
 
 @dataclass
@@ -153,6 +135,21 @@ def _cell_at(mosaic: Mosaic, pt) -> int:
     return -1
 
 
+def _cell_near(mosaic: Mosaic, pt, reach_px: float) -> int:
+    """The cell nearest ``pt`` within ``reach_px``, or -1."""
+    x, y = int(round(pt[0])), int(round(pt[1]))
+    r = int(math.ceil(reach_px))
+    h, w = mosaic.cell_map.shape
+    y0, x0 = max(y - r, 0), max(x - r, 0)
+    win = mosaic.cell_map[y0:min(y + r + 1, h), x0:min(x + r + 1, w)]
+    ys, xs = np.nonzero(win >= 0)
+    if not len(ys):
+        return -1
+    d = (ys + y0 - y) ** 2 + (xs + x0 - x) ** 2
+    k = int(np.argmin(d))
+    return int(win[ys[k], xs[k]]) if d[k] <= reach_px * reach_px else -1
+
+
 def _near_border(mosaic: Mosaic, pt, cell: int) -> int:
     """Another cell within BORDER_WARN_MM of ``pt``, or -1."""
     d = BORDER_WARN_MM * mosaic.px_per_mm
@@ -164,11 +161,9 @@ def _near_border(mosaic: Mosaic, pt, cell: int) -> int:
 
 
 class _Reader:
-    def __init__(self, mosaic: Mosaic, px: PixelClasses, dark: frozenset[str] = frozenset()
-                 ) -> None:
+    def __init__(self, mosaic: Mosaic, px: PixelClasses) -> None:
         self.m = mosaic
         self.px = px
-        self.dark = dark  # players whose beans are dark (they show less of themselves)
         self.s = mosaic.px_per_mm
         self.cells = {name: CellRead() for name in mosaic.cell_names}
         self.warnings: list[str] = []
@@ -176,6 +171,10 @@ class _Reader:
         self.egg = np.zeros((h, w), np.uint8)
         self.occluder = np.zeros((h, w), np.uint8)
         self.body = np.zeros((h, w), np.uint8)  # peeps found
+        # Regions of pieces (count, labels, stats as connectedComponentsWithStats gives).
+        self.regions: tuple[int, np.ndarray, np.ndarray] = (
+            1, np.zeros((h, w), np.uint16), np.zeros((1, 5), np.int32))
+        self._planes: bean_net.Planes | None = None  # made once the peeps are found
 
     def grown(self, x: int, y: int, shape: tuple[int, int], pad: int
               ) -> tuple[tuple[slice, slice], tuple[slice, slice]]:
@@ -335,11 +334,11 @@ class _Reader:
 
     # --- players' pieces -------------------------------------------------------------------
 
-    def players(self) -> None:
-        """Peeps from the shape of all players' pieces together, then each player's beans."""
+    def peeps(self) -> None:
+        """Peeps from the shape of all players' pieces together; keeps the regions of pieces
+        (``self.regions``) for the beans."""
         s = self.s
         blocked = (self.egg > 0) | (self.occluder > 0)
-        lab_all = self.px.label
         # Peeps are measured on all foreground: a peep's glossy top can be nearer no model.
         ours = (self.px.fg & ~blocked).astype(np.uint8)
         if not ours.any():
@@ -347,8 +346,8 @@ class _Reader:
         ours = cv2.morphologyEx(ours, cv2.MORPH_CLOSE, _disk(1.2 * s))
         ours = fill_holes_below(ours, int(HOLE_MM2 * s * s))
         ours[blocked] = 0
-        self.body = np.zeros_like(ours)
         n, lab, stats, _ = components(ours, 8)
+        self.regions = (n, lab, stats)
         for i in range(1, n):
             x, y, w, h, area = stats[i]
             if self.mm2(area) < MIN_FRAGMENT_MM2 * 0.6:
@@ -357,49 +356,120 @@ class _Reader:
             x1, y1 = min(x + w + 2, ours.shape[1]), min(y + h + 2, ours.shape[0])
             comp = (lab[y0:y1, x0:x1] == i).astype(np.uint8)
             self._peeps(comp, x0, y0)
-        free = ~blocked & (self.body == 0)
-        # Every player's pixels lie inside a region of all pieces: work region by region,
-        # in its box, as most of the table holds nothing.
-        pad = int(2 * s) + 3
-        H, W = lab_all.shape
-        for i in range(1, n):
-            x, y, w, h, area = stats[i]
-            if self.mm2(area) < MIN_FRAGMENT_MM2 * 0.6:
-                continue
-            bx0, by0 = max(x - pad, 0), max(y - pad, 0)
-            bx1, by1 = min(x + w + pad, W), min(y + h + pad, H)
-            box = (slice(by0, by1), slice(bx0, bx1))
-            region_free = free[box] & (lab[box] == i)
-            labels = lab_all[box]
-            counts = np.bincount(labels[region_free], minlength=256)[:len(self.px.players)]
-            # A player with less than a fragment's worth of pixels here has no bean here.
-            for pi in np.nonzero(counts >= MIN_FRAGMENT_MM2 * s * s)[0]:
-                self._player_beans(int(pi), (labels == pi) & region_free, region_free,
-                                   bx0, by0)
 
-    def _player_beans(self, pi: int, mine: np.ndarray, free: np.ndarray, bx0: int,
-                      by0: int) -> None:
-        """One player's beans in one region of pieces (``mine``: their free pixels there)."""
+    def planes(self) -> bean_net.Planes:
+        if self._planes is not None:
+            return self._planes
+        blocked = (self.egg > 0) | (self.occluder > 0) | ~self.m.on_tiles | ~self.m.in_frame
+        self._planes = bean_net.Planes(self.px.balanced, self.px.white,
+                                       self.px.label < len(self.px.players), self.body,
+                                       blocked, self.m.ink)
+        return self._planes
+
+    def beans_by_net(self) -> None:
+        """Every bean's centre from the bean net, run over each region of pieces (grown by
+        the net's context; boxes of one shape in one batch); whose bean by the colours round
+        it. A peak seen from two regions' boxes belongs to the region nearest it."""
+        n, lab, stats = self.regions
         s = self.s
-        mask = mine.astype(np.uint8)
-        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, _disk(1.0 * s))
-        if cv2.countNonZero(mask) < MIN_FRAGMENT_MM2 * s * s * 0.8:
-            return  # closing adds a little, never a whole fragment
-        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, _disk(1.2 * s))
-        mask = fill_holes_below(mask, int(HOLE_MM2 * s * s))
-        mask[~free] = 0
-        n, lab, stats, _ = components(mask, 8)
-        player = self.px.players[pi]
+        H, W = lab.shape
+        ctx = int(math.ceil(bean_net.CONTEXT_MM * s))
+        # Only regions with some player's colour can hold a bean of theirs.
+        coloured = np.bincount(lab.ravel()[np.flatnonzero(self.px.label < len(self.px.players))],
+                               minlength=n)
+        batches: dict[tuple[int, ...], list] = {}
         for i in range(1, n):
             x, y, w, h, area = stats[i]
-            if self.mm2(area) < MIN_FRAGMENT_MM2:
+            if self.mm2(area) < NET_MIN_MM2 or self.mm2(coloured[i]) < NET_MIN_COLOURED_MM2:
                 continue
-            x0, y0 = max(x - 2, 0), max(y - 2, 0)
-            x1, y1 = min(x + w + 2, mask.shape[1]), min(y + h + 2, mask.shape[0])
-            frag = (lab[y0:y1, x0:x1] == i).astype(np.uint8)
-            gx, gy = x0 + bx0, y0 + by0
-            self._beans(player, pi, frag, gx, gy,
-                        self._cut_mask(self.grown(gx, gy, frag.shape, 0)[0], pi))
+            box = (max(x - ctx, 0), max(y - ctx, 0), min(x + w + ctx, W), min(y + h + ctx, H))
+            x_in, fx, fy = bean_net.net_input(self.planes(), box, s, bean_net.BATCH_STEP)
+            batches.setdefault(x_in.shape, []).append((i, box, fx, fy, x_in))
+        for group in batches.values():
+            out = bean_net.run(np.stack([g[4] for g in group]))
+            for (i, box, fx, fy, _), one in zip(group, out, strict=True):
+                for p in bean_net.peaks(one):
+                    at = (box[0] + (p.x + 0.5) * fx - 0.5, box[1] + (p.y + 0.5) * fy - 0.5)
+                    if self._nearest_region(at) == i:
+                        self._net_bean(at, p.heat)
+
+    def _nearest_region(self, at: tuple[float, float]) -> int:
+        """The region of pieces at mosaic point ``at``, else the nearest within the net's
+        context (0: none)."""
+        lab = self.regions[1]
+        x, y = int(round(at[0])), int(round(at[1]))
+        H, W = lab.shape
+        if not (0 <= x < W and 0 <= y < H):
+            return 0
+        if lab[y, x]:
+            return int(lab[y, x])
+        r = int(math.ceil(bean_net.CONTEXT_MM * self.s))
+        y0, x0 = max(y - r, 0), max(x - r, 0)
+        win = lab[y0:y + r + 1, x0:x + r + 1]
+        ys, xs = np.nonzero(win)
+        if not len(ys):
+            return 0
+        k = int(np.argmin((ys + y0 - y) ** 2 + (xs + x0 - x) ** 2))
+        return int(win[ys[k], xs[k]])
+
+    def _net_bean(self, at: tuple[float, float], heat: float) -> None:
+        """A peak of the bean net's heat at mosaic point ``at``: a bean (or a doubt) of the
+        player whose colour lies round it, in the cell under it."""
+        ci = _cell_at(self.m, at)
+        if ci < 0:
+            # The cell map stops short of a tile's cut edge, where a bean's centre (found
+            # a millimetre or two off) can fall: the nearest cell, if that near.
+            ci = _cell_near(self.m, at, EDGE_SNAP_MM * self.s)
+            if ci < 0:
+                return
+        pi, margin, second = self._whose(at)
+        if pi < 0:
+            return
+        player = self.px.players[pi]
+        name = self.m.cell_names[ci]
+        cell = self.cells[name]
+        if heat < bean_net.THRESHOLD:
+            cell.lower(DOUBT_CONFIDENCE)
+            self.warn(name, f"perhaps one more {player} bean ({heat:.0%} sure)")
+            return
+        cell.troops[player] = cell.troops.get(player, 0) + 1
+        if heat < bean_net.DOUBT_HIGH:
+            cell.lower(DOUBT_CONFIDENCE)
+            self.warn(name, f"a doubtful {player} bean ({heat:.0%} sure)")
+        other = _near_border(self.m, at, ci)
+        if other >= 0:
+            self.warn(name, f"a {player} bean on the border with {self.m.cell_names[other]}")
+            cell.lower(0.6)
+        if margin < 1.0:
+            self.warn(name, f"a bean between {player} and {self.px.players[second]}")
+            cell.lower(0.5)
+
+    def _whose(self, at: tuple[float, float]) -> tuple[int, float, int]:
+        """The player whose colour is commonest round ``at`` (off the peeps first: a bean
+        half under a peep shows its own colour round its centre), with the median colour
+        margin there and the commonest runner-up; (-1, 0, -1) when no player's colour is near."""
+        s = self.s
+        x, y = int(round(at[0])), int(round(at[1]))
+        H, W = self.px.label.shape
+        n_players = len(self.px.players)
+        for radius_mm, off_peeps in ((WHOSE_MM, True), (WHOSE_FAR_MM, True),
+                                     (WHOSE_MM, False)):
+            r = int(math.ceil(radius_mm * s))
+            sl = (slice(max(y - r, 0), min(y + r + 1, H)), slice(max(x - r, 0), min(x + r + 1, W)))
+            yy, xx = np.ogrid[sl[0], sl[1]]
+            near = (yy - y) ** 2 + (xx - x) ** 2 <= r * r
+            if off_peeps:
+                near &= self.body[sl] == 0
+            labels = self.px.label[sl][near]
+            mine = labels < n_players
+            if np.count_nonzero(mine) < WHOSE_MIN_MM2 * s * s:
+                continue
+            votes = np.bincount(labels[mine], minlength=n_players)
+            pi = int(np.argmax(votes))
+            margins = self.px.margin[sl][near][labels == pi]
+            seconds = self.px.runner_up[sl][near][labels == pi]
+            return pi, _median(margins), int(np.bincount(seconds, minlength=n_players).argmax())
+        return -1, 0.0, -1
 
     def _peeps(self, comp: np.ndarray, x0: int, y0: int) -> None:
         """Peeps in one region of pieces: cores thicker than any bean cluster, owner by vote.
@@ -471,26 +541,6 @@ class _Reader:
             self._peep(self.px.players[owner], (float(xs.mean()) + x0, float(ys.mean()) + y0),
                        float(votes[owner]) / float(votes.sum()))
 
-    def _cut_mask(self, sl: tuple[slice, slice], pi: int) -> np.ndarray:
-        """Where player ``pi``'s beans may continue unseen over the mosaic's ``sl``: peeps,
-        eggs, occluders, off the tiles, other players' pieces."""
-        cut = (self.egg[sl] > 0) | (self.occluder[sl] > 0) | (self.m.cell_map[sl] < 0) \
-            | ~self.m.in_frame[sl] | (self.body[sl] > 0)
-        # Other players' pieces can lie on top too.
-        lab = self.px.label[sl]
-        cut |= (lab != NONE) & (lab != UNKNOWN) & (lab != pi)
-        return cv2.dilate(cut.astype(np.uint8), _disk(1.5 * self.s)) > 0
-
-    def _cut_padded(self, x0: int, y0: int, shape, pi: int) -> np.ndarray:
-        """:meth:`_cut_mask` over the fragment's box grown by :func:`fit_pad` (off the mosaic
-        counts as cut)."""
-        pad = fit_pad(self.s)
-        h, w = shape
-        out = np.ones((h + 2 * pad, w + 2 * pad), bool)
-        sl, into = self.grown(x0, y0, shape, pad)
-        out[into] = self._cut_mask(sl, pi)
-        return out
-
     def _peep(self, player: str, centre, share: float) -> None:
         ci = _cell_at(self.m, centre)
         if ci < 0:
@@ -507,60 +557,6 @@ class _Reader:
             self.warn(name, f"{player}'s peep stands on the border with "
                       f"{self.m.cell_names[other]}")
             cell.lower(0.6)
-
-    def _beans(self, player: str, pi: int, frag: np.ndarray, x0: int, y0: int,
-               cut_by: np.ndarray) -> None:
-        """Count one fragment of a player's colour by peeling bean shapes off it, and
-        fitting them together where the peel leaves much unexplained."""
-        partial = bool((frag.astype(bool) & cut_by).any())
-        placed: list[tuple[int, int, int]] = []
-        centres, leftover = peel_beans(frag, self.s, partial, placed, player in self.dark)
-        peeled = len(centres)
-        if placed and leftover >= FIT_LEFT:
-            centres, leftover = fit_beans(frag, self._cut_padded(x0, y0, frag.shape, pi),
-                                          self.s, partial, placed)
-        if not centres:
-            return
-        conf = 1.0 if leftover < 0.25 else max(0.3, 1.0 - leftover)
-        # Close calls, wrong a third to a half of the time on the benchmark: the fit
-        # overruling the peel, and a bean alone that shows less than beans must.
-        shows = self.mm2(cv2.countNonZero(frag)) / BEAN_AREA_MM2
-        doubt = ""
-        if len(centres) != peeled:
-            doubt = f"touching {player} beans: {len(centres)} or {peeled}"
-        elif len(centres) == 1 and not partial and shows < WHOLE_SHARE:
-            doubt = f"a faint {player} bean ({shows:.0%} of one shows)"
-        if doubt:
-            conf = min(conf, DOUBT_CONFIDENCE)
-        doubted: set[str] = set()
-        margin = self.px.margin[y0:y0 + frag.shape[0], x0:x0 + frag.shape[1]][frag > 0]
-        colour_margin = _median(margin) if len(margin) else 99.0
-        for c in centres:
-            at = (float(c[0]) + x0, float(c[1]) + y0)
-            ci = _cell_at(self.m, at)
-            if ci < 0:
-                continue
-            name = self.m.cell_names[ci]
-            cell = self.cells[name]
-            cell.troops[player] = cell.troops.get(player, 0) + 1
-            cell.lower(conf)
-            other = _near_border(self.m, at, ci)
-            if other >= 0:
-                self.warn(name, f"a {player} bean on the border with {self.m.cell_names[other]}")
-                cell.lower(0.6)
-            if colour_margin < 1.0:
-                self.warn(name, f"a bean between {player} and {self._runner_up(pi, frag, x0, y0)}")
-                cell.lower(0.5)
-            if doubt and name not in doubted:
-                doubted.add(name)
-                self.warn(name, doubt)
-
-    def _runner_up(self, pi: int, frag: np.ndarray, x0: int, y0: int) -> str:
-        """The other player whose colour the fragment nearly matches (for warnings)."""
-        sub = self.px.runner_up[y0:y0 + frag.shape[0], x0:x0 + frag.shape[1]][frag > 0]
-        counts = np.bincount(sub, minlength=len(self.px.players))
-        counts[pi] = -1
-        return self.px.players[int(np.argmax(counts))]
 
     def finish(self) -> None:
         for name, cell in self.cells.items():
@@ -632,269 +628,26 @@ def _fill_holes(mask: np.ndarray) -> np.ndarray:
     return (mask | holes).astype(np.uint8)
 
 
-@lru_cache(maxsize=16)
-def _bean_shapes(px_per_mm: float
-                 ) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray], int]:
-    """A bean's outline, a slightly larger eraser and a slightly smaller fit test, at 12
-    turns, as masks at this scale."""
-    s = px_per_mm
-    r = int(math.ceil(BEAN_HALF_MM[0] * s + 2.0 * s)) + 1
-    yy, xx = np.mgrid[-r:r + 1, -r:r + 1].astype(np.float32)
-    shapes, erasers, fits = [], [], []
-
-    def ellipse(u: np.ndarray, v: np.ndarray, half: tuple[float, float]) -> np.ndarray:
-        return (((u / half[0]) ** 2 + (v / half[1]) ** 2) <= 1.0).astype(np.uint8)
-
-    for k in range(12):
-        a = math.pi * k / 12
-        u = (xx * math.cos(a) + yy * math.sin(a)) / s
-        v = (-xx * math.sin(a) + yy * math.cos(a)) / s
-        shapes.append(ellipse(u, v, BEAN_HALF_MM))
-        erasers.append(ellipse(u, v, (BEAN_HALF_MM[0] + ERASE_MM, BEAN_HALF_MM[1] + ERASE_MM)))
-        fits.append(ellipse(u, v, (BEAN_HALF_MM[0] - FIT_SLACK_MM,
-                                   BEAN_HALF_MM[1] - FIT_SLACK_MM)))
-    return shapes, erasers, fits, r
-
-
-def peel_beans(frag: np.ndarray, px_per_mm: float, partial: bool,
-               placed: list[tuple[int, int, int]] | None = None, dark: bool = False
-               ) -> tuple[list[np.ndarray], float]:
-    """Bean centres in a fragment, found by peeling off one bean shape at a time.
-
-    Each round takes the thickest point left (a bean's middle is 6.5 mm from its
-    edge), tries the bean's outline at twelve turns there and keeps the turn that
-    covers most of what is left, then erases that bean (with a rim, for blur and
-    shadow). It stops when what is left is thinner than a bean's middle or too
-    small to be one (a fragment's first bean, or every bean if ``dark``, may show
-    less: FAINT_SHARE). Returns the centres (fragment pixels) and the share of a bean
-    left over unexplained; ``placed``, if given, gets each bean's outline (row,
-    column and turn of its middle).
-    """
-    s = px_per_mm
-    shapes, erasers, _, r = _bean_shapes(round(s, 2))
-    tight, ro = _tight_outlines(round(s, 2))
-    pad = r + 1
-    left = cv2.copyMakeBorder(frag, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
-    bean_px = BEAN_AREA_MM2 * s * s
-    need = (PARTIAL_SHARE if partial else WHOLE_SHARE) * bean_px
-    centres: list[np.ndarray] = []
-    # Nothing outside the fragment's own box is ever set: measure thickness there only.
-    inner = left[pad:-pad, pad:-pad]
-    for _ in range(12):
-        dt = cv2.distanceTransform(inner, cv2.DIST_L2, 5)
-        y, x = np.unravel_index(int(np.argmax(dt)), dt.shape)
-        if dt[y, x] / s < (PEEL_MIN_PARTIAL_MM if partial else PEEL_MIN_MM):
-            break
-        y, x = y + pad, x + pad
-        if cv2.countNonZero(left) > HEAP_BEANS * bean_px:
-            # A heap: peel from the outside in. Of the places where a whole bean fits,
-            # the one farthest from the heap's middle is a bean at its rim (the
-            # thickest point can lie between two beans side by side).
-            y, x = _outer_fit(left, dt, pad, s, y, x)
-        win = left[y - r:y + r + 1, x - r:x + r + 1]
-        # Pixels under each turn's outline, all turns in one product.
-        cover = tight @ win[r - ro:r + ro + 1, r - ro:r + ro + 1].ravel().astype(np.float32)
-        k = int(np.argmax(cover))
-        if cover[k] < (need if centres and not dark else min(need, FAINT_SHARE * bean_px)):
-            break
-        hit = win & shapes[k]
-        ys, xs = np.nonzero(hit)
-        centres.append(np.array([xs.mean() + x - r - pad, ys.mean() + y - r - pad], np.float32))
-        if placed is not None:
-            placed.append((y - pad, x - pad, k))
-        win[erasers[k] > 0] = 0
-    return centres, float(left.sum()) / bean_px
-
-
-def fit_beans(frag: np.ndarray, cut: np.ndarray, px_per_mm: float, partial: bool,
-              placed: list[tuple[int, int, int]]) -> tuple[list[np.ndarray], float]:
-    """The peel's beans (``placed``: centre row, column and turn in ``frag``) refined
-    together, with one or two more or some fewer where that explains the fragment better.
-
-    ``cut`` marks where beans may lie unseen, over ``frag`` grown by :func:`fit_pad`.
-    A set of beans scores one per fragment pixel they cover, less SPILL_COST per
-    bean pixel neither on the fragment nor where something may hide a bean, less
-    OVERLAP_COST per pixel two beans share (beans are solid: they touch, they hardly
-    overlap), less what a bean must explain to be counted (the peel's share of a
-    bean) per bean. Each bean in turn moves to its best place within FIT_MOVE_PX,
-    at any of the twelve turns, given the others; a bean is added at the thickest
-    point left uncovered (if PEEL_MIN_PARTIAL_MM thick) while that raises the score
-    and every bean shows at least FIT_SHOWS of itself (twice at most), then each is
-    tried without. Returns the centres, as :func:`peel_beans` does, and the share of
-    a bean left unexplained (beyond the beans' rims, as the peel counts it).
-
-    Side by side, two beans have their thickest point between them, and the peel's
-    first bean there explains half of each: refined, it moves onto one of them and
-    the other is added.
-    """
-    s = px_per_mm
-    shapes, erasers, _, r = _bean_shapes(round(s, 2))
-    pad = fit_pad(s)
-    fg = cv2.copyMakeBorder(frag, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0) > 0
-    value = np.where(fg, 1.0, np.where(cut, 0.0, -SPILL_COST)).astype(np.float32)
-    bean_px = BEAN_AREA_MM2 * s * s
-    per_bean = (PARTIAL_SHARE if partial else WHOLE_SHARE) * bean_px
-    tight, ro = _tight_outlines(round(s, 2))
-    side, reach = 2 * ro + 1, FIT_MOVE_PX
-    H, W = fg.shape
-    beans = [(y + pad, x + pad, k) for y, x, k in placed]
-    count = np.zeros((H, W), np.int16)  # beans over each pixel
-
-    def put(b: tuple[int, int, int], sign: int) -> None:
-        y, x, k = b
-        if sign > 0:
-            count[y - r:y + r + 1, x - r:x + r + 1] += shapes[k]
-        else:
-            count[y - r:y + r + 1, x - r:x + r + 1] -= shapes[k]
-
-    def score() -> float:
-        return float(value[count > 0].sum()) - per_bean * len(beans) \
-            - OVERLAP_COST * float(np.maximum(count - 1, 0).sum())
-
-    def best_near(y: int, x: int) -> tuple[int, int, int]:
-        """The best bean within ``reach`` of (y, x), at any turn, given the beans in
-        ``count``."""
-        y = min(max(y, r + reach), H - r - reach - 1)
-        x = min(max(x, r + reach), W - r - reach - 1)
-        win = (slice(y - ro - reach, y + ro + reach + 1), slice(x - ro - reach, x + ro + reach + 1))
-        gain = np.where(count[win] > 0, np.float32(-OVERLAP_COST), value[win])
-        n = 2 * reach + 1
-        # Every placement's window as a view (sliding_window_view's checks cost more than
-        # the product); the reshape copies them into rows.
-        views = np.lib.stride_tricks.as_strided(gain, (n, n, side, side), gain.strides * 2)
-        i, k = np.unravel_index(int(np.argmax(views.reshape(n * n, side * side) @ tight.T)),
-                                (n * n, len(shapes)))
-        dy, dx = divmod(int(i), n)
-        return y + dy - reach, x + dx - reach, int(k)
-
-    def refine(passes: int) -> None:
-        for _ in range(passes):
-            moved = False
-            for i, b in enumerate(beans):
-                put(b, -1)
-                beans[i] = best_near(b[0], b[1])
-                put(beans[i], 1)
-                moved |= beans[i] != b
-            if not moved:
-                return
-
-    def shows(b: tuple[int, int, int]) -> float:
-        """The share of a bean's outline over the fragment."""
-        y, x, k = b
-        over = fg[y - r:y + r + 1, x - r:x + r + 1] & (shapes[k] > 0)
-        return float(np.count_nonzero(over)) / float(np.count_nonzero(shapes[k]))
-
-    for b in beans:
-        put(b, 1)
-    refine(2)
-    best = score()
-    for _ in range(2):  # one more, while it pays
-        dt = cv2.distanceTransform((fg & (count == 0)).view(np.uint8), cv2.DIST_L2, 5)
-        y, x = np.unravel_index(int(np.argmax(dt)), dt.shape)
-        if dt[y, x] / s < PEEL_MIN_PARTIAL_MM:
-            break
-        before = (list(beans), count.copy())
-        beans.append(best_near(int(y), int(x)))
-        put(beans[-1], 1)
-        refine(2)
-        now = score()
-        # Hidden parts cost nothing, but a bean must show: a sliver of a peep's rim
-        # between the peep and an egg is no bean under them.
-        if now <= best or min(shows(b) for b in beans) < FIT_SHOWS:
-            beans[:], count[:] = before
-            break
-        best = now
-    i = 0
-    while i < len(beans) and len(beans) > 1:  # one fewer, if that pays
-        before = (list(beans), count.copy())
-        put(beans.pop(i), -1)
-        now = score()
-        if now > best - per_bean:  # not plainly needed: let the others make up for it
-            refine(1)
-            now = score()
-        if now > best:
-            best = now
-            continue
-        beans[:], count[:] = before
-        i += 1
-    centres = []
-    left = fg.copy()
-    for y, x, k in beans:
-        # As the peel does: the middle of what shows of the bean (else of its outline).
-        ys, xs = np.nonzero(fg[y - r:y + r + 1, x - r:x + r + 1] & (shapes[k] > 0))
-        cy, cx = (ys.mean(), xs.mean()) if len(ys) else (r, r)
-        centres.append(np.array([cx + x - r - pad, cy + y - r - pad], np.float32))
-        left[y - r:y + r + 1, x - r:x + r + 1] &= erasers[k] == 0
-    return centres, float(np.count_nonzero(left)) / bean_px
-
-
-@lru_cache(maxsize=32)
-def _tight_outlines(px_per_mm: float, fit: bool = False) -> tuple[np.ndarray, int]:
-    """The 12 bean outlines of :func:`_bean_shapes` (``fit``: its fit tests) cropped to the
-    square the outlines fill (radius ``ro`` px, not the eraser's), as rows of one float32
-    matrix, and ``ro``."""
-    shapes, _, fits, r = _bean_shapes(px_per_mm)
-    ys, xs = np.nonzero(np.max(shapes, axis=0))
-    ro = int(max(np.abs(ys - r).max(), np.abs(xs - r).max()))
-    return np.stack([sh[r - ro:r + ro + 1, r - ro:r + ro + 1].ravel()
-                     for sh in (fits if fit else shapes)]).astype(np.float32), ro
-
-
-def fit_pad(px_per_mm: float) -> int:
-    """Room around a fragment for :func:`fit_beans`: a bean's reach and its moves."""
-    return _bean_shapes(round(px_per_mm, 2))[3] + FIT_MOVE_PX + 2
-
-
-def _outer_fit(left: np.ndarray, dt: np.ndarray, pad: int, px_per_mm: float, y: int, x: int
-               ) -> tuple[int, int]:
-    """Where a whole bean (every other turn of twelve) fits in ``left`` (its fragment
-    padded by ``pad``; ``dt`` its distance transform, unpadded), farthest from its middle;
-    else (y, x).
-
-    A bean fits only where a disk as wide as it lies inside, so only there, farthest
-    first, are the outlines tried (eroding the fragment by each outline costs twice as
-    much).
-    """
-    fits, ro = _tight_outlines(round(px_per_mm, 2), True)
-    fits = fits[::2]  # float32: the uint8 windows are converted in the product
-    area = fits.sum(axis=1)
-    # The distance transform is a little off the true distance: a pixel and a half of slack.
-    ys, xs = np.nonzero(dt >= (BEAN_HALF_MM[1] - FIT_SLACK_MM) * px_per_mm - 1.5)
-    if len(ys) == 0:
-        return y, x
-    ys, xs = ys + pad, xs + pad
-    my, mx = np.nonzero(left)
-    # Squared distance from the middle times the pixel count squared: whole numbers, so
-    # ties are exact and go to the first in row order.
-    n = np.int64(len(my))
-    d = (n * ys - my.sum(dtype=np.int64)) ** 2 + (n * xs - mx.sum(dtype=np.int64)) ** 2
-    side = 2 * ro + 1
-    views = np.lib.stride_tricks.as_strided(left, (left.shape[0] - side + 1,
-                                                   left.shape[1] - side + 1, side, side),
-                                            left.strides * 2)
-    # Farthest first; most heaps have a bean at their rim among the first few tried.
-    order = np.argsort(-d, kind="stable")
-    for at in range(0, len(order), 32):
-        some = order[at:at + 32]
-        windows = views[ys[some] - ro, xs[some] - ro].reshape(len(some), side * side)
-        inside = np.flatnonzero(((windows @ fits.T) >= area - 0.5).any(axis=1))
-        if len(inside):
-            i = some[inside[0]]
-            return int(ys[i]), int(xs[i])
-    return y, x
-
-
-def read_pieces(mosaic: Mosaic, profile: Profile) -> PieceReading:
-    """Every cell of the mosaic: Supply Center, each player's troops and peep, or occluded."""
-    px = classify(mosaic, profile)
-    dark = frozenset(p for p in px.players
-                     if profile.colours[p].bean.mean[2] < DARK_BEAN_LIGHTNESS)
-    r = _Reader(mosaic, px, dark)
+def _prepared(mosaic: Mosaic, profile: Profile) -> _Reader:
+    """A reader that has found the Supply Centers, the occluders and the peeps."""
+    r = _Reader(mosaic, classify(mosaic, profile))
     r.supply_centers()
     r.big_regions()
     r.unknown_occluders()
     r.hidden_print()
-    r.players()
+    r.peeps()
+    return r
+
+
+def bean_planes(mosaic: Mosaic, profile: Profile) -> bean_net.Planes:
+    """The maps the bean net reads (what it is trained on), over the whole mosaic."""
+    return _prepared(mosaic, profile).planes()
+
+
+def read_pieces(mosaic: Mosaic, profile: Profile) -> PieceReading:
+    """Every cell of the mosaic: Supply Center, each player's troops and peep, or occluded."""
+    r = _prepared(mosaic, profile)
+    r.beans_by_net()
     r.mark_occluded()
     r.finish()
-    return PieceReading(r.cells, r.warnings, px.players)
+    return PieceReading(r.cells, r.warnings, r.px.players)

@@ -23,7 +23,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from calibration.colour import calibrate_colours
+from calibration.colour import CalibrationError, calibrate_colours
 from calibration.profile import Profile
 from companion.rules.peepwar.board import (
     NEUTRAL,
@@ -368,6 +368,38 @@ def card_pieces(looks: Mapping[str, PlayerLook], seed: int = 0
         peeps.append(understudy_sprite(look.peep, rng, ppm) if look.understudy
                      else peep_sprite(look.peep, rng, ppm, light))
     return beans, peeps
+
+
+class LookProfiles:
+    """Per-player colour models from one-slot card photos, cached by the kind of look (as a
+    benchmark reuses one calibration per kind of look across its scenes)."""
+
+    def __init__(self) -> None:
+        self.cache: dict[tuple, object] = {}
+
+    def for_looks(self, looks: Mapping[str, PlayerLook]) -> Profile:
+        colours = {}
+        for name, look in looks.items():
+            key = (name, bool(look.bean_cutouts), look.understudy)
+            if key not in self.cache:
+                self.cache[key] = self._calibrated(name, look, len(self.cache))
+            colours[name] = self.cache[key]
+        return Profile(list(looks), colours)
+
+    @staticmethod
+    def _calibrated(name: str, look: PlayerLook, seed: int) -> object:
+        """The colour model from card photo ``seed``; a photo the calibration refuses (a
+        piece off its spot) is taken again, as a user would."""
+        for again in range(8):
+            card = seed + 1000 * again
+            beans, peeps = card_pieces({name: look}, seed=card)
+            try:
+                return calibrate_colours(render_card_scene(card, beans, peeps, 5000.0),
+                                         [name])[0][name]
+            except CalibrationError:
+                if again == 7:
+                    raise
+        return None  # not reached: the last try returns or raises
 
 
 def profile_for(looks: Mapping[str, PlayerLook], seed: int = 0, kelvin: float = 5000.0

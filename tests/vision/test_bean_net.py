@@ -1,0 +1,68 @@
+"""The shipped bean net, run by OpenCV on rendered tables: where it puts the beans.
+
+The reader's counts are tested cell by cell in test_pieces.py; here the net's own
+answer is checked against the renderer's truth: every bean's centre found, within
+a few millimetres (a bean belongs to the cell under its centre, and beans lie at
+least 3 mm inside their cells), and nothing else.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from vision import bean_net
+from vision.mosaic import build_mosaic
+from vision.pieces import bean_planes
+from vision.render.game_scene import families_colours, profile_for_colours, render_state
+from vision.tiles import find_tiles
+
+PLAYERS = ["red", "blue", "yellow"]
+CELLS = {
+    "0,0/c": {"pieces": {"red": {"troops": 4, "peep": True}}},
+    "0,0/2": {"pieces": {"blue": {"troops": 5, "peep": False}}},
+    "1,0/4": {"pieces": {"yellow": {"troops": 2, "peep": False},
+                         "red": {"troops": 3, "peep": False}}},
+    "1,0/1": {"supply_center": False, "pieces": {"blue": {"troops": 1, "peep": True}}},
+}
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_every_bean_is_found_where_it_lies_and_nothing_else(seed):
+    state = {"tiles": [{"q": 0, "r": 0}, {"q": 1, "r": 0}], "cells": CELLS}
+    scene = render_state(state, families_colours(PLAYERS), seed)
+    profile = profile_for_colours(families_colours(PLAYERS), seed=3)
+    view = find_tiles(scene.frame, profile.intrinsics)
+    mosaic = build_mosaic(scene.frame, view)
+    h, w = mosaic.cell_map.shape
+    x, fx, fy = bean_net.net_input(bean_planes(mosaic, profile), (0, 0, w, h),
+                                   mosaic.px_per_mm)
+    found = [p for p in bean_net.peaks(bean_net.run(x[None])[0])
+             if p.heat >= bean_net.THRESHOLD]
+    # In table millimetres, as the truth has them.
+    got = [mosaic.to_mm(((p.x + 0.5) * fx - 0.5, (p.y + 0.5) * fy - 0.5)) for p in found]
+    truth = [p["centre_mm"] for p in scene.truth.pieces if p["kind"] == "bean"]
+    assert len(truth) == 15
+    assert len(got) == len(truth)
+    for c in truth:
+        assert min(math.dist(c, g) for g in got) < 3.0, c
+
+
+def test_the_net_answers_every_stride_pixels_for_any_size():
+    out = bean_net.run(np.zeros((2, bean_net.CHANNELS, 48, 80), np.float32))
+    assert out.shape == (2, 3, 48 // bean_net.STRIDE, 80 // bean_net.STRIDE)
+    # Bare paper holds no bean.
+    assert not bean_net.peaks(out[0])
+
+
+def test_a_missing_model_says_what_to_do(monkeypatch, tmp_path):
+    monkeypatch.setattr(bean_net, "MODEL", tmp_path / "gone.onnx")
+    bean_net._net.cache_clear()
+    try:
+        with pytest.raises(FileNotFoundError, match="reinstall the package"):
+            bean_net.run(np.zeros((1, bean_net.CHANNELS, 16, 16), np.float32))
+    finally:
+        monkeypatch.undo()
+        bean_net._net.cache_clear()

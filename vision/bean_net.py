@@ -1,0 +1,127 @@
+"""Bean centres found by a small convolutional net (``bean_net.onnx``, run by OpenCV's dnn).
+
+Counting touching beans by their outlines fails where beans heap, lie side by
+side, hide half under a peep or show only their reflections; a net trained on
+rendered tables learns those looks from examples. It sees the table-frame
+mosaic at ``NET_PX_PER_MM`` (a bean is 20 x 13 px wherever the camera stood) and
+what the reader already knows, as ``CHANNELS`` planes:
+
+0-2. each channel's brightness relative to the paper nearby, less one (paper 0);
+3.   pixels nearest some player's colour model (their beans or peeps);
+4.   peeps found; 5. egg halves and tokens, occluders, off the tiles; 6. printed ink.
+
+It answers, every ``STRIDE`` pixels, how likely a bean's centre lies there
+(a heat map) and where in that square (two offsets), as CenterNet does. A bean
+is a local peak of the heat above ``THRESHOLD``; whose bean it is, is read off
+the pixels' players round its centre, not by the net, so the same net serves
+every colour a profile calibrates.
+
+The net is trained by ``python -m vision.training.train_bean_net`` (needs the
+``train`` extra: torch) on scenes the benchmark never reads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+MODEL = Path(__file__).with_name("bean_net.onnx")
+NET_PX_PER_MM = 1.0
+STRIDE = 4
+CHANNELS = 7
+CONTEXT_MM = 10.0  # seen round a region of pieces: a bean cut by its box is judged whole
+THRESHOLD = 0.5  # heat at a bean's centre
+DOUBT_LOW = 0.25  # a peak this hot but under THRESHOLD may be a bean: the cell is doubtful
+DOUBT_HIGH = 0.7  # a bean found at a peak cooler than this is doubtful too
+BATCH_STEP = 16  # inputs are padded to multiples of this, so that boxes share shapes
+
+
+@dataclass(frozen=True)
+class Planes:
+    """The mosaic-sized maps the net's planes are made from (see the module's list)."""
+
+    balanced: np.ndarray  # BGR uint8, white-balanced
+    white: np.ndarray  # float32, the paper's brightness nearby (0..255)
+    coloured: np.ndarray  # bool
+    peeps: np.ndarray  # bool or uint8
+    blocked: np.ndarray  # bool
+    ink: np.ndarray  # bool
+
+
+def net_input(planes: Planes, box: tuple[int, int, int, int], px_per_mm: float,
+              step: int = STRIDE) -> tuple[np.ndarray, float, float]:
+    """The net's input (CHANNELS x H x W float32, H and W padded to multiples of ``step``,
+    itself a multiple of STRIDE) over the mosaic box ``(x0, y0, x1, y1)``, and the mosaic
+    pixels per input pixel across and down.
+
+    >>> p = Planes(np.full((40, 60, 3), 200, np.uint8), np.full((40, 60), 200, np.float32),
+    ...            *(np.zeros((40, 60), bool) for _ in range(4)))
+    >>> x, fx, fy = net_input(p, (0, 0, 60, 40), 1.5)
+    >>> x.shape, round(fx, 3), round(fy, 3), float(np.abs(x).max())
+    ((7, 28, 40), 1.5, 1.481, 0.0)
+    """
+    x0, y0, x1, y1 = box
+    sl = (slice(y0, y1), slice(x0, x1))
+    h, w = y1 - y0, x1 - x0
+    rel = planes.balanced[sl].astype(np.float32) / np.maximum(planes.white[sl], 1.0)[..., None]
+    masks = np.stack([planes.coloured[sl], planes.peeps[sl] > 0, planes.blocked[sl],
+                      planes.ink[sl]], axis=-1).astype(np.float32)
+    scale = NET_PX_PER_MM / px_per_mm
+    nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
+    how = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+    # OpenCV resizes at most four channels at a time.
+    small = np.concatenate([np.clip(cv2.resize(rel, (nw, nh), interpolation=how) - 1.0,
+                                    -1.0, 0.6),
+                            cv2.resize(masks, (nw, nh), interpolation=how)], axis=-1)
+    pw, ph = -nw % step, -nh % step
+    # Padding reads as bare paper: every plane is 0 there.
+    out = np.zeros((CHANNELS, nh + ph, nw + pw), np.float32)
+    out[:, :nh, :nw] = small.transpose(2, 0, 1)
+    return out, w / nw, h / nh
+
+
+@dataclass(frozen=True)
+class Peak:
+    """A local maximum of the heat: where (input pixels) and how hot."""
+
+    x: float
+    y: float
+    heat: float
+
+
+def peaks(out: np.ndarray, floor: float = DOUBT_LOW) -> list[Peak]:
+    """Local maxima of the net's heat (``out``: 3 x h x w, heat logits then offsets) hotter
+    than ``floor``, at their places in input pixels.
+
+    >>> out = np.full((3, 4, 5), -9.0, np.float32); out[1:] = 0.0
+    >>> out[0, 2, 3] = 2.0; out[1, 2, 3] = 0.25; out[0, 0, 0] = 0.0
+    >>> [(p.x, p.y, round(p.heat, 2)) for p in peaks(out)]
+    [(14.5, 9.5, 0.88), (1.5, 1.5, 0.5)]
+    """
+    heat = 1.0 / (1.0 + np.exp(-out[0]))
+    top = cv2.dilate(heat, np.ones((3, 3), np.uint8))
+    ys, xs = np.nonzero((heat >= top) & (heat > floor))
+    order = np.argsort(-heat[ys, xs], kind="stable")
+    half = (STRIDE - 1) / 2
+    return [Peak(float(STRIDE * (xs[i] + out[1, ys[i], xs[i]]) + half),
+                 float(STRIDE * (ys[i] + out[2, ys[i], xs[i]]) + half),
+                 float(heat[ys[i], xs[i]])) for i in order]
+
+
+@cache
+def _net() -> cv2.dnn.Net:
+    if not MODEL.is_file():
+        raise FileNotFoundError(f"the bean net {MODEL} is missing: reinstall the package, or "
+                                "train one with python -m vision.training.train_bean_net")
+    return cv2.dnn.readNetFromONNX(str(MODEL))
+
+
+def run(inputs: np.ndarray) -> np.ndarray:
+    """The net's answer (N x 3 x H/STRIDE x W/STRIDE) for inputs N x CHANNELS x H x W."""
+    net = _net()
+    net.setInput(np.ascontiguousarray(inputs, np.float32))
+    return net.forward()

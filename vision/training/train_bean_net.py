@@ -1,0 +1,269 @@
+"""Train the bean net on samples from :mod:`vision.training.bean_samples` and export it.
+
+    python -m vision.training.bean_samples --scenes 4000 --out DATA
+    python -m vision.training.train_bean_net --data DATA --out vision/bean_net.onnx
+
+Needs the ``train`` extra (torch, onnx); the product only runs the exported
+ONNX file, through OpenCV. The net is fully convolutional: three 3x3
+convolutions at stride 2 and 4, then dilated ones for a view about a peep
+wide (67 mm), and a 1x1 head giving heat logits and x, y offsets every
+``STRIDE`` pixels (CenterNet's penalty-reduced focal loss on a Gaussian round
+each true centre, L1 on the offsets at the centres). Windows of 96 x 96 input
+pixels are cut round true beans and pieces (and anywhere on the tiles, a few),
+turned and mirrored at random. The last ``--val`` scenes (by seed) are held out
+and scored each epoch: beans found within 4 mm of a true centre.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from vision import bean_net
+from vision.training.bean_samples import dequantise
+
+WINDOW = 96
+CUT = WINDOW + 16  # windows are cut this big, then cropped at random
+SIGMA_OUT = 1.0  # the Gaussian round a centre, in output pixels (4 mm)
+MATCH_MM = 4.0
+
+
+def build_model():
+    """The net, as a torch module (imported here so the rest needs no torch)."""
+    import torch.nn as nn
+
+    def block(i: int, o: int, stride: int = 1, dilation: int = 1) -> nn.Sequential:
+        return nn.Sequential(nn.Conv2d(i, o, 3, stride, padding=dilation, dilation=dilation,
+                                       bias=False),
+                             nn.BatchNorm2d(o), nn.ReLU(inplace=True))
+
+    c = bean_net.CHANNELS
+    return nn.Sequential(block(c, 16, 2), block(16, 16), block(16, 32, 2), block(32, 32),
+                         block(32, 32, dilation=2), block(32, 32, dilation=4),
+                         block(32, 32), nn.Conv2d(32, 3, 1))
+
+
+def _windows(sample: dict, rng: np.random.Generator, n: int) -> list[tuple[np.ndarray, ...]]:
+    """``n`` windows (inputs, ignore, centres inside) of CUT pixels cut from one scene."""
+    q, centres, ignore = sample["inputs"], sample["centres"], sample["ignore"]
+    _, H, W = q.shape
+    pieces = np.flatnonzero((q[3] > 127) | (q[4] > 127))
+    on = np.flatnonzero(q[5] < 127)
+    picks = []
+    for k in range(n):
+        if k < n * 2 // 3 and len(centres):
+            cx, cy = centres[rng.integers(len(centres))] + rng.normal(0, 12, 2)
+        elif k < n - 1 and len(pieces):
+            cy, cx = divmod(int(pieces[rng.integers(len(pieces))]), W)
+        elif len(on):
+            cy, cx = divmod(int(on[rng.integers(len(on))]), W)
+        else:
+            cx, cy = rng.uniform(0, W), rng.uniform(0, H)
+        picks.append((int(cx) - CUT // 2, int(cy) - CUT // 2))
+    out = []
+    for x0, y0 in picks:
+        win = np.zeros((q.shape[0], CUT, CUT), np.uint8)
+        win[:3] = 150  # bare paper: relative brightness 0
+        ign = np.zeros((CUT, CUT), np.uint8)
+        sx0, sy0, sx1, sy1 = max(x0, 0), max(y0, 0), min(x0 + CUT, W), min(y0 + CUT, H)
+        if sx1 > sx0 and sy1 > sy0:
+            win[:, sy0 - y0:sy1 - y0, sx0 - x0:sx1 - x0] = q[:, sy0:sy1, sx0:sx1]
+            ign[sy0 - y0:sy1 - y0, sx0 - x0:sx1 - x0] = ignore[sy0:sy1, sx0:sx1]
+        inside = (centres[:, 0] >= x0 - 8) & (centres[:, 0] < x0 + CUT + 8) \
+            & (centres[:, 1] >= y0 - 8) & (centres[:, 1] < y0 + CUT + 8)
+        out.append((win, ign, (centres[inside] - (x0, y0)).astype(np.float32)))
+    return out
+
+
+def load_windows(files: list[Path], per_scene: int, seed: int):
+    rng = np.random.default_rng(seed)
+    wins, igns, cents = [], [], []
+    for f in files:
+        with np.load(f) as d:
+            for win, ign, c in _windows(dict(d), rng, per_scene):
+                wins.append(win)
+                igns.append(ign)
+                cents.append(c)
+    return np.stack(wins), np.stack(igns), cents
+
+
+def _targets(centres: list[np.ndarray], size: int):
+    """Heat (Gaussian peaks), offsets and the offsets' mask, at output resolution."""
+    s = bean_net.STRIDE
+    h = size // s
+    half = (s - 1) / 2
+    heat = np.zeros((len(centres), h, h), np.float32)
+    off = np.zeros((len(centres), 2, h, h), np.float32)
+    at = np.zeros((len(centres), h, h), np.float32)
+    yy, xx = np.mgrid[0:h, 0:h].astype(np.float32)
+    for i, c in enumerate(centres):
+        for cx, cy in c:
+            ox, oy = (cx - half) / s, (cy - half) / s  # output coordinates of the centre
+            g = np.exp(-((xx - ox) ** 2 + (yy - oy) ** 2) / (2 * SIGMA_OUT**2))
+            np.maximum(heat[i], g, out=heat[i])
+            ix, iy = int(round(ox)), int(round(oy))
+            if 0 <= ix < h and 0 <= iy < h:
+                heat[i, iy, ix] = 1.0
+                off[i, 0, iy, ix] = ox - ix
+                off[i, 1, iy, ix] = oy - iy
+                at[i, iy, ix] = 1.0
+    return heat, off, at
+
+
+def _augment(win: np.ndarray, ign: np.ndarray, cent: list[np.ndarray],
+             rng: np.random.Generator):
+    """Random crops to WINDOW, quarter turns and mirrors (the table has no up)."""
+    n = len(win)
+    xs, ys_ = [], []
+    out_c = []
+    iw = np.empty((n, win.shape[1], WINDOW, WINDOW), np.uint8)
+    ii = np.empty((n, WINDOW, WINDOW), np.uint8)
+    for i in range(n):
+        dx, dy = rng.integers(0, CUT - WINDOW + 1, 2)
+        w = win[i, :, dy:dy + WINDOW, dx:dx + WINDOW]
+        g = ign[i, dy:dy + WINDOW, dx:dx + WINDOW]
+        c = cent[i] - (dx, dy)
+        k = int(rng.integers(4))
+        for _ in range(k):  # a quarter turn: (x, y) -> (y, WINDOW - 1 - x)
+            w = np.rot90(w, 1, axes=(1, 2))
+            g = np.rot90(g, 1)
+            c = np.stack([c[:, 1], WINDOW - 1 - c[:, 0]], axis=1) if len(c) else c
+        if rng.uniform() < 0.5:
+            w = w[:, :, ::-1]
+            g = g[:, ::-1]
+            c = np.stack([WINDOW - 1 - c[:, 0], c[:, 1]], axis=1) if len(c) else c
+        iw[i], ii[i] = w, g
+        keep = (c[:, 0] > -6) & (c[:, 0] < WINDOW + 6) & (c[:, 1] > -6) & (c[:, 1] < WINDOW + 6) \
+            if len(c) else np.zeros(0, bool)
+        out_c.append(c[keep])
+    del xs, ys_
+    return iw, ii, out_c
+
+
+def _loss(torch, out, heat, off, at, keep):
+    """CenterNet's focal loss on the heat and L1 on the offsets at the centres."""
+    p = torch.sigmoid(out[:, 0]).clamp(1e-4, 1 - 1e-4)
+    pos = (heat >= 1.0).float() * keep
+    neg = (1 - (heat >= 1.0).float()) * keep
+    pos_loss = -(torch.log(p) * (1 - p) ** 2 * pos).sum()
+    neg_loss = -(torch.log(1 - p) * p**2 * (1 - heat) ** 4 * neg).sum()
+    n = pos.sum().clamp(min=1.0)
+    off_loss = (torch.abs(out[:, 1:] - off) * at[:, None]).sum() / n
+    return (pos_loss + neg_loss) / n + off_loss
+
+
+def evaluate(model, files: list[Path]) -> tuple[float, float, dict[float, tuple[int, int, int]]]:
+    """Whole held-out scenes through the net: recall and precision at bean_net.THRESHOLD,
+    and (found, missed, extra) at several thresholds."""
+    import torch
+
+    model.eval()
+    tallies = {t: [0, 0, 0] for t in (0.3, 0.4, 0.5, 0.6)}
+    with torch.no_grad():
+        for f in files:
+            with np.load(f) as d:
+                x = dequantise(d["inputs"])
+                centres, ignore = d["centres"], d["ignore"]
+            out = model(torch.from_numpy(x[None])).numpy()[0]
+            found = bean_net.peaks(out, 0.29)
+            truth = [c for c in centres
+                     if not ignore[min(int(c[1]), ignore.shape[0] - 1),
+                                   min(int(c[0]), ignore.shape[1] - 1)]]
+            for t, tally in tallies.items():
+                got = [p for p in found if p.heat > t and not ignore[
+                    min(int(p.y), ignore.shape[0] - 1), min(int(p.x), ignore.shape[1] - 1)]]
+                used = np.zeros(len(got), bool)
+                for c in truth:
+                    best, bi = MATCH_MM, -1
+                    for j, p in enumerate(got):
+                        d2 = float(np.hypot(p.x - c[0], p.y - c[1]))
+                        if not used[j] and d2 < best:
+                            best, bi = d2, j
+                    if bi >= 0:
+                        used[bi] = True
+                        tally[0] += 1
+                    else:
+                        tally[1] += 1
+                tally[2] += int((~used).sum())
+    model.train()
+    f, m, e = tallies[bean_net.THRESHOLD]
+    return f / max(f + m, 1), f / max(f + e, 1), {k: tuple(v) for k, v in tallies.items()}
+
+
+def export(model, path: Path) -> None:
+    import torch
+
+    model.eval()
+    dummy = torch.zeros(1, bean_net.CHANNELS, WINDOW, WINDOW)
+    torch.onnx.export(model, dummy, str(path), input_names=["planes"], output_names=["heat"],
+                      dynamic_axes={"planes": {0: "n", 2: "h", 3: "w"},
+                                    "heat": {0: "n", 2: "h", 3: "w"}},
+                      opset_version=13, dynamo=False)
+
+
+def main(argv: list[str] | None = None) -> int:
+    import torch
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", required=True)
+    ap.add_argument("--out", default=str(bean_net.MODEL))
+    ap.add_argument("--val", type=int, default=150, help="scenes held out (the last seeds)")
+    ap.add_argument("--per-scene", type=int, default=12, help="windows cut from each scene")
+    ap.add_argument("--epochs", type=int, default=6)
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    files = sorted(Path(args.data).glob("scene*.npz"), key=lambda p: int(p.stem[5:]))
+    train_files, val_files = files[:-args.val], files[-args.val:]
+    t0 = time.time()
+    win, ign, cent = load_windows(train_files, args.per_scene, args.seed)
+    print(f"{len(win)} windows from {len(train_files)} scenes in {time.time() - t0:.0f} s; "
+          f"{len(val_files)} scenes held out", flush=True)
+    model = build_model()
+    steps = args.epochs * (len(win) // args.batch)
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps,
+                                                pct_start=0.1)
+    rng = np.random.default_rng(args.seed + 1)
+    step = 0
+    for epoch in range(args.epochs):
+        order = rng.permutation(len(win))
+        total, t_ep = 0.0, time.time()
+        for b in range(len(win) // args.batch):
+            idx = order[b * args.batch:(b + 1) * args.batch]
+            w, g, c = _augment(win[idx], ign[idx], [cent[i] for i in idx], rng)
+            heat, off, at = _targets(c, WINDOW)
+            s = bean_net.STRIDE
+            keep = 1.0 - g.reshape(len(g), WINDOW // s, s, WINDOW // s, s).max(axis=(2, 4))
+            x = torch.from_numpy(dequantise(w))
+            out = model(x)
+            loss = _loss(torch, out, torch.from_numpy(heat), torch.from_numpy(off),
+                         torch.from_numpy(at), torch.from_numpy(keep.astype(np.float32)))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            step += 1
+            total += float(loss)
+            if b % 200 == 0:
+                print(f"epoch {epoch} batch {b} loss {total / (b + 1):.4f} "
+                      f"({time.time() - t_ep:.0f} s)", flush=True)
+        recall, precision, tallies = evaluate(model, val_files)
+        print(f"epoch {epoch}: loss {total / max(b + 1, 1):.4f}, held out recall {recall:.4f} "
+              f"precision {precision:.4f} {tallies} ({time.time() - t_ep:.0f} s)", flush=True)
+        torch.save(model.state_dict(), Path(args.data) / "bean_net.pt")
+        export(model, Path(args.out))
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
