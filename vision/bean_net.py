@@ -37,7 +37,7 @@ CONTEXT_MM = 10.0  # seen round a region of pieces: a bean cut by its box is jud
 THRESHOLD = 0.5  # heat at a bean's centre
 DOUBT_LOW = 0.25  # a peak this hot but under THRESHOLD may be a bean: the cell is doubtful
 DOUBT_HIGH = 0.7  # a bean found at a peak cooler than this is doubtful too
-BATCH_STEP = 16  # inputs are padded to multiples of this, so that boxes share shapes
+BATCH_STEP = 8  # inputs are padded to multiples of this, so that boxes share shapes
 
 
 @dataclass(frozen=True)
