@@ -29,6 +29,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from companion.errors import UserError
+
 MODEL = Path(__file__).with_name("bean_net.onnx")
 NET_PX_PER_MM = 1.0
 STRIDE = 4
@@ -58,11 +60,17 @@ def net_input(planes: Planes, box: tuple[int, int, int, int], px_per_mm: float,
     itself a multiple of STRIDE) over the mosaic box ``(x0, y0, x1, y1)``, and the mosaic
     pixels per input pixel across and down.
 
-    >>> p = Planes(np.full((40, 60, 3), 200, np.uint8), np.full((40, 60), 200, np.float32),
-    ...            *(np.zeros((40, 60), bool) for _ in range(4)))
+    >>> colour = np.full((40, 60, 3), 200, np.uint8); colour[:, 30:] = (50, 100, 200)
+    >>> coloured = np.zeros((40, 60), bool); coloured[:, 30:] = True
+    >>> p = Planes(colour, np.full((40, 60), 200, np.float32), coloured,
+    ...            *(np.zeros((40, 60), bool) for _ in range(3)))
     >>> x, fx, fy = net_input(p, (0, 0, 60, 40), 1.5)
-    >>> x.shape, round(fx, 3), round(fy, 3), float(np.abs(x).max())
-    ((7, 28, 40), 1.5, 1.481, 0.0)
+    >>> x.shape, round(fx, 3), round(fy, 3)
+    ((7, 28, 40), 1.5, 1.481)
+    >>> x[:4, 5, 5].round(2).tolist(), x[:4, 5, 30].round(2).tolist()  # paper, a red bean
+    ([0.0, 0.0, 0.0, 0.0], [-0.75, -0.5, 0.0, 1.0])
+    >>> float(np.abs(x[:, 27:]).max())  # padding: paper
+    0.0
     """
     x0, y0, x1, y1 = box
     sl = (slice(y0, y1), slice(x0, x1))
@@ -95,29 +103,48 @@ class Peak:
 
 def peaks(out: np.ndarray, floor: float = DOUBT_LOW) -> list[Peak]:
     """Local maxima of the net's heat (``out``: 3 x h x w, heat logits then offsets) hotter
-    than ``floor``, at their places in input pixels.
+    than ``floor``, hottest first, at their places in input pixels.
 
     >>> out = np.full((3, 4, 5), -9.0, np.float32); out[1:] = 0.0
     >>> out[0, 2, 3] = 2.0; out[1, 2, 3] = 0.25; out[0, 0, 0] = 0.0
     >>> [(p.x, p.y, round(p.heat, 2)) for p in peaks(out)]
     [(14.5, 9.5, 0.88), (1.5, 1.5, 0.5)]
+
+    Two equal neighbours are one peak (the first in row order), however sure:
+
+    >>> out[0, 2, 3] = out[0, 2, 4] = 40.0
+    >>> [(p.x, p.y) for p in peaks(out)]
+    [(14.5, 9.5), (1.5, 1.5)]
     """
-    heat = 1.0 / (1.0 + np.exp(-out[0]))
-    top = cv2.dilate(heat, np.ones((3, 3), np.uint8))
-    ys, xs = np.nonzero((heat >= top) & (heat > floor))
-    order = np.argsort(-heat[ys, xs], kind="stable")
+    h, w = out.shape[1:]
+    # Maxima of the logits (the heat itself is 1.0 over a whole sure plateau), each nudged
+    # by less than any real difference so that equal neighbours are not both maxima.
+    logit = out[0] - np.arange(h * w, dtype=np.float32).reshape(h, w) * np.float32(1e-4 / (h * w))
+    top = cv2.dilate(logit, np.ones((3, 3), np.uint8))
+    floor_logit = float(np.log(floor / (1.0 - floor)))
+    ys, xs = np.nonzero((logit >= top) & (logit > floor_logit))
+    order = np.argsort(-logit[ys, xs], kind="stable")
     half = (STRIDE - 1) / 2
+    heat = 1.0 / (1.0 + np.exp(-np.clip(out[0, ys, xs], -30.0, 30.0)))
     return [Peak(float(STRIDE * (xs[i] + out[1, ys[i], xs[i]]) + half),
                  float(STRIDE * (ys[i] + out[2, ys[i], xs[i]]) + half),
-                 float(heat[ys[i], xs[i]])) for i in order]
+                 float(heat[i])) for i in order]
+
+
+class ModelError(UserError):
+    """The bean net's file is missing or unreadable."""
 
 
 @cache
 def _net() -> cv2.dnn.Net:
+    fix = ("reinstall the package (pip install -e .), or train one with "
+           "python -m vision.training.train_bean_net")
     if not MODEL.is_file():
-        raise FileNotFoundError(f"the bean net {MODEL} is missing: reinstall the package, or "
-                                "train one with python -m vision.training.train_bean_net")
-    return cv2.dnn.readNetFromONNX(str(MODEL))
+        raise ModelError(f"the bean net {MODEL} is missing: {fix}")
+    try:
+        return cv2.dnn.readNetFromONNX(str(MODEL))
+    except cv2.error as e:
+        raise ModelError(f"the bean net {MODEL} cannot be read ({e.err}): {fix}") from None
 
 
 def run(inputs: np.ndarray) -> np.ndarray:

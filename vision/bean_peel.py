@@ -20,9 +20,7 @@ BEAN_HALF_MM = (10.0, 6.5)  # a bean lying down: 20 x 13 mm
 BEAN_AREA_MM2 = math.pi * BEAN_HALF_MM[0] * BEAN_HALF_MM[1]
 ERASE_MM = 1.5  # a found bean is erased with this much rim (blur, shadow)
 PEEL_MIN_MM = 3.5  # what is thinner than this (half a bean's width, less blur) is no bean
-PEEL_MIN_PARTIAL_MM = 2.5
 WHOLE_SHARE = 0.45  # of a bean's area that must show to count it
-PARTIAL_SHARE = 0.28  # ... when the fragment is cut by something lying over it
 # ... and for a fragment's first bean: a dark glossy bean's reflections look like paper, so
 # it can show little more than a third of itself; specks that big are rare.
 FAINT_SHARE = 0.35
@@ -54,8 +52,7 @@ def _bean_shapes(px_per_mm: float
     return shapes, erasers, fits, r
 
 
-def peel_beans(frag: np.ndarray, px_per_mm: float, partial: bool
-               ) -> tuple[list[np.ndarray], float]:
+def peel_beans(frag: np.ndarray, px_per_mm: float) -> tuple[list[np.ndarray], float]:
     """Bean centres in a fragment, found by peeling off one bean shape at a time.
 
     Each round takes the thickest point left (a bean's middle is 6.5 mm from its
@@ -71,14 +68,14 @@ def peel_beans(frag: np.ndarray, px_per_mm: float, partial: bool
     pad = r + 1
     left = cv2.copyMakeBorder(frag, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
     bean_px = BEAN_AREA_MM2 * s * s
-    need = (PARTIAL_SHARE if partial else WHOLE_SHARE) * bean_px
+    need = WHOLE_SHARE * bean_px
     centres: list[np.ndarray] = []
     # Nothing outside the fragment's own box is ever set: measure thickness there only.
     inner = left[pad:-pad, pad:-pad]
     for _ in range(12):
         dt = cv2.distanceTransform(inner, cv2.DIST_L2, 5)
         y, x = np.unravel_index(int(np.argmax(dt)), dt.shape)
-        if dt[y, x] / s < (PEEL_MIN_PARTIAL_MM if partial else PEEL_MIN_MM):
+        if dt[y, x] / s < PEEL_MIN_MM:
             break
         y, x = y + pad, x + pad
         if cv2.countNonZero(left) > HEAP_BEANS * bean_px:

@@ -94,7 +94,7 @@ def count_beans(photo: np.ndarray, min_share: float = 0.3) -> PhotoCount:
         scales.append(s)
         x, y, bw, bh, _ = stats[i]
         frag = (lab[y:y + bh, x:x + bw] == i).astype(np.uint8)
-        found, _ = peel_beans(frag, s, partial=False)
+        found, _ = peel_beans(frag, s)
         centres.extend((float(c[0]) + x, float(c[1]) + y) for c in found)
     return PhotoCount(len(centres), centres, float(np.median(scales)) if scales else 0.0)
 

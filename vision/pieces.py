@@ -60,7 +60,7 @@ PEEP_COLOUR_SHARE = 0.5  # of a peep's pixels nearer its owner's peep model than
 PEEP_CLEAR_SHARE = 0.75  # ... this many: the colour tells body from bean near its edge
 BODY_REACH_MM = 9.0  # a peep's body whatever the colour: this near its core ...
 BODY_REACH_CLEAR_MM = 6.0  # ... or this near when its colour is clear
-MIN_FRAGMENT_MM2 = 40.0  # smaller player-coloured specks are noise
+MIN_FRAGMENT_MM2 = 40.0  # regions of pieces under 0.6 of this hold no peep
 SC_MIN_RADIUS_MM = 19.5  # a Supply Center covers the 40 mm circle: thicker than any peep
 SC_SEARCH_MM = 6.0
 OCCLUDER_MIN_MM2 = 250.0
@@ -69,10 +69,9 @@ HIGHLIGHT_MAX_MM2 = 800.0  # no player's colour, smaller than this (half a peep)
 HIGHLIGHT_RING_MM = 2.0  # ... and ringed this wide ...
 HIGHLIGHT_RING_SHARE = 0.7  # ... this much by one player's colour: a glossy top, no hand
 PIECE_MAX_MM2 = 14000.0  # touching pieces: four peeps in a chain with their beans cover 10,000
-PIECE_MAX_THICK_MM = 25.0
+PIECE_MAX_THICK_MM = 26.0  # two peeps side by side with beans: 25.2 at 1 px/mm
 HAND_BRIDGE_MM = 14.0  # what a region closes in this deep (a marker is 25 mm) ...
 HAND_THICK_MM = 27.0  # ... and makes it this thick: a hand (pieces closed in stay thinner)
-PEEP_AREA_MM2 = 1650.0
 OCCLUDED_MIN_SHARE = 0.004
 HIDDEN_MIN_MM2 = 40.0  # this much solid print hidden together ...
 HIDDEN_THICK_MM = 10.0  # ... over a breadth this thick (more than a finger) is under a hand
@@ -415,6 +414,9 @@ class _Reader:
     def _net_bean(self, at: tuple[float, float], heat: float) -> None:
         """A peak of the bean net's heat at mosaic point ``at``: a bean (or a doubt) of the
         player whose colour lies round it, in the cell under it."""
+        x, y = int(round(at[0])), int(round(at[1]))
+        if 0 <= y < self.egg.shape[0] and 0 <= x < self.egg.shape[1] and self.egg[y, x]:
+            return  # beans lie beside an egg half, never on its dome
         ci = _cell_at(self.m, at)
         if ci < 0:
             # The cell map stops short of a tile's cut edge, where a bean's centre (found

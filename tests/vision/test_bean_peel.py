@@ -25,7 +25,7 @@ def test_a_bean_alone_counts_when_a_third_of_it_shows(half_mm, beans):
     """A dark glossy bean whose reflections look like paper shows only its rim and middle:
     alone, 0.39 of a bean (drawn 12 x 8 mm) is one; a speck of 0.29 (10 x 6.5 mm) is none."""
     s = 1.5
-    got, _ = peel_beans(_ellipses(s, [(45, 45, half_mm, 20)]), s, False)
+    got, _ = peel_beans(_ellipses(s, [(45, 45, half_mm, 20)]), s)
     assert len(got) == beans
 
 
@@ -52,12 +52,10 @@ def test_the_outer_fit_finds_where_an_eroded_heap_says_a_bean_fits(seed):
     assert _outer_fit(left, dt, pad, s, -1, -1) == (ys[i] + pad, xs[i] + pad)
 
 
-
-
 @pytest.mark.parametrize("n", [1, 2, 3])
 def test_beans_apart_are_each_counted_once(n):
     """Upright beans 25 px (17 mm) apart, 13 mm wide: a gap of 4 mm between them."""
     s = 1.5
-    got, left = peel_beans(_ellipses(s, [(20 + 25 * i, 45, 10, 90) for i in range(n)]), s, False)
+    got, left = peel_beans(_ellipses(s, [(20 + 25 * i, 45, 10, 90) for i in range(n)]), s)
     assert len(got) == n
     assert left < 0.1

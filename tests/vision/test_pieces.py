@@ -268,10 +268,9 @@ def test_a_bean_half_under_its_own_peep_is_still_counted(seed):
 
 @pytest.mark.parametrize("seed, cell, player, n", [(31, "1,0/4", "blue", 3),
                                                    (28, "0,0/c", "yellow", 4)])
-def test_beans_side_by_side_are_fitted_apart(seed, cell, player, n):
-    """Two beans lying side by side have their thickest point between them: the peel's
-    first bean there explains half of each and the rest is too thin for another. Fitted
-    together the beans come apart (these seeds read one bean short before)."""
+def test_beans_side_by_side_are_told_apart(seed, cell, player, n):
+    """Two beans lying side by side have their thickest point between them, so peeling
+    outlines from the thickest point read these seeds one bean short."""
     obs, scene = _read({cell: {"pieces": {player: {"troops": n, "peep": False}}}}, seed)
     centres = _beans(scene, cell, player)
     assert len(centres) == n, "the scene holds the beans asked for"

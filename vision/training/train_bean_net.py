@@ -4,13 +4,14 @@
     python -m vision.training.train_bean_net --data DATA --out vision/bean_net.onnx
 
 Needs the ``train`` extra (torch, onnx); the product only runs the exported
-ONNX file, through OpenCV. The net is fully convolutional: three 3x3
-convolutions at stride 2 and 4, then dilated ones for a view about a peep
-wide (67 mm), and a 1x1 head giving heat logits and x, y offsets every
+ONNX file, through OpenCV. The net is fully convolutional: four 3x3
+convolutions at strides 2 and 4, then three more, two dilated, for a view
+about a peep and a half wide (75 mm), and a 1x1 head giving heat logits and x, y offsets every
 ``STRIDE`` pixels (CenterNet's penalty-reduced focal loss on a Gaussian round
 each true centre, L1 on the offsets at the centres). Windows of 96 x 96 input
 pixels are cut round true beans and pieces (and anywhere on the tiles, a few),
-turned and mirrored at random. The last ``--val`` scenes (by seed) are held out
+turned and mirrored at random; half are blanked beyond a random box, as the reader
+crops its input round each region of pieces. The last ``--val`` scenes (by seed) are held out
 and scored each epoch: beans found within 4 mm of a true centre.
 """
 
@@ -24,12 +25,15 @@ from pathlib import Path
 import numpy as np
 
 from vision import bean_net
-from vision.training.bean_samples import dequantise
+from vision.training.bean_samples import REL_SCALE, dequantise
 
 WINDOW = 96
+BOXED = 0.5  # of windows blanked beyond a box, as the reader crops them (see _boxed)
+CONTEXT_PX = 8  # ... whose beans this near the box's edge are not scored
 CUT = WINDOW + 16  # windows are cut this big, then cropped at random
 SIGMA_OUT = 1.0  # the Gaussian round a centre, in output pixels (4 mm)
 MATCH_MM = 4.0
+PAPER = round(REL_SCALE)  # relative brightness 0, quantised
 
 
 def build_model():
@@ -67,7 +71,7 @@ def _windows(sample: dict, rng: np.random.Generator, n: int) -> list[tuple[np.nd
     out = []
     for x0, y0 in picks:
         win = np.zeros((q.shape[0], CUT, CUT), np.uint8)
-        win[:3] = 150  # bare paper: relative brightness 0
+        win[:3] = PAPER  # bare paper: relative brightness 0
         ign = np.zeros((CUT, CUT), np.uint8)
         sx0, sy0, sx1, sy1 = max(x0, 0), max(y0, 0), min(x0 + CUT, W), min(y0 + CUT, H)
         if sx1 > sx0 and sy1 > sy0:
@@ -118,7 +122,6 @@ def _augment(win: np.ndarray, ign: np.ndarray, cent: list[np.ndarray],
              rng: np.random.Generator):
     """Random crops to WINDOW, quarter turns and mirrors (the table has no up)."""
     n = len(win)
-    xs, ys_ = [], []
     out_c = []
     iw = np.empty((n, win.shape[1], WINDOW, WINDOW), np.uint8)
     ii = np.empty((n, WINDOW, WINDOW), np.uint8)
@@ -136,12 +139,33 @@ def _augment(win: np.ndarray, ign: np.ndarray, cent: list[np.ndarray],
             w = w[:, :, ::-1]
             g = g[:, ::-1]
             c = np.stack([WINDOW - 1 - c[:, 0], c[:, 1]], axis=1) if len(c) else c
+        if rng.uniform() < BOXED:
+            w, g = _boxed(w, g, rng)
         iw[i], ii[i] = w, g
         keep = (c[:, 0] > -6) & (c[:, 0] < WINDOW + 6) & (c[:, 1] > -6) & (c[:, 1] < WINDOW + 6) \
             if len(c) else np.zeros(0, bool)
         out_c.append(c[keep])
-    del xs, ys_
     return iw, ii, out_c
+
+
+def _boxed(w: np.ndarray, g: np.ndarray, rng: np.random.Generator
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """The window as the reader shows it to the net: a box round a region of pieces, bare
+    paper beyond; no loss where the box gives less than CONTEXT_PX of context (the reader
+    takes no bean there from this box)."""
+    bw, bh = rng.integers(40, WINDOW + 1, 2)
+    x0, y0 = rng.integers(0, WINDOW - bw + 1), rng.integers(0, WINDOW - bh + 1)
+    w = w.copy()
+    g = g.copy()
+    inside = np.zeros((WINDOW, WINDOW), bool)
+    inside[y0:y0 + bh, x0:x0 + bw] = True
+    w[:3, ~inside] = PAPER
+    w[3:, ~inside] = 0
+    c = CONTEXT_PX
+    sure = np.zeros_like(inside)
+    sure[y0 + c:y0 + bh - c, x0 + c:x0 + bw - c] = True
+    g[~sure] = 1
+    return w, g
 
 
 def _loss(torch, out, heat, off, at, keep):
@@ -151,8 +175,8 @@ def _loss(torch, out, heat, off, at, keep):
     neg = (1 - (heat >= 1.0).float()) * keep
     pos_loss = -(torch.log(p) * (1 - p) ** 2 * pos).sum()
     neg_loss = -(torch.log(1 - p) * p**2 * (1 - heat) ** 4 * neg).sum()
-    n = pos.sum().clamp(min=1.0)
-    off_loss = (torch.abs(out[:, 1:] - off) * at[:, None]).sum() / n
+    n = pos.sum().clamp(min=1.0)  # centres scored (the offsets too: not where ignored)
+    off_loss = (torch.abs(out[:, 1:] - off) * (at * keep)[:, None]).sum() / n
     return (pos_loss + neg_loss) / n + off_loss
 
 
@@ -170,12 +194,9 @@ def evaluate(model, files: list[Path]) -> tuple[float, float, dict[float, tuple[
                 centres, ignore = d["centres"], d["ignore"]
             out = model(torch.from_numpy(x[None])).numpy()[0]
             found = bean_net.peaks(out, 0.29)
-            truth = [c for c in centres
-                     if not ignore[min(int(c[1]), ignore.shape[0] - 1),
-                                   min(int(c[0]), ignore.shape[1] - 1)]]
+            truth = [c for c in centres if not _at(ignore, c[0], c[1])]
             for t, tally in tallies.items():
-                got = [p for p in found if p.heat > t and not ignore[
-                    min(int(p.y), ignore.shape[0] - 1), min(int(p.x), ignore.shape[1] - 1)]]
+                got = [p for p in found if p.heat > t and not _at(ignore, p.x, p.y)]
                 used = np.zeros(len(got), bool)
                 for c in truth:
                     best, bi = MATCH_MM, -1
@@ -194,6 +215,12 @@ def evaluate(model, files: list[Path]) -> tuple[float, float, dict[float, tuple[
     return f / max(f + m, 1), f / max(f + e, 1), {k: tuple(v) for k, v in tallies.items()}
 
 
+def _at(mask: np.ndarray, x: float, y: float) -> bool:
+    """``mask`` at the point (x, y), clamped to its edges."""
+    return bool(mask[min(max(int(y), 0), mask.shape[0] - 1),
+                     min(max(int(x), 0), mask.shape[1] - 1)])
+
+
 def export(model, path: Path) -> None:
     import torch
 
@@ -201,7 +228,7 @@ def export(model, path: Path) -> None:
     dummy = torch.zeros(1, bean_net.CHANNELS, WINDOW, WINDOW)
     torch.onnx.export(model, dummy, str(path), input_names=["planes"], output_names=["heat"],
                       dynamic_axes={"planes": {0: "n", 2: "h", 3: "w"},
-                                    "heat": {0: "n", 2: "h", 3: "w"}},
+                                    "heat": {0: "n", 2: "oh", 3: "ow"}},
                       opset_version=13, dynamo=False)
 
 
@@ -210,10 +237,11 @@ def main(argv: list[str] | None = None) -> int:
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", required=True)
-    ap.add_argument("--out", default=str(bean_net.MODEL))
+    ap.add_argument("--out", default=str(bean_net.MODEL),
+                    help="the ONNX file written when training ends (default: the shipped one)")
     ap.add_argument("--val", type=int, default=150, help="scenes held out (the last seeds)")
     ap.add_argument("--per-scene", type=int, default=12, help="windows cut from each scene")
-    ap.add_argument("--epochs", type=int, default=6)
+    ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--threads", type=int, default=2)
@@ -233,7 +261,6 @@ def main(argv: list[str] | None = None) -> int:
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps,
                                                 pct_start=0.1)
     rng = np.random.default_rng(args.seed + 1)
-    step = 0
     for epoch in range(args.epochs):
         order = rng.permutation(len(win))
         total, t_ep = 0.0, time.time()
@@ -251,7 +278,6 @@ def main(argv: list[str] | None = None) -> int:
             loss.backward()
             opt.step()
             sched.step()
-            step += 1
             total += float(loss)
             if b % 200 == 0:
                 print(f"epoch {epoch} batch {b} loss {total / (b + 1):.4f} "
@@ -259,8 +285,11 @@ def main(argv: list[str] | None = None) -> int:
         recall, precision, tallies = evaluate(model, val_files)
         print(f"epoch {epoch}: loss {total / max(b + 1, 1):.4f}, held out recall {recall:.4f} "
               f"precision {precision:.4f} {tallies} ({time.time() - t_ep:.0f} s)", flush=True)
+        # Each epoch's weights beside the data, so a stopped run can be looked at; the
+        # model is exported only at the end, never half-trained.
         torch.save(model.state_dict(), Path(args.data) / "bean_net.pt")
-        export(model, Path(args.out))
+        export(model, Path(args.data) / "bean_net_last_epoch.onnx")
+    export(model, Path(args.out))
     print(f"wrote {args.out}")
     return 0
 
