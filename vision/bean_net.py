@@ -75,20 +75,29 @@ def net_input(planes: Planes, box: tuple[int, int, int, int], px_per_mm: float,
     x0, y0, x1, y1 = box
     sl = (slice(y0, y1), slice(x0, x1))
     h, w = y1 - y0, x1 - x0
-    rel = planes.balanced[sl].astype(np.float32) / np.maximum(planes.white[sl], 1.0)[..., None]
-    masks = np.stack([planes.coloured[sl], planes.peeps[sl] > 0, planes.blocked[sl],
-                      planes.ink[sl]], axis=-1).astype(np.float32)
+    masks = (planes.coloured[sl], planes.peeps[sl] > 0, planes.blocked[sl], planes.ink[sl])
     scale = NET_PX_PER_MM / px_per_mm
     nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
-    how = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
-    # OpenCV resizes at most four channels at a time.
-    small = np.concatenate([np.clip(cv2.resize(rel, (nw, nh), interpolation=how) - 1.0,
-                                    -1.0, 0.6),
-                            cv2.resize(masks, (nw, nh), interpolation=how)], axis=-1)
-    pw, ph = -nw % step, -nh % step
     # Padding reads as bare paper: every plane is 0 there.
-    out = np.zeros((CHANNELS, nh + ph, nw + pw), np.float32)
-    out[:, :nh, :nw] = small.transpose(2, 0, 1)
+    out = np.zeros((CHANNELS, nh + (-nh % step), nw + (-nw % step)), np.float32)
+    inside = out[:, :nh, :nw]
+    if (nw, nh) == (w, h):
+        # The mosaic is at the net's scale: the planes are written in place, unresized.
+        per_white = 1.0 / np.maximum(planes.white[sl], 1.0)
+        for c in range(3):
+            np.multiply(planes.balanced[sl][..., c], per_white, out=inside[c])
+        for c, mask in enumerate(masks, 3):
+            inside[c] = mask
+    else:
+        rel = planes.balanced[sl].astype(np.float32) / np.maximum(planes.white[sl],
+                                                                   1.0)[..., None]
+        how = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+        # OpenCV resizes at most four channels at a time.
+        inside[:3] = cv2.resize(rel, (nw, nh), interpolation=how).transpose(2, 0, 1)
+        inside[3:] = cv2.resize(np.stack(masks, axis=-1).astype(np.float32), (nw, nh),
+                                interpolation=how).transpose(2, 0, 1)
+    np.subtract(inside[:3], 1.0, out=inside[:3])
+    np.clip(inside[:3], -1.0, 0.6, out=inside[:3])
     return out, w / nw, h / nh
 
 

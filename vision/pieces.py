@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cache
 
 import cv2
 import numpy as np
@@ -457,11 +458,11 @@ class _Reader:
         for radius_mm, off_peeps in ((WHOSE_MM, True), (WHOSE_FAR_MM, True),
                                      (WHOSE_MM, False)):
             r = int(math.ceil(radius_mm * s))
-            sl = (slice(max(y - r, 0), min(y + r + 1, H)), slice(max(x - r, 0), min(x + r + 1, W)))
-            yy, xx = np.ogrid[sl[0], sl[1]]
-            near = (yy - y) ** 2 + (xx - x) ** 2 <= r * r
+            y0, x0 = max(y - r, 0), max(x - r, 0)
+            sl = (slice(y0, min(y + r + 1, H)), slice(x0, min(x + r + 1, W)))
+            near = _round_window(r)[y0 - y + r:sl[0].stop - y + r, x0 - x + r:sl[1].stop - x + r]
             if off_peeps:
-                near &= self.body[sl] == 0
+                near = near & (self.body[sl] == 0)
             labels = self.px.label[sl][near]
             mine = labels < n_players
             if np.count_nonzero(mine) < WHOSE_MIN_MM2 * s * s:
@@ -569,6 +570,15 @@ class _Reader:
                     self.warn(name, f"{p} has {n} troops here (more than {MAX_LEGAL_TROOPS})")
             if cell.supply_center and not parse_cell(name).is_central:
                 cell.supply_center = False
+
+
+@cache
+def _round_window(r: int) -> np.ndarray:
+    """The pixels within ``r`` of the middle of a (2r+1)-square."""
+    yy, xx = np.ogrid[-r:r + 1, -r:r + 1]
+    window = yy * yy + xx * xx <= r * r
+    window.flags.writeable = False  # shared by every caller
+    return window
 
 
 def _median(values: np.ndarray) -> float:
