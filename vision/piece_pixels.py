@@ -199,14 +199,13 @@ def _mode_filter(label: np.ndarray, fg: np.ndarray, n_players: int, px_per_mm: f
 def _models(profile: Profile) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Players, and per model (bean, peep, bean, ...): mean and inverse covariance."""
     players = list(profile.players) or list(profile.colours)
-    means, invs = [], []
-    for p in players:
-        c = profile.colours[p]
-        for m in (c.bean, c.peep):
-            assert isinstance(m, ColourModel)
-            means.append(m.mean)
-            invs.append(np.linalg.inv(m.cov + np.diag(READ_SPREAD**2)))
-    return players, np.array(means, np.float32), np.array(invs, np.float32)
+    models = [m for p in players for m in (profile.colours[p].bean, profile.colours[p].peep)]
+    assert all(isinstance(m, ColourModel) for m in models)
+    if not models:
+        return players, np.zeros((0, 3), np.float32), np.zeros((0, 3, 3), np.float32)
+    # One batched inverse: a dozen separate calls cost more than the rest of this.
+    invs = np.linalg.inv(np.stack([m.cov for m in models]) + np.diag(READ_SPREAD**2))
+    return players, np.array([m.mean for m in models], np.float32), invs.astype(np.float32)
 
 
 def classify(mosaic: Mosaic, profile: Profile) -> PixelClasses:
