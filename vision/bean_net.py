@@ -30,9 +30,10 @@ import cv2
 import numpy as np
 
 from companion.errors import UserError
+from vision.mosaic import PX_PER_MM
 
 MODEL = Path(__file__).with_name("bean_net.onnx")
-NET_PX_PER_MM = 1.0
+NET_PX_PER_MM = PX_PER_MM  # the net reads the mosaic as it is built
 STRIDE = 4
 CHANNELS = 7
 CONTEXT_MM = 10.0  # seen round a region of pieces: a bean cut by its box is judged whole
@@ -54,51 +55,39 @@ class Planes:
     ink: np.ndarray  # bool
 
 
-def net_input(planes: Planes, box: tuple[int, int, int, int], px_per_mm: float,
-              step: int = STRIDE) -> tuple[np.ndarray, float, float]:
+def net_input(planes: Planes, box: tuple[int, int, int, int], step: int = STRIDE) -> np.ndarray:
     """The net's input (CHANNELS x H x W float32, H and W padded to multiples of ``step``,
-    itself a multiple of STRIDE) over the mosaic box ``(x0, y0, x1, y1)``, and the mosaic
-    pixels per input pixel across and down.
+    itself a multiple of STRIDE) over the box ``(x0, y0, x1, y1)`` of planes at
+    ``NET_PX_PER_MM`` (the mosaic's own scale): input pixel (x, y) is plane pixel
+    (x0 + x, y0 + y).
 
     >>> colour = np.full((40, 60, 3), 200, np.uint8); colour[:, 30:] = (50, 100, 200)
     >>> coloured = np.zeros((40, 60), bool); coloured[:, 30:] = True
     >>> p = Planes(colour, np.full((40, 60), 200, np.float32), coloured,
     ...            *(np.zeros((40, 60), bool) for _ in range(3)))
-    >>> x, fx, fy = net_input(p, (0, 0, 60, 40), 1.5)
-    >>> x.shape, round(fx, 3), round(fy, 3)
-    ((7, 28, 40), 1.5, 1.481)
+    >>> x = net_input(p, (10, 0, 60, 38), 8)
+    >>> x.shape
+    (7, 40, 56)
     >>> x[:4, 5, 5].round(2).tolist(), x[:4, 5, 30].round(2).tolist()  # paper, a red bean
     ([0.0, 0.0, 0.0, 0.0], [-0.75, -0.5, 0.0, 1.0])
-    >>> float(np.abs(x[:, 27:]).max())  # padding: paper
-    0.0
+    >>> float(np.abs(x[:, 38:]).max()), float(np.abs(x[:, :, 50:]).max())  # padding: paper
+    (0.0, 0.0)
     """
     x0, y0, x1, y1 = box
     sl = (slice(y0, y1), slice(x0, x1))
     h, w = y1 - y0, x1 - x0
-    masks = (planes.coloured[sl], planes.peeps[sl] > 0, planes.blocked[sl], planes.ink[sl])
-    scale = NET_PX_PER_MM / px_per_mm
-    nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
     # Padding reads as bare paper: every plane is 0 there.
-    out = np.zeros((CHANNELS, nh + (-nh % step), nw + (-nw % step)), np.float32)
-    inside = out[:, :nh, :nw]
-    if (nw, nh) == (w, h):
-        # The mosaic is at the net's scale: the planes are written in place, unresized.
-        per_white = 1.0 / np.maximum(planes.white[sl], 1.0)
-        for c in range(3):
-            np.multiply(planes.balanced[sl][..., c], per_white, out=inside[c])
-        for c, mask in enumerate(masks, 3):
-            inside[c] = mask
-    else:
-        rel = planes.balanced[sl].astype(np.float32) / np.maximum(planes.white[sl],
-                                                                   1.0)[..., None]
-        how = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
-        # OpenCV resizes at most four channels at a time.
-        inside[:3] = cv2.resize(rel, (nw, nh), interpolation=how).transpose(2, 0, 1)
-        inside[3:] = cv2.resize(np.stack(masks, axis=-1).astype(np.float32), (nw, nh),
-                                interpolation=how).transpose(2, 0, 1)
+    out = np.zeros((CHANNELS, h + (-h % step), w + (-w % step)), np.float32)
+    inside = out[:, :h, :w]
+    per_white = 1.0 / np.maximum(planes.white[sl], 1.0)
+    for c in range(3):
+        np.multiply(planes.balanced[sl][..., c], per_white, out=inside[c])
     np.subtract(inside[:3], 1.0, out=inside[:3])
     np.clip(inside[:3], -1.0, 0.6, out=inside[:3])
-    return out, w / nw, h / nh
+    for c, mask in enumerate((planes.coloured[sl], planes.peeps[sl] > 0, planes.blocked[sl],
+                              planes.ink[sl]), 3):
+        inside[c] = mask
+    return out
 
 
 @dataclass(frozen=True)
@@ -119,19 +108,26 @@ def peaks(out: np.ndarray, floor: float = DOUBT_LOW) -> list[Peak]:
     >>> [(p.x, p.y, round(p.heat, 2)) for p in peaks(out)]
     [(14.5, 9.5, 0.88), (1.5, 1.5, 0.5)]
 
-    Two equal neighbours are one peak (the first in row order), however sure:
+    Two equal neighbours are one peak (the first in row order), however sure and
+    however large the map:
 
     >>> out[0, 2, 3] = out[0, 2, 4] = 40.0
     >>> [(p.x, p.y) for p in peaks(out)]
     [(14.5, 9.5), (1.5, 1.5)]
+    >>> big = np.full((3, 100, 150), -9.0, np.float32); big[1:] = 0.0
+    >>> big[0, 60, 70:72] = 5.0; big[0, 61, 70] = 5.0
+    >>> [(p.x, p.y) for p in peaks(big)]
+    [(281.5, 241.5)]
     """
-    h, w = out.shape[1:]
-    # Maxima of the logits (the heat itself is 1.0 over a whole sure plateau), each nudged
-    # by less than any real difference so that equal neighbours are not both maxima.
-    logit = out[0] - np.arange(h * w, dtype=np.float32).reshape(h, w) * np.float32(1e-4 / (h * w))
+    logit = out[0]
+    # Maxima of the logits (the heat itself is 1.0 over a whole sure plateau); of equal
+    # neighbours only the first in row order, so a plateau is one peak.
     top = cv2.dilate(logit, np.ones((3, 3), np.uint8))
+    pad = np.pad(logit, 1, constant_values=-np.inf)
+    earlier = np.maximum(np.maximum(pad[1:-1, :-2], pad[:-2, :-2]),
+                         np.maximum(pad[:-2, 1:-1], pad[:-2, 2:]))
     floor_logit = float(np.log(floor / (1.0 - floor)))
-    ys, xs = np.nonzero((logit >= top) & (logit > floor_logit))
+    ys, xs = np.nonzero((logit >= top) & (logit > earlier) & (logit > floor_logit))
     order = np.argsort(-logit[ys, xs], kind="stable")
     half = (STRIDE - 1) / 2
     heat = 1.0 / (1.0 + np.exp(-np.clip(out[0, ys, xs], -30.0, 30.0)))
@@ -145,7 +141,9 @@ class ModelError(UserError):
 
 
 @cache
-def _net() -> cv2.dnn.Net:
+def load() -> cv2.dnn.Net:
+    """The net, read once; a ModelError saying what to do if its file is missing or broken.
+    A service calls this at start, so that it fails there and not on its first frame."""
     fix = ("reinstall the package (pip install -e .), or train one with "
            "python -m vision.training.train_bean_net")
     if not MODEL.is_file():
@@ -158,6 +156,6 @@ def _net() -> cv2.dnn.Net:
 
 def run(inputs: np.ndarray) -> np.ndarray:
     """The net's answer (N x 3 x H/STRIDE x W/STRIDE) for inputs N x CHANNELS x H x W."""
-    net = _net()
+    net = load()
     net.setInput(np.ascontiguousarray(inputs, np.float32))
     return net.forward()

@@ -73,11 +73,11 @@ class Mosaic:
         return self.cell_map >= 0
 
 
-def build_mosaic(frame: np.ndarray, view: TableView, px_per_mm: float | None = None) -> Mosaic:
-    """Warp ``frame`` into the table frame over every tile ``view`` found."""
+def build_mosaic(frame: np.ndarray, view: TableView) -> Mosaic:
+    """Warp ``frame`` into the table frame, at ``PX_PER_MM``, over every tile ``view`` found."""
     if view.homography is None or not view.tiles:
         raise ValueError("no tiles placed in this frame")
-    s = px_per_mm or PX_PER_MM
+    s = PX_PER_MM
     hexes = {t.hex: t.pose.apply(np.asarray(hexagon_mm((0, 0), R_MM))) for t in view.tiles}
     pts = np.vstack(list(hexes.values()))
     origin = pts.min(axis=0) - 2.0

@@ -73,7 +73,6 @@ class PixelClasses:
     runner_up: np.ndarray  # uint8: the second-best player (fg only)
     peepish: np.ndarray  # bool: the best player's peep model fits better than their bean's
     players: list[str]
-    gains: np.ndarray  # BGR gains used (1 / paper colour in linear light)
     print_hidden: np.ndarray  # bool: solid print no darker than PRINT_HIDDEN of the paper, no piece
     shaded: np.ndarray  # bool: darker than SHADED of the paper nearby
     balanced: np.ndarray  # BGR uint8: the mosaic white-balanced (sRGB)
@@ -345,7 +344,7 @@ def classify(mosaic: Mosaic, profile: Profile) -> PixelClasses:
     solid = (mosaic.solid & on).view(np.uint8) * np.uint8(255)
     hidden = cv2.bitwise_and(cv2.bitwise_and(solid, cv2.bitwise_not(darker(PRINT_HIDDEN))),
                              cv2.bitwise_not(fg.view(np.uint8) * np.uint8(255))) > 0
-    return PixelClasses(fg, label, margin, runner_up, peepish, players, gains, hidden,
+    return PixelClasses(fg, label, margin, runner_up, peepish, players, hidden,
                         darker(SHADED) > 0, wb, white)
 
 

@@ -369,7 +369,8 @@ class _Reader:
     def beans_by_net(self) -> None:
         """Every bean's centre from the bean net, run over each region of pieces (grown by
         the net's context; boxes of one shape in one batch); whose bean by the colours round
-        it. A peak seen from two regions' boxes belongs to the region nearest it."""
+        it. A peak seen from two regions' boxes belongs to the region nearest it of those the
+        net was run over (a bean too faint to make its own region is still counted)."""
         n, lab, stats = self.regions
         s = self.s
         H, W = lab.shape
@@ -378,35 +379,37 @@ class _Reader:
         coloured = np.bincount(lab.ravel()[np.flatnonzero(self.px.label < len(self.px.players))],
                                minlength=n)
         batches: dict[tuple[int, ...], list] = {}
+        ran = np.zeros(n, bool)
         for i in range(1, n):
             x, y, w, h, area = stats[i]
             if self.mm2(area) < NET_MIN_MM2 or self.mm2(coloured[i]) < NET_MIN_COLOURED_MM2:
                 continue
+            ran[i] = True
             box = (max(x - ctx, 0), max(y - ctx, 0), min(x + w + ctx, W), min(y + h + ctx, H))
-            x_in, fx, fy = bean_net.net_input(self.planes(), box, s, bean_net.BATCH_STEP)
-            batches.setdefault(x_in.shape, []).append((i, box, fx, fy, x_in))
+            x_in = bean_net.net_input(self.planes(), box, bean_net.BATCH_STEP)
+            batches.setdefault(x_in.shape, []).append((i, box, x_in))
         for group in batches.values():
-            out = bean_net.run(np.stack([g[4] for g in group]))
-            for (i, box, fx, fy, _), one in zip(group, out, strict=True):
+            out = bean_net.run(np.stack([g[2] for g in group]))
+            for (i, box, _), one in zip(group, out, strict=True):
                 for p in bean_net.peaks(one):
-                    at = (box[0] + (p.x + 0.5) * fx - 0.5, box[1] + (p.y + 0.5) * fy - 0.5)
-                    if self._nearest_region(at) == i:
+                    at = (box[0] + p.x, box[1] + p.y)
+                    if self._nearest_region(at, ran) == i:
                         self._net_bean(at, p.heat)
 
-    def _nearest_region(self, at: tuple[float, float]) -> int:
+    def _nearest_region(self, at: tuple[float, float], ran: np.ndarray) -> int:
         """The region of pieces at mosaic point ``at``, else the nearest within the net's
-        context (0: none)."""
+        context, of those with ``ran`` set (0: none)."""
         lab = self.regions[1]
         x, y = int(round(at[0])), int(round(at[1]))
         H, W = lab.shape
         if not (0 <= x < W and 0 <= y < H):
             return 0
-        if lab[y, x]:
+        if ran[lab[y, x]]:
             return int(lab[y, x])
         r = int(math.ceil(bean_net.CONTEXT_MM * self.s))
         y0, x0 = max(y - r, 0), max(x - r, 0)
         win = lab[y0:y + r + 1, x0:x + r + 1]
-        ys, xs = np.nonzero(win)
+        ys, xs = np.nonzero(ran[win])
         if not len(ys):
             return 0
         k = int(np.argmin((ys + y0 - y) ** 2 + (xs + x0 - x) ** 2))
@@ -471,7 +474,10 @@ class _Reader:
             pi = int(np.argmax(votes))
             margins = self.px.margin[sl][near][labels == pi]
             seconds = self.px.runner_up[sl][near][labels == pi]
-            return pi, _median(margins), int(np.bincount(seconds, minlength=n_players).argmax())
+            # A pixel the mode filter gave to pi can have pi as its own runner-up.
+            second = np.bincount(seconds, minlength=n_players)
+            second[pi] = -1
+            return pi, _median(margins), int(second.argmax())
         return -1, 0.0, -1
 
     def _peeps(self, comp: np.ndarray, x0: int, y0: int) -> None:

@@ -13,6 +13,8 @@ import math
 import numpy as np
 import pytest
 
+from companion.camera_setup import make_detector
+from companion.errors import UserError
 from vision import bean_net, pieces
 from vision.mosaic import build_mosaic
 from vision.pieces import bean_planes
@@ -37,12 +39,11 @@ def test_every_bean_is_found_where_it_lies_and_nothing_else(seed):
     view = find_tiles(scene.frame, profile.intrinsics)
     mosaic = build_mosaic(scene.frame, view)
     h, w = mosaic.cell_map.shape
-    x, fx, fy = bean_net.net_input(bean_planes(mosaic, profile), (0, 0, w, h),
-                                   mosaic.px_per_mm)
+    x = bean_net.net_input(bean_planes(mosaic, profile), (0, 0, w, h))
     found = [p for p in bean_net.peaks(bean_net.run(x[None])[0])
              if p.heat >= bean_net.THRESHOLD]
     # In table millimetres, as the truth has them.
-    got = [mosaic.to_mm(((p.x + 0.5) * fx - 0.5, (p.y + 0.5) * fy - 0.5)) for p in found]
+    got = [mosaic.to_mm((p.x, p.y)) for p in found]
     truth = [p["centre_mm"] for p in scene.truth.pieces if p["kind"] == "bean"]
     assert len(truth) == 15
     assert len(got) == len(truth)
@@ -66,13 +67,17 @@ def test_a_missing_or_broken_model_says_what_to_do(monkeypatch, tmp_path, conten
     if content is not None:
         model.write_bytes(content)
     monkeypatch.setattr(bean_net, "MODEL", model)
-    bean_net._net.cache_clear()
+    bean_net.load.cache_clear()
     try:
         with pytest.raises(bean_net.ModelError, match="reinstall the package"):
             bean_net.run(np.zeros((1, bean_net.CHANNELS, 16, 16), np.float32))
+        # The live service finds out when it starts, not on its first frame.
+        profile = profile_for_colours(families_colours(PLAYERS), seed=3)
+        with pytest.raises(UserError, match=str(model)):
+            make_detector(profile)
     finally:
         monkeypatch.undo()
-        bean_net._net.cache_clear()
+        bean_net.load.cache_clear()
 
 
 @pytest.mark.parametrize("heat, counted, warning", [

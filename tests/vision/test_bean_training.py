@@ -47,3 +47,29 @@ def test_turns_and_mirrors_move_the_centres_with_the_pixels(seed, monkeypatch):
     w, _, cents = _augment(win, np.zeros((1, cut, cut), np.uint8), [centre], rng)
     ys, xs = np.nonzero(w[0, 3])
     assert cents[0].tolist() == [[float(xs[0]), float(ys[0])]]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_boxed_window_is_paper_beyond_its_box_and_unscored_near_its_edge(seed):
+    """As the reader crops round a region of pieces: every plane reads bare paper outside
+    the box, and no loss is taken within CONTEXT_PX of the box's edge."""
+    rng = np.random.default_rng(seed)
+    w = rng.integers(0, 256, (bean_net.CHANNELS, WINDOW, WINDOW)).astype(np.uint8)
+    g = np.zeros((WINDOW, WINDOW), np.uint8)
+    boxed, ignored = train_bean_net._boxed(w, g, rng)
+    ys, xs = np.nonzero((boxed != w).any(axis=0))
+    kept = np.ones((WINDOW, WINDOW), bool)
+    kept[ys, xs] = False  # changed: must be outside the box
+    ky, kx = np.nonzero(kept)
+    y0, y1, x0, x1 = ky.min(), ky.max() + 1, kx.min(), kx.max() + 1
+    assert kept[y0:y1, x0:x1].all(), "what is kept is one box"
+    assert min(y1 - y0, x1 - x0) >= 40
+    outside = ~np.pad(np.ones((y1 - y0, x1 - x0), bool),
+                      ((y0, WINDOW - y1), (x0, WINDOW - x1)))
+    assert (boxed[:3][:, outside] == train_bean_net.PAPER).all()
+    assert (boxed[3:][:, outside] == 0).all()
+    c = train_bean_net.CONTEXT_PX
+    scored = ignored == 0
+    assert scored[y0 + c:y1 - c, x0 + c:x1 - c].all()
+    assert scored.sum() == (y1 - y0 - 2 * c) * (x1 - x0 - 2 * c)
+    assert (g == 0).all(), "the caller's ignore map is left as it was"

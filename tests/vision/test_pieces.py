@@ -269,8 +269,8 @@ def test_a_bean_half_under_its_own_peep_is_still_counted(seed):
 @pytest.mark.parametrize("seed, cell, player, n", [(31, "1,0/4", "blue", 3),
                                                    (28, "0,0/c", "yellow", 4)])
 def test_beans_side_by_side_are_told_apart(seed, cell, player, n):
-    """Two beans lying side by side have their thickest point between them, so peeling
-    outlines from the thickest point read these seeds one bean short."""
+    """Two beans lying side by side make one blob whose thickest point lies between them
+    (an outline peel from there read these seeds one bean short): each is counted."""
     obs, scene = _read({cell: {"pieces": {player: {"troops": n, "peep": False}}}}, seed)
     centres = _beans(scene, cell, player)
     assert len(centres) == n, "the scene holds the beans asked for"

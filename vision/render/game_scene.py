@@ -23,7 +23,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from calibration.colour import CalibrationError, calibrate_colours
+from calibration.colour import CalibrationError, PlayerColours, calibrate_colours
 from calibration.profile import Profile
 from companion.rules.peepwar.board import (
     NEUTRAL,
@@ -59,6 +59,7 @@ BORDER_CELL_MM2 = 3750.0
 CENTRAL_CELL_MM2 = 5545.0
 EGG_AREA_MM2 = 1960.0
 DRAW_ORDER = {"egg": 0, "token": 0, "understudy": 1, "bean": 2, "peep": 3}
+RETAKES = 8  # card photos a calibration may refuse before the look is given up
 
 
 @dataclass(frozen=True)
@@ -387,19 +388,19 @@ class LookProfiles:
         return Profile(list(looks), colours)
 
     @staticmethod
-    def _calibrated(name: str, look: PlayerLook, seed: int) -> object:
+    def _calibrated(name: str, look: PlayerLook, seed: int) -> PlayerColours:
         """The colour model from card photo ``seed``; a photo the calibration refuses (a
-        piece off its spot) is taken again, as a user would."""
-        for again in range(8):
+        piece off its spot) is taken again, as a user would, up to RETAKES times."""
+        last: CalibrationError | None = None
+        for again in range(RETAKES):
             card = seed + 1000 * again
             beans, peeps = card_pieces({name: look}, seed=card)
             try:
                 return calibrate_colours(render_card_scene(card, beans, peeps, 5000.0),
                                          [name])[0][name]
-            except CalibrationError:
-                if again == 7:
-                    raise
-        return None  # not reached: the last try returns or raises
+            except CalibrationError as e:
+                last = e
+        raise CalibrationError(f"{RETAKES} card photos of {name} refused; the last: {last}")
 
 
 def profile_for(looks: Mapping[str, PlayerLook], seed: int = 0, kelvin: float = 5000.0

@@ -7,7 +7,7 @@ over the whole mosaic (quantised to bytes), every true bean centre in input
 pixels, and where the loss is ignored: cells a hand touches (the truth says what
 lies under the hand; the camera cannot).
 
-    python -m vision.training.bean_samples --first-seed 100000 --scenes 3000 --out DIR
+    python -m vision.training.bean_samples --scenes 4000 --workers 2 --out DIR
 
 Training scenes start at seed 100000 so that the benchmark's (0 to 9999) are never
 trained on.
@@ -75,25 +75,20 @@ def scene_sample(seed: int, profiles: LookProfiles, cutouts) -> Sample | None:
     mosaic = build_mosaic(scene.frame, view)
     planes = bean_planes(mosaic, profile)
     H, W = mosaic.cell_map.shape
-    x, fx, fy = bean_net.net_input(planes, (0, 0, W, H), mosaic.px_per_mm)
+    x = bean_net.net_input(planes, (0, 0, W, H))
     beans = [p["centre_mm"] for p in scene.truth.pieces if p["kind"] == "bean"]
     centres = np.zeros((0, 2), np.float32)
     if beans:
-        at = mosaic.to_px(np.asarray(beans, float))
-        centres = np.stack([(at[:, 0] + 0.5) / fx - 0.5, (at[:, 1] + 0.5) / fy - 0.5],
-                           axis=1).astype(np.float32)
+        centres = mosaic.to_px(np.asarray(beans, float)).astype(np.float32)
         inside = (centres[:, 0] >= 0) & (centres[:, 1] >= 0) \
-            & (centres[:, 0] < x.shape[2]) & (centres[:, 1] < x.shape[1])
+            & (centres[:, 0] < W) & (centres[:, 1] < H)
         centres = centres[inside]
     handed = [i for i, name in enumerate(mosaic.cell_names)
               if scene.truth.hand_cover.get(name, 0.0) > 0]
-    ignore_m = np.isin(mosaic.cell_map, handed).astype(np.uint8) if handed \
-        else np.zeros((H, W), np.uint8)
-    nh, nw = round(H / fy), round(W / fx)
     ignore = np.zeros(x.shape[1:], np.uint8)
-    ignore[:nh, :nw] = cv2.resize(ignore_m, (nw, nh), interpolation=cv2.INTER_NEAREST)
     if handed:
-        # A hand reaches past the cells it is counted in by a finger's width.
+        ignore[:H, :W] = np.isin(mosaic.cell_map, handed)
+        # A hand reaches past the cells it is counted in: its fingers (at 1 px/mm).
         ignore = cv2.dilate(ignore, np.ones((15, 15), np.uint8))
     return Sample(quantise(x), centres, ignore)
 
@@ -111,7 +106,8 @@ def _work(args: tuple[list[int], str, str | None]) -> int:
         sample = scene_sample(seed, profiles, cutouts)
         if sample is None:
             continue
-        tmp = path.with_suffix(".tmp.npz")
+        # Written aside and renamed, so a stopped run leaves no half sample named scene*.
+        tmp = path.with_name(f"partial-{path.name}")
         np.savez_compressed(tmp, inputs=sample.inputs, centres=sample.centres,
                             ignore=sample.ignore)
         os.replace(tmp, path)
@@ -122,7 +118,7 @@ def _work(args: tuple[list[int], str, str | None]) -> int:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--first-seed", type=int, default=TRAIN_FIRST_SEED)
-    ap.add_argument("--scenes", type=int, default=3000)
+    ap.add_argument("--scenes", type=int, default=4000)
     ap.add_argument("--out", required=True, help="folder for the samples (one .npz a scene)")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--photos", default=str(Path(__file__).resolve().parents[2] / ".."

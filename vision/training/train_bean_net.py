@@ -233,12 +233,11 @@ def export(model, path: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    import torch
-
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", required=True)
-    ap.add_argument("--out", default=str(bean_net.MODEL),
-                    help="the ONNX file written when training ends (default: the shipped one)")
+    ap.add_argument("--out", required=True,
+                    help=f"the ONNX file written when training ends (the shipped one is "
+                         f"{bean_net.MODEL.relative_to(Path(__file__).resolve().parents[2])})")
     ap.add_argument("--val", type=int, default=150, help="scenes held out (the last seeds)")
     ap.add_argument("--per-scene", type=int, default=12, help="windows cut from each scene")
     ap.add_argument("--epochs", type=int, default=10)
@@ -247,9 +246,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
+    files = sorted((p for p in Path(args.data).glob("scene*.npz") if p.stem[5:].isdigit()),
+                   key=lambda p: int(p.stem[5:]))
+    if not 0 < args.val < len(files):
+        ap.error(f"{args.data} holds {len(files)} samples (scene<seed>.npz): --val must be "
+                 f"between 1 and one fewer; make samples with python -m "
+                 f"vision.training.bean_samples --out {args.data}")
+    try:
+        import torch
+    except ImportError:
+        ap.error("training needs torch and onnx: pip install -e '.[train]'")
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
-    files = sorted(Path(args.data).glob("scene*.npz"), key=lambda p: int(p.stem[5:]))
     train_files, val_files = files[:-args.val], files[-args.val:]
     t0 = time.time()
     win, ign, cent = load_windows(train_files, args.per_scene, args.seed)
