@@ -277,3 +277,16 @@ def test_beans_side_by_side_are_told_apart(seed, cell, player, n):
     gaps = np.linalg.norm(centres[:, None] - centres[None], axis=2) + np.eye(n) * 1e9
     assert gaps.min() < 14.0  # 13 mm wide: side by side
     assert _pieces(obs, cell) == {player: (n, False)}
+
+
+@pytest.mark.parametrize("seed", [14, 31])
+def test_a_close_call_between_colours_names_two_players(seed):
+    """A bean whose colour is nearly another player's is warned of, naming both; a pixel
+    the majority filter gave to a bean's player can have that player as its own runner-up,
+    which once read "a bean between red and red" on these seeds."""
+    _, obs = _bench_scene(seed)
+    close = [w for w in obs["warnings"] if " between " in w and " bean " in w]
+    assert close, "these seeds hold close calls"
+    for w in close:
+        a, b = w.split(" between ")[1].split(" and ")
+        assert a != b, w
