@@ -119,21 +119,42 @@ def peaks(out: np.ndarray, floor: float = DOUBT_LOW) -> list[Peak]:
     >>> [(p.x, p.y) for p in peaks(big)]
     [(281.5, 241.5)]
     """
-    logit = out[0]
+    return peaks_of_batch(out[None], floor)[0]
+
+
+def peaks_of_batch(outs: np.ndarray, floor: float = DOUBT_LOW) -> list[list[Peak]]:
+    """:func:`peaks` of each of the net's answers ``outs`` (N x 3 x h x w), found together.
+
+    >>> outs = np.full((2, 3, 4, 5), -9.0, np.float32); outs[:, 1:] = 0.0
+    >>> outs[0, 0, 3, 4] = outs[1, 0, 0, 0] = 3.0  # a corner apiece: each map its own
+    >>> [[(p.x, p.y) for p in one] for one in peaks_of_batch(outs)]
+    [[(17.5, 13.5)], [(1.5, 1.5)]]
+    """
+    n, _, h, w = outs.shape
+    # Every map ringed by -inf and stacked into one image: one dilation finds the maxima
+    # of all, and no map's edge sees the next map.
+    pad = np.full((n, h + 2, w + 2), -np.inf, np.float32)
+    pad[:, 1:-1, 1:-1] = outs[:, 0]
+    logit = pad[:, 1:-1, 1:-1]
+    top = cv2.dilate(pad.reshape(n * (h + 2), w + 2), np.ones((3, 3), np.uint8))
+    top = top.reshape(n, h + 2, w + 2)[:, 1:-1, 1:-1]
     # Maxima of the logits (the heat itself is 1.0 over a whole sure plateau); of equal
     # neighbours only the first in row order, so a plateau is one peak.
-    top = cv2.dilate(logit, np.ones((3, 3), np.uint8))
-    pad = np.pad(logit, 1, constant_values=-np.inf)
-    earlier = np.maximum(np.maximum(pad[1:-1, :-2], pad[:-2, :-2]),
-                         np.maximum(pad[:-2, 1:-1], pad[:-2, 2:]))
+    earlier = np.maximum(np.maximum(pad[:, 1:-1, :-2], pad[:, :-2, :-2]),
+                         np.maximum(pad[:, :-2, 1:-1], pad[:, :-2, 2:]))
     floor_logit = float(np.log(floor / (1.0 - floor)))
-    ys, xs = np.nonzero((logit >= top) & (logit > earlier) & (logit > floor_logit))
-    order = np.argsort(-logit[ys, xs], kind="stable")
+    ks, ys, xs = np.nonzero((logit >= top) & (logit > earlier) & (logit > floor_logit))
+    value = outs[ks, 0, ys, xs]
+    order = np.lexsort((-value, ks))  # by map, hottest first (row order among equals)
+    ks, ys, xs, value = ks[order], ys[order], xs[order], value[order]
     half = (STRIDE - 1) / 2
-    heat = 1.0 / (1.0 + np.exp(-np.clip(out[0, ys, xs], -30.0, 30.0)))
-    return [Peak(float(STRIDE * (xs[i] + out[1, ys[i], xs[i]]) + half),
-                 float(STRIDE * (ys[i] + out[2, ys[i], xs[i]]) + half),
-                 float(heat[i])) for i in order]
+    px = STRIDE * (xs + outs[ks, 1, ys, xs]) + half
+    py = STRIDE * (ys + outs[ks, 2, ys, xs]) + half
+    heat = 1.0 / (1.0 + np.exp(-np.clip(value, -30.0, 30.0)))
+    found: list[list[Peak]] = [[] for _ in range(n)]
+    for k, x, y, hh in zip(ks.tolist(), px.tolist(), py.tolist(), heat.tolist(), strict=True):
+        found[k].append(Peak(x, y, hh))
+    return found
 
 
 class ModelError(UserError):

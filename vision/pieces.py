@@ -390,8 +390,8 @@ class _Reader:
             batches.setdefault(x_in.shape, []).append((i, box, x_in))
         for group in batches.values():
             out = bean_net.run(np.stack([g[2] for g in group]))
-            for (i, box, _), one in zip(group, out, strict=True):
-                for p in bean_net.peaks(one):
+            for (i, box, _), found in zip(group, bean_net.peaks_of_batch(out), strict=True):
+                for p in found:
                     at = (box[0] + p.x, box[1] + p.y)
                     if self._nearest_region(at, ran) == i:
                         self._net_bean(at, p.heat)
