@@ -12,6 +12,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from companion.camera_setup import make_detector
 from companion.errors import UserError
@@ -103,3 +105,27 @@ def test_how_sure_the_net_is_sets_the_count_confidence_and_warning(heat, counted
     else:
         assert cell.confidence <= 0.7
         assert reader.warnings == [f"cell 1,0/3: {warning}"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 5), st.integers(1, 12), st.integers(1, 12), st.integers(0, 2**32 - 1))
+def test_peaks_of_a_batch_are_each_maps_own(n, h, w, seed):
+    """Found together, each map's peaks are what it gives alone: no map's edge sees the
+    next map's (they are stacked into one image), in the same order."""
+    rng = np.random.default_rng(seed)
+    outs = rng.normal(0.0, 2.0, (n, 3, h, w)).astype(np.float32)
+    outs[:, 0] = np.round(outs[:, 0])  # coarse logits: plateaus of equal neighbours
+    outs[:, 1:] = 0.0  # no offsets: a peak sits in the middle of its output pixel
+    together = bean_net.peaks_of_batch(outs)
+    assert together == [bean_net.peaks(one) for one in outs]
+    for one, found in zip(outs, together, strict=True):
+        at = [(int(p.y) // bean_net.STRIDE, int(p.x) // bean_net.STRIDE) for p in found]
+        assert len(set(at)) == len(at)
+        for y, x in at:
+            around = one[0, max(y - 1, 0):y + 2, max(x - 1, 0):x + 2]
+            assert one[0, y, x] == around.max()
+            assert 1.0 / (1.0 + np.exp(-one[0, y, x])) > bean_net.DOUBT_LOW
+            # Of equal neighbours, only the first in row order.
+            assert not any((y + dy, x + dx) in at for dy, dx in ((0, 1), (1, -1), (1, 0), (1, 1))
+                           if 0 <= y + dy < h and 0 <= x + dx < w
+                           and one[0, y + dy, x + dx] == one[0, y, x])
