@@ -135,19 +135,24 @@ def _cell_at(mosaic: Mosaic, pt) -> int:
     return -1
 
 
+def _nearest(grid: np.ndarray, x: int, y: int, r: int, wanted) -> tuple[int, int] | None:
+    """The value of ``grid`` nearest (x, y) within the square of half-side ``r`` where
+    ``wanted(window)`` holds, and its squared distance; None if nowhere."""
+    y0, x0 = max(y - r, 0), max(x - r, 0)
+    win = grid[y0:y + r + 1, x0:x + r + 1]
+    ys, xs = np.nonzero(wanted(win))
+    if not len(ys):
+        return None
+    d = (ys + y0 - y) ** 2 + (xs + x0 - x) ** 2
+    k = int(np.argmin(d))
+    return int(win[ys[k], xs[k]]), int(d[k])
+
+
 def _cell_near(mosaic: Mosaic, pt, reach_px: float) -> int:
     """The cell nearest ``pt`` within ``reach_px``, or -1."""
     x, y = int(round(pt[0])), int(round(pt[1]))
-    r = int(math.ceil(reach_px))
-    h, w = mosaic.cell_map.shape
-    y0, x0 = max(y - r, 0), max(x - r, 0)
-    win = mosaic.cell_map[y0:min(y + r + 1, h), x0:min(x + r + 1, w)]
-    ys, xs = np.nonzero(win >= 0)
-    if not len(ys):
-        return -1
-    d = (ys + y0 - y) ** 2 + (xs + x0 - x) ** 2
-    k = int(np.argmin(d))
-    return int(win[ys[k], xs[k]]) if d[k] <= reach_px * reach_px else -1
+    near = _nearest(mosaic.cell_map, x, y, int(math.ceil(reach_px)), lambda win: win >= 0)
+    return near[0] if near is not None and near[1] <= reach_px * reach_px else -1
 
 
 def _near_border(mosaic: Mosaic, pt, cell: int) -> int:
@@ -406,14 +411,9 @@ class _Reader:
             return 0
         if ran[lab[y, x]]:
             return int(lab[y, x])
-        r = int(math.ceil(bean_net.CONTEXT_MM * self.s))
-        y0, x0 = max(y - r, 0), max(x - r, 0)
-        win = lab[y0:y + r + 1, x0:x + r + 1]
-        ys, xs = np.nonzero(ran[win])
-        if not len(ys):
-            return 0
-        k = int(np.argmin((ys + y0 - y) ** 2 + (xs + x0 - x) ** 2))
-        return int(win[ys[k], xs[k]])
+        near = _nearest(lab, x, y, int(math.ceil(bean_net.CONTEXT_MM * self.s)),
+                        lambda win: ran[win])
+        return 0 if near is None else near[0]
 
     def _net_bean(self, at: tuple[float, float], heat: float) -> None:
         """A peak of the bean net's heat at mosaic point ``at``: a bean (or a doubt) of the

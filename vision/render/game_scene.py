@@ -376,7 +376,7 @@ class LookProfiles:
     benchmark reuses one calibration per kind of look across its scenes)."""
 
     def __init__(self) -> None:
-        self.cache: dict[tuple, object] = {}
+        self.cache: dict[tuple, PlayerColours] = {}
 
     def for_looks(self, looks: Mapping[str, PlayerLook]) -> Profile:
         colours = {}
@@ -393,11 +393,8 @@ class LookProfiles:
         piece off its spot) is taken again, as a user would, up to RETAKES times."""
         last: CalibrationError | None = None
         for again in range(RETAKES):
-            card = seed + 1000 * again
-            beans, peeps = card_pieces({name: look}, seed=card)
             try:
-                return calibrate_colours(render_card_scene(card, beans, peeps, 5000.0),
-                                         [name])[0][name]
+                return profile_for({name: look}, seed + 1000 * again).colours[name]
             except CalibrationError as e:
                 last = e
         raise CalibrationError(f"{RETAKES} card photos of {name} refused; the last: {last}")
