@@ -105,17 +105,20 @@ def _local_white(value: np.ndarray, paper: np.ndarray, px_per_mm: float) -> np.n
     """
     h, w = value.shape
     block = max(2, int(round(WHITE_BLOCK_MM * px_per_mm)))
-    gw, gh = max(1, w // block), max(1, h // block)
-    wts = paper.astype(np.float32)
-    num = cv2.resize(cv2.multiply(value, paper.view(np.uint8), dtype=cv2.CV_32F), (gw, gh),
-                     interpolation=cv2.INTER_AREA)
-    den = cv2.resize(wts, (gw, gh), interpolation=cv2.INTER_AREA)
+    # Padded to whole blocks (as no paper): shrinking by a whole factor is a fast block mean.
+    gw, gh = -(-w // block), -(-h // block)
+    num = np.zeros((gh * block, gw * block), np.float32)
+    den = np.zeros_like(num)
+    cv2.multiply(value, paper.view(np.uint8), dst=num[:h, :w], dtype=cv2.CV_32F)
+    den[:h, :w] = paper
+    num = cv2.resize(num, (gw, gh), interpolation=cv2.INTER_AREA)
+    den = cv2.resize(den, (gw, gh), interpolation=cv2.INTER_AREA)
     for _ in range(4):
         num = np.where(den > 0.05, num, cv2.blur(num, (3, 3)))
         den = np.where(den > 0.05, den, cv2.blur(den, (3, 3)))
     field = np.where(den > 1e-3, num / np.maximum(den, 1e-3), 255.0).astype(np.float32)
     field = cv2.GaussianBlur(field, (0, 0), 0.7)
-    return cv2.resize(field, (w, h), interpolation=cv2.INTER_LINEAR)
+    return cv2.resize(field, (gw * block, gh * block), interpolation=cv2.INTER_LINEAR)[:h, :w]
 
 
 def _disk_kernel(radius_px: float) -> np.ndarray:
