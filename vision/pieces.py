@@ -217,8 +217,8 @@ class _Reader:
             crop = cv2.morphologyEx(crop, cv2.MORPH_CLOSE, _disk(1.5 * s))
             crop = _fill_holes(crop)
             dt = cv2.distanceTransform(crop, cv2.DIST_L2, 5)
-            yy, xx = np.mgrid[y0:y1, x0:x1]
-            near = (xx - cx) ** 2 + (yy - cy) ** 2 <= (SC_SEARCH_MM * s) ** 2
+            near = ((np.arange(x0, x1) - cx) ** 2)[None, :] \
+                + ((np.arange(y0, y1) - cy) ** 2)[:, None] <= (SC_SEARCH_MM * s) ** 2
             if not near.any():
                 continue
             k = np.argmax(np.where(near, dt, -1))
@@ -353,12 +353,16 @@ class _Reader:
         ours[blocked] = 0
         n, lab, stats, _ = components(ours, 8)
         self.regions = (n, lab, stats)
-        for i in range(1, n):
-            x, y, w, h, area = stats[i]
+        # Python ints: numpy scalars make each of these small tests cost microseconds.
+        for i, (x, y, w, h, area) in enumerate(stats[1:].tolist(), 1):
             if self.mm2(area) < MIN_FRAGMENT_MM2 * 0.6:
                 continue
             x0, y0 = max(x - 2, 0), max(y - 2, 0)
             x1, y1 = min(x + w + 2, ours.shape[1]), min(y + h + 2, ours.shape[0])
+            # No pixel lies farther than (min(w, h) + 1) / 2 from its box's edge, so a thin
+            # region cannot hold a peep's core (unless an egg beside it adds thickness).
+            if min(w, h) + 1 < 2 * PEEP_CORE_MM * s and not self.egg[y0:y1, x0:x1].any():
+                continue
             comp = (lab[y0:y1, x0:x1] == i).astype(np.uint8)
             self._peeps(comp, x0, y0)
 
@@ -385,8 +389,8 @@ class _Reader:
                                minlength=n)
         batches: dict[tuple[int, ...], list] = {}
         ran = np.zeros(n, bool)
-        for i in range(1, n):
-            x, y, w, h, area = stats[i]
+        coloured = coloured.tolist()
+        for i, (x, y, w, h, area) in enumerate(stats[1:].tolist(), 1):
             if self.mm2(area) < NET_MIN_MM2 or self.mm2(coloured[i]) < NET_MIN_COLOURED_MM2:
                 continue
             ran[i] = True
