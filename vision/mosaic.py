@@ -84,9 +84,13 @@ def build_mosaic(frame: np.ndarray, view: TableView) -> Mosaic:
     w, h = (np.ceil((pts.max(axis=0) + 2.0 - origin) * s)).astype(int) + 1
     to_mm = np.array([[1 / s, 0, origin[0]], [0, 1 / s, origin[1]], [0, 0, 1]])
     fh, fw = frame.shape[:2]
+    # OpenCV interpolates four channels with SIMD and three without: warping BGRA and
+    # dropping the alpha after is about twice as fast, and gives the same bytes.
+    as_bgra = frame.ndim == 3 and frame.shape[2] == 3
+    source = cv2.cvtColor(frame, cv2.COLOR_BGR2BGRA) if as_bgra else frame
     if view.intrinsics is None or not np.any(view.intrinsics.dist_coeffs):
         m = view.homography @ to_mm
-        image = cv2.warpPerspective(frame, m, (int(w), int(h)),
+        image = cv2.warpPerspective(source, m, (int(w), int(h)),
                                     flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
         corners = apply_h(np.linalg.inv(m), np.array([[0, 0], [fw - 1, 0], [fw - 1, fh - 1],
                                                       [0, fh - 1]], float))
@@ -97,8 +101,11 @@ def build_mosaic(frame: np.ndarray, view: TableView) -> Mosaic:
         grid = np.stack([xs.ravel(), ys.ravel()], axis=1)
         src = view.to_image(apply_h(to_mm, grid)).astype(np.float32)
         mx, my = src[:, 0].reshape(h, w), src[:, 1].reshape(h, w)
-        image = cv2.remap(frame, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+        image = cv2.remap(source, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
         in_frame = ((mx >= 0) & (mx <= fw - 1) & (my >= 0) & (my <= fh - 1)).astype(np.uint8)
+
+    if as_bgra:
+        image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
 
     def px(poly_mm: np.ndarray) -> np.ndarray:
         return np.round((poly_mm - origin) * s * 8).astype(np.int32)  # 3 fractional bits
