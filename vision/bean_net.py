@@ -179,6 +179,8 @@ def load() -> ort.InferenceSession:
     options.intra_op_num_threads = max(1, cv2.getNumThreads())
     options.inter_op_num_threads = 1
     options.log_severity_level = 3  # errors only: its warnings are for model authors
+    # Box shapes change from frame to frame: memory plans kept per shape would only grow.
+    options.enable_mem_pattern = False
     try:
         return ort.InferenceSession(str(MODEL), options, providers=["CPUExecutionProvider"])
     except Exception as e:  # ONNX Runtime's load errors share no narrower base class
