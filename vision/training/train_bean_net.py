@@ -46,8 +46,9 @@ def build_model():
                              nn.BatchNorm2d(o), nn.ReLU(inplace=True))
 
     c = bean_net.CHANNELS
-    # Narrower nets (16-24 channels, six layers) are 6-11 ms a 1280x720 frame faster but
-    # their bean counts are off 15-45% more often on the benchmark.
+    # Narrower nets (16-24 channels, six layers) were 6-11 ms a 1280x720 frame faster under
+    # OpenCV's dnn (this net takes 5.5 ms under ONNX Runtime), but their bean counts are
+    # off 15-45% more often on the benchmark.
     return nn.Sequential(block(c, 16, 2), block(16, 16), block(16, 32, 2), block(32, 32),
                          block(32, 32, dilation=2), block(32, 32, dilation=4),
                          block(32, 32), nn.Conv2d(32, 3, 1))
