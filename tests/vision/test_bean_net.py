@@ -1,4 +1,4 @@
-"""The shipped bean net, run by OpenCV on rendered tables: where it puts the beans.
+"""The shipped bean net, run by ONNX Runtime on rendered tables: where it puts the beans.
 
 The reader's counts are tested cell by cell in test_pieces.py; here the net's own
 answer is checked against the renderer's truth: every bean's centre found, within
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+import cv2
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -79,6 +80,21 @@ def test_a_missing_or_broken_model_says_what_to_do(monkeypatch, tmp_path, conten
             make_detector(profile)
     finally:
         monkeypatch.undo()
+        bean_net.load.cache_clear()
+
+
+def test_the_net_uses_no_more_threads_than_opencv_may():
+    # A one-core benchmark (cv2.setNumThreads(1)) must not time a net on two cores.
+    before = cv2.getNumThreads()
+    bean_net.load.cache_clear()
+    try:
+        for threads in (1, 2):
+            cv2.setNumThreads(threads)
+            bean_net.load.cache_clear()
+            options = bean_net.load().get_session_options()
+            assert options.intra_op_num_threads == threads
+    finally:
+        cv2.setNumThreads(before)
         bean_net.load.cache_clear()
 
 
