@@ -181,6 +181,9 @@ def load() -> ort.InferenceSession:
     options.log_severity_level = 3  # errors only: its warnings are for model authors
     # Box shapes change from frame to frame: memory plans kept per shape would only grow.
     options.enable_mem_pattern = False
+    # Its threads would otherwise spin between runs, taking the CPU from the camera, the
+    # serial line and the page that share a Pi with it.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     try:
         return ort.InferenceSession(str(MODEL), options, providers=["CPUExecutionProvider"])
     except Exception as e:  # ONNX Runtime's load errors share no narrower base class
