@@ -360,8 +360,10 @@ class _Reader:
             x0, y0 = max(x - 2, 0), max(y - 2, 0)
             x1, y1 = min(x + w + 2, ours.shape[1]), min(y + h + 2, ours.shape[0])
             # No pixel lies farther than (min(w, h) + 1) / 2 from its box's edge, so a thin
-            # region cannot hold a peep's core (unless an egg beside it adds thickness).
-            if min(w, h) + 1 < 2 * PEEP_CORE_MM * s and not self.egg[y0:y1, x0:x1].any():
+            # region cannot hold a peep's core (unless an egg beside it adds thickness);
+            # one too large for pieces still goes to _peeps, which marks it an occluder.
+            if (min(w, h) + 1 < 2 * PEEP_CORE_MM * s and self.mm2(area) <= PIECE_MAX_MM2
+                    and not self.egg[y0:y1, x0:x1].any()):
                 continue
             comp = (lab[y0:y1, x0:x1] == i).astype(np.uint8)
             self._peeps(comp, x0, y0)
@@ -386,10 +388,9 @@ class _Reader:
         ctx = int(math.ceil(bean_net.CONTEXT_MM * s))
         # Only regions with some player's colour can hold a bean of theirs.
         coloured = np.bincount(lab.ravel()[np.flatnonzero(self.px.label < len(self.px.players))],
-                               minlength=n)
+                               minlength=n).tolist()
         batches: dict[tuple[int, ...], list] = {}
         ran = np.zeros(n, bool)
-        coloured = coloured.tolist()
         for i, (x, y, w, h, area) in enumerate(stats[1:].tolist(), 1):
             if self.mm2(area) < NET_MIN_MM2 or self.mm2(coloured[i]) < NET_MIN_COLOURED_MM2:
                 continue
