@@ -46,6 +46,7 @@ from companion.rules.peepwar.board import parse_cell
 from vision import bean_net
 from vision.mosaic import Mosaic
 from vision.piece_pixels import (
+    NONE,
     UNKNOWN,
     PixelClasses,
     classify,
@@ -56,6 +57,7 @@ from vision.piece_pixels import (
 HOLE_MM2 = 100.0  # holes smaller than this in a piece are highlights or eyes
 PEEP_CORE_MM = 11.0  # a peep is 35 mm wide; bean clusters are never this thick
 MIN_PEEP_CORE_MM2 = 25.0
+PEEP_PAIR_CORE_MM2 = 700.0  # one peep's core is about 400 mm2; a larger one may hold two
 PEEP_SURE_MM = 17.0  # no heap of beans is this thick: a peep whatever its shading says
 PEEP_COLOUR_SHARE = 0.5  # of a peep's pixels nearer its owner's peep model than bean model
 PEEP_CLEAR_SHARE = 0.75  # ... this many: the colour tells body from bean near its edge
@@ -73,6 +75,8 @@ PIECE_MAX_MM2 = 14000.0  # touching pieces: four peeps in a chain with their bea
 PIECE_MAX_THICK_MM = 26.0  # two peeps side by side with beans: 25.2 at 1 px/mm
 HAND_BRIDGE_MM = 14.0  # what a region closes in this deep (a marker is 25 mm) ...
 HAND_THICK_MM = 27.0  # ... and makes it this thick: a hand (pieces closed in stay thinner)
+HAND_CORE_MM = 18.0  # a hand's part thicker than a peep (or its thickest part) ...
+HAND_CORE_SHARE = 0.7  # ... and what joins it in its own colour class occlude
 OCCLUDED_MIN_SHARE = 0.004
 HIDDEN_MIN_MM2 = 40.0  # this much solid print hidden together ...
 HIDDEN_THICK_MM = 10.0  # ... over a breadth this thick (more than a finger) is under a hand
@@ -248,7 +252,24 @@ class _Reader:
         # Smaller than a disc PIECE_MAX_THICK_MM round, a region cannot be that thick.
         for x, y, one, area in _regions(fg, math.pi * PIECE_MAX_THICK_MM**2 * s * s):
             if self.mm2(area) > PIECE_MAX_MM2 or self._too_thick(one, x, y):
-                self.occluder[y:y + one.shape[0], x:x + one.shape[1]] |= one
+                self.occluder[y:y + one.shape[0], x:x + one.shape[1]] |= self._hand_part(one, x, y)
+
+    def _hand_part(self, one: np.ndarray, x: int, y: int) -> np.ndarray:
+        """The part of region ``one`` (its box at x, y) that is the hand: its thickest part
+        and what joins it in the same colour class (fingers, a sleeve), so pieces of another
+        colour touching the hand stay pieces and their cells are read."""
+        s = self.s
+        padded = cv2.copyMakeBorder(one, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
+        dt = cv2.distanceTransform(padded, cv2.DIST_L2, 3)[1:-1, 1:-1]
+        core = dt >= min(HAND_CORE_MM * s, HAND_CORE_SHARE * float(dt.max()))
+        labels = self.px.label[y:y + one.shape[0], x:x + one.shape[1]]
+        main = int(np.bincount(labels[core]).argmax())
+        same = (((labels == main) | (labels >= NONE)) & (one > 0) | core).view(np.uint8)
+        _, cc = cv2.connectedComponents(same, connectivity=8)
+        held = np.zeros(int(cc.max()) + 1, bool)
+        held[cc[core]] = True
+        held[0] = False
+        return held[cc].view(np.uint8)
 
     def _too_thick(self, one: np.ndarray, x: int, y: int) -> bool:
         """Is region ``one`` (its box at x, y) thicker than pieces can be, itself or with
@@ -521,7 +542,9 @@ class _Reader:
                 cores += [(one & (labels == p)).astype(np.uint8) for p in split]
             else:
                 cores.append(one.astype(np.uint8))
-        for one in cores:
+        todo = [(one, True) for one in cores]
+        while todo:
+            one, may_split = todo.pop()
             reach = cv2.distanceTransform(1 - one, cv2.DIST_L2, 5) / s
             region = (reach <= PEEP_CORE_MM + 1.0) & (comp > 0)
             # Its centre: the part leaning over an egg counts too (it is there, unseen).
@@ -540,6 +563,11 @@ class _Reader:
             peep_coloured = peep_share >= PEEP_COLOUR_SHARE
             if not peep_coloured and float(own[one > 0].max()) < PEEP_SURE_MM:
                 continue
+            if peep_coloured and may_split and self.mm2(int(one.sum())) >= PEEP_PAIR_CORE_MM2:
+                parts = self._same_player_peeps(one, comp, labels == owner, sl)
+                if len(parts) > 1:
+                    todo += [(part, False) for part in parts]
+                    continue
             # The body's rim: within reach of the core and in the peep's colour, so that a
             # bean tucked against the peep keeps its own pixels (by reach alone when the
             # colour does not tell). Inside that, the body whatever the colour (its shaded
@@ -554,6 +582,34 @@ class _Reader:
             ys, xs = np.nonzero(whole)
             self._peep(self.px.players[owner], (float(xs.mean()) + x0, float(ys.mean()) + y0),
                        float(votes[owner]) / float(votes.sum()))
+
+    def _same_player_peeps(self, one: np.ndarray, comp: np.ndarray, owners: np.ndarray,
+                           sl: tuple[slice, slice]) -> list[np.ndarray]:
+        """Core ``one`` split into one core per peep when two of a player's peeps touch.
+
+        Beans tucked between two peeps fill the notch where they meet, so measured on all
+        pieces their cores run together; measured on the peep-coloured pixels alone the
+        notch is back and each peep keeps a core of its own."""
+        s = self.s
+        body = (comp > 0) & owners & self.px.peepish[sl]
+        body = cv2.morphologyEx(body.view(np.uint8), cv2.MORPH_CLOSE, _disk(1.2 * s))
+        dt = cv2.distanceTransform(body, cv2.DIST_L2, 5) / s
+        inner = ((dt >= PEEP_CORE_MM) & (one > 0)).view(np.uint8)
+        n, lab, stats, _ = components(inner, 8)
+        big = [j for j in range(1, n)
+               if self.mm2(stats[j, cv2.CC_STAT_AREA]) >= MIN_PEEP_CORE_MM2]
+        if len(big) < 2:
+            return [one]
+        # Every pixel of the core goes with the peep core nearest it.
+        seeds = np.zeros_like(inner, np.int32)
+        for k, j in enumerate(big, 1):
+            seeds[lab == j] = k
+        _, nearest = cv2.distanceTransformWithLabels(
+            (seeds == 0).view(np.uint8), cv2.DIST_L2, 5, labelType=cv2.DIST_LABEL_PIXEL)
+        owner_of = np.zeros(int(nearest.max()) + 1, np.int32)
+        owner_of[nearest[seeds > 0]] = seeds[seeds > 0]
+        split = owner_of[nearest]
+        return [((split == k) & (one > 0)).view(np.uint8) for k in range(1, len(big) + 1)]
 
     def _peep(self, player: str, centre, share: float) -> None:
         ci = _cell_at(self.m, centre)
