@@ -66,6 +66,13 @@ BODY_REACH_CLEAR_MM = 6.0  # ... or this near when its colour is clear
 MIN_FRAGMENT_MM2 = 40.0  # regions of pieces under 0.6 of this hold no peep
 SC_MIN_RADIUS_MM = 19.5  # a Supply Center covers the 40 mm circle: thicker than any peep
 SC_SEARCH_MM = 6.0
+SC_RIM_OFFSET_MM = 5.0  # a partly covered egg or token: its centre this near the tile's ...
+SC_RIM_MIDDLE_MM = 8.0  # ... foreground over half the disc this wide round the tile's centre ...
+SC_RIM_MIN_MM = 20.0  # ... its radius from this ...
+SC_RIM_MAX_MM = 29.0  # ... to this ...
+SC_RIM_SHARE = 0.6  # ... with this much of its rim on the foreground's outline ...
+SC_RIM_FILL = 0.6  # ... and this much of its disc foreground
+RIM_SECTORS = 36
 OCCLUDER_MIN_MM2 = 250.0
 OCCLUDER_MIN_THICK_MM = 4.5
 HIGHLIGHT_MAX_MM2 = 800.0  # no player's colour, smaller than this (half a peep) ...
@@ -227,13 +234,21 @@ class _Reader:
                 continue
             k = np.argmax(np.where(near, dt, -1))
             thick = float(dt.ravel()[k]) / s
-            if thick < SC_MIN_RADIUS_MM:
-                continue
+            if thick >= SC_MIN_RADIUS_MM:
+                ey, ex = np.unravel_index(k, dt.shape)
+                confidence = min(1.0, 0.5 + (thick - SC_MIN_RADIUS_MM) / 3)
+                radius = min(thick, 30.0)
+            else:
+                rim = _egg_rim(crop, (cx - x0, cy - y0), s)
+                if rim is None:
+                    continue
+                ex, ey, radius, arc = rim
+                confidence = 0.5 + 0.4 * arc
+                self.warn(name, "a Supply Center partly covered (its rim shows)")
             self.cells[name].supply_center = True
-            self.cells[name].lower(min(1.0, 0.5 + (thick - SC_MIN_RADIUS_MM) / 3))
-            ey, ex = np.unravel_index(k, dt.shape)
-            radius = min(thick, 30.0) + 1.5
-            cv2.circle(self.egg, (int(ex + x0), int(ey + y0)), int(round(radius * s)), 1, -1)
+            self.cells[name].lower(confidence)
+            cv2.circle(self.egg, (int(round(ex + x0)), int(round(ey + y0))),
+                       int(round((radius + 1.5) * s)), 1, -1)
 
     # --- occlusion -------------------------------------------------------------------------
 
@@ -637,6 +652,63 @@ class _Reader:
                     self.warn(name, f"{p} has {n} troops here (more than {MAX_LEGAL_TROOPS})")
             if cell.supply_center and not parse_cell(name).is_central:
                 cell.supply_center = False
+
+
+def _egg_rim(region: np.ndarray, centre: tuple[float, float], s: float
+             ) -> tuple[float, float, float, float] | None:
+    """An egg half or token cut by something lying over it (a printed understudy's white
+    card hides a band of it): most of a circle's rim, of an egg's or token's radius, round
+    a point near the tile's centre, on the outline of ``region`` (foreground round the
+    centre, holes filled). Returns the circle (x, y, radius in mm) and the share of its rim
+    seen, or None. A peep with beans round it has no such rim.
+
+    >>> disc = np.zeros((69, 69), np.uint8)
+    >>> _ = cv2.circle(disc, (34, 34), 24, 1, -1)
+    >>> disc[:, 48:] = 0  # a card over a third of it
+    >>> x, y, r, arc = _egg_rim(disc, (34.0, 34.0), 1.0)
+    >>> round(x), round(y), round(r), arc > 0.6
+    (34, 34, 24, True)
+    """
+    cx, cy = centre
+    yy, xx = np.ogrid[:region.shape[0], :region.shape[1]]
+    mid = SC_RIM_MIDDLE_MM * s
+    middle = (xx - cx) ** 2 + (yy - cy) ** 2 <= mid * mid
+    if cv2.countNonZero(region & middle.view(np.uint8)) < 0.5 * math.pi * mid * mid:
+        return None
+    outlines, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    pts = [c.reshape(-1, 2) for c in outlines if middle[c[:, 0, 1], c[:, 0, 0]].any()
+           or cv2.pointPolygonTest(c, (float(cx), float(cy)), False) >= 0]
+    if not pts:
+        return None
+    p = np.vstack(pts).astype(np.float32)
+    # Every candidate centre within SC_RIM_OFFSET_MM of the tile's, every radius an egg or
+    # token can have: which of the rim's 10 degree sectors have outline on them.
+    reach = SC_RIM_OFFSET_MM * s
+    step = np.arange(-reach, reach + 1e-6, s, dtype=np.float32)
+    ox, oy = np.meshgrid(step + cx, step + cy)
+    ox, oy = ox.ravel(), oy.ravel()
+    dx, dy = p[None, :, 0] - ox[:, None], p[None, :, 1] - oy[:, None]
+    ring = np.rint(np.sqrt(dx * dx + dy * dy) / s - SC_RIM_MIN_MM).astype(np.int32)
+    n_rings = int(SC_RIM_MAX_MM - SC_RIM_MIN_MM) + 1
+    sector = ((np.arctan2(dy, dx) + math.pi) * (RIM_SECTORS / (2 * math.pi))).astype(np.int32)
+    sector = np.minimum(sector, RIM_SECTORS - 1)
+    ok = (ring >= 0) & (ring < n_rings)
+    cell = (np.nonzero(ok)[0] * n_rings + ring[ok]) * RIM_SECTORS + sector[ok]
+    counts = np.bincount(cell, minlength=len(ox) * n_rings * RIM_SECTORS)
+    counts = counts.reshape(len(ox), n_rings, RIM_SECTORS)
+    counts = counts[:, :-1] + counts[:, 1:]  # two 1 mm rings: a rim a little off round
+    seen = (counts > 0).sum(axis=2)
+    # The most of the rim seen; of those, the circle with most outline on it.
+    score = seen * (len(p) + 1) + counts.sum(axis=2)
+    j, k = np.unravel_index(int(np.argmax(score)), score.shape)
+    arc = float(seen[j, k]) / RIM_SECTORS
+    if arc < SC_RIM_SHARE:
+        return None
+    radius = SC_RIM_MIN_MM + k + 0.5
+    disc = ((xx - ox[j]) ** 2 + (yy - oy[j]) ** 2 <= (radius * s) ** 2)
+    if float(region[disc].mean()) < SC_RIM_FILL:
+        return None
+    return float(ox[j]), float(oy[j]), radius, arc
 
 
 @cache

@@ -327,3 +327,22 @@ def test_two_of_one_players_peeps_touching_are_two_peeps(seed, cells):
         assert min(math.dist(here, o) for o in mine if o != here) < 60.0
         assert cell not in scene.truth.hand_cover
         assert _pieces(obs, cell) == {p: (v["troops"], v["peep"]) for p, v in want.items()}
+
+
+@pytest.mark.parametrize("seed, cell", [(15, "1,-1/c"), (36, "0,-1/c"), (274, "-2,1/c"),
+                                        (400, "0,-1/c")])
+def test_a_supply_center_partly_under_a_printed_understudy_is_read(seed, cell):
+    """A printed understudy's white card lies over the rim of an egg half: the egg's
+    foreground is cut short of the thickness an egg has, but most of its round rim shows
+    (these benchmark seeds read no Supply Center there, and the egg's unmatched colour as a
+    hand occluding the cell)."""
+    scene, obs = _bench_scene(seed)
+    want = scene.truth.cells[cell]
+    egg = next(p for p in scene.truth.pieces if p["kind"] in ("egg", "token")
+               and p["cell"] == cell)
+    card = [p for p in scene.truth.pieces if p["kind"] == "understudy"
+            and math.dist(p["centre_mm"], egg["centre_mm"]) < 40.0]
+    assert want["supply_center"] and card and cell not in scene.truth.hand_cover
+    got = obs["cells"][cell]
+    assert got.get("supply_center") is True and not got.get("occluded")
+    assert _pieces(obs, cell) == {p: (v["troops"], v["peep"]) for p, v in want["pieces"].items()}
