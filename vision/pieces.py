@@ -550,10 +550,11 @@ class _Reader:
             if self.mm2(stats[j, cv2.CC_STAT_AREA]) < MIN_PEEP_CORE_MM2:
                 continue
             one = lab == j
-            # Two players' peeps side by side make one thick core: split it by colour.
+            # Two players' peeps side by side make one thick core: split it by colour. A core
+            # too small for two peeps is one, whatever colours its shading takes.
             by_player = np.bincount(labels[one & (labels < n_players)], minlength=n_players)
             split = np.nonzero(by_player >= MIN_PEEP_CORE_MM2 * s * s)[0]
-            if len(split) >= 2:
+            if len(split) >= 2 and self.mm2(stats[j, cv2.CC_STAT_AREA]) >= PEEP_PAIR_CORE_MM2:
                 cores += [(one & (labels == p)).astype(np.uint8) for p in split]
             else:
                 cores.append(one.astype(np.uint8))

@@ -346,3 +346,14 @@ def test_a_supply_center_partly_under_a_printed_understudy_is_read(seed, cell):
     got = obs["cells"][cell]
     assert got.get("supply_center") is True and not got.get("occluded")
     assert _pieces(obs, cell) == {p: (v["troops"], v["peep"]) for p, v in want["pieces"].items()}
+
+
+def test_a_peep_shaded_in_two_players_colours_is_one_peep():
+    """An orange peep's lit side reads nearer yellow's colour: its core, too small to hold
+    two peeps, is not split by colour (benchmark seed 135 read a yellow peep there too)."""
+    scene, obs = _bench_scene(135)
+    cell = "2,-1/5"
+    want = scene.truth.cells[cell]["pieces"]
+    assert "yellow" in scene.truth.looks and not want.get("yellow")
+    assert cell not in scene.truth.hand_cover
+    assert _pieces(obs, cell) == {p: (v["troops"], v["peep"]) for p, v in want.items()}
