@@ -19,6 +19,7 @@ sleeve, an egg of another colour) when no model is near.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -349,6 +350,24 @@ def classify(mosaic: Mosaic, profile: Profile) -> PixelClasses:
                              cv2.bitwise_not(fg.view(np.uint8) * np.uint8(255))) > 0
     return PixelClasses(fg, label, margin, runner_up, peepish, players, hidden,
                         darker(SHADED) > 0, wb, white)
+
+
+def nearest_bean(px: PixelClasses, profile: Profile, flat: np.ndarray) -> tuple[int, float]:
+    """The player whose *bean* model most of the pixels at flat mosaic indices ``flat`` are
+    nearest, and the median distance to it: a bean read as a whole when no pixel of it is
+    near any model on its own (a glossy near-black bean: highlights like paper, body like
+    shadow). (-1, inf) without pixels or players."""
+    players, means, invs = _models(profile)
+    if not len(flat) or not len(means):
+        return -1, math.inf
+    lin = SRGB_TO_LINEAR[px.balanced.reshape(-1, 3)[flat]].astype(np.float32)
+    white_lin = SRGB_TO_LINEAR[np.clip(px.white.ravel()[flat], 0, 255).astype(np.uint8)]
+    cell = _feature_cells(lin, white_lin)
+    bean_d = np.stack([_distance_lut(means[k].tobytes(), invs[k].tobytes())[cell]
+                       for k in range(0, len(means), 2)], axis=1)
+    best = np.argmin(bean_d, axis=1)
+    pi = int(np.bincount(best, minlength=len(players)).argmax())
+    return pi, float(np.median(bean_d[best == pi, pi])) / DIST_SCALE
 
 
 def _peep_nearer(lin_bgr: np.ndarray, white_y: np.ndarray, best: np.ndarray,

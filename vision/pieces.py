@@ -52,6 +52,7 @@ from vision.piece_pixels import (
     classify,
     components,
     fill_holes_below,
+    nearest_bean,
 )
 
 HOLE_MM2 = 100.0  # holes smaller than this in a piece are highlights or eyes
@@ -94,10 +95,12 @@ BORDER_WARN_MM = 1.5
 DOUBT_CONFIDENCE = 0.7  # a doubtful bean, or a peak that may be one more
 NET_MIN_MM2 = 24.0  # smaller regions of pieces are specks: the net is not run on them ...
 NET_MIN_COLOURED_MM2 = 35.0  # ... nor on those with less of any player's colour
+EGG_RIM_BEAN_MM = 3.0  # a bean's centre this far inside an egg's measured rim is on it
 EDGE_SNAP_MM = 4.0  # a bean centred this near a tile's cell map, but off it, is in it
 WHOSE_MM = 4.0  # a bean's colour is read this near its centre ...
 WHOSE_FAR_MM = 7.0  # ... or this near, when little of it shows there
 WHOSE_MIN_MM2 = 3.0  # ... from at least this much of a player's colour
+WHOLE_BEAN_MAX_DISTANCE = 10.0  # a bean no pixel of which is near a model, read whole: this near
 
 
 @dataclass
@@ -177,9 +180,10 @@ def _near_border(mosaic: Mosaic, pt, cell: int) -> int:
 
 
 class _Reader:
-    def __init__(self, mosaic: Mosaic, px: PixelClasses) -> None:
+    def __init__(self, mosaic: Mosaic, px: PixelClasses, profile: Profile) -> None:
         self.m = mosaic
         self.px = px
+        self.profile = profile
         self.s = mosaic.px_per_mm
         self.cells = {name: CellRead() for name in mosaic.cell_names}
         self.warnings: list[str] = []
@@ -187,6 +191,7 @@ class _Reader:
         self.egg = np.zeros((h, w), np.uint8)
         self.occluder = np.zeros((h, w), np.uint8)
         self.body = np.zeros((h, w), np.uint8)  # peeps found
+        self.eggs: list[tuple[float, float, float]] = []  # Supply Centers: x, y, radius (px)
         # Regions of pieces (count, labels, stats as connectedComponentsWithStats gives).
         self.regions: tuple[int, np.ndarray, np.ndarray] = (
             1, np.zeros((h, w), np.uint16), np.zeros((1, 5), np.int32))
@@ -249,6 +254,7 @@ class _Reader:
             self.cells[name].lower(confidence)
             cv2.circle(self.egg, (int(round(ex + x0)), int(round(ey + y0))),
                        int(round((radius + 1.5) * s)), 1, -1)
+            self.eggs.append((float(ex + x0), float(ey + y0), radius * s))
 
     # --- occlusion -------------------------------------------------------------------------
 
@@ -459,9 +465,13 @@ class _Reader:
     def _net_bean(self, at: tuple[float, float], heat: float) -> None:
         """A peak of the bean net's heat at mosaic point ``at``: a bean (or a doubt) of the
         player whose colour lies round it, in the cell under it."""
-        x, y = int(round(at[0])), int(round(at[1]))
-        if 0 <= y < self.egg.shape[0] and 0 <= x < self.egg.shape[1] and self.egg[y, x]:
-            return  # beans lie beside an egg half, never on its dome
+        # Beans lie beside an egg half, never on its dome. The egg's radius is measured on
+        # its foreground, which beans touching its rim widen: a bean's centre found a few
+        # millimetres inside that radius is still beside the egg.
+        deep = EGG_RIM_BEAN_MM * self.s
+        if any((at[0] - ex) ** 2 + (at[1] - ey) ** 2 < (rad - deep) ** 2
+               for ex, ey, rad in self.eggs if rad > deep):
+            return
         ci = _cell_at(self.m, at)
         if ci < 0:
             # The cell map stops short of a tile's cut edge, where a bean's centre (found
@@ -487,7 +497,10 @@ class _Reader:
         if other >= 0:
             self.warn(name, f"a {player} bean on the border with {self.m.cell_names[other]}")
             cell.lower(0.6)
-        if margin < 1.0:
+        if second < 0:
+            self.warn(name, f"a dark bean, read as {player}'s by its colour as a whole")
+            cell.lower(DOUBT_CONFIDENCE)
+        elif margin < 1.0:
             self.warn(name, f"a bean between {player} and {self.px.players[second]}")
             cell.lower(0.5)
 
@@ -519,7 +532,21 @@ class _Reader:
             second = np.bincount(seconds, minlength=n_players)
             second[pi] = -1
             return pi, _median(margins), int(second.argmax())
-        return -1, 0.0, -1
+        # No pixel near any player's colour on its own: a glossy near-black bean. Its
+        # foreground read as a whole names the player whose bean it is, if any is near.
+        r = int(math.ceil(WHOSE_FAR_MM * s))
+        y0, x0 = max(y - r, 0), max(x - r, 0)
+        sl = (slice(y0, min(y + r + 1, H)), slice(x0, min(x + r + 1, W)))
+        near = _round_window(r)[y0 - y + r:sl[0].stop - y + r, x0 - x + r:sl[1].stop - x + r]
+        near = near & self.px.fg[sl] & (self.body[sl] == 0)
+        if np.count_nonzero(near) < WHOSE_MIN_MM2 * s * s:
+            return -1, 0.0, -1
+        ys, xs = np.nonzero(near)
+        flat = (ys + y0) * W + (xs + x0)
+        pi, distance = nearest_bean(self.px, self.profile, flat)
+        if pi < 0 or distance > WHOLE_BEAN_MAX_DISTANCE:
+            return -1, 0.0, -1
+        return pi, math.inf, -1
 
     def _peeps(self, comp: np.ndarray, x0: int, y0: int) -> None:
         """Peeps in one region of pieces: cores thicker than any bean cluster, owner by vote.
@@ -782,7 +809,7 @@ def _fill_holes(mask: np.ndarray) -> np.ndarray:
 
 def _prepared(mosaic: Mosaic, profile: Profile) -> _Reader:
     """A reader that has found the Supply Centers, the occluders and the peeps."""
-    r = _Reader(mosaic, classify(mosaic, profile))
+    r = _Reader(mosaic, classify(mosaic, profile), profile)
     r.supply_centers()
     r.big_regions()
     r.unknown_occluders()

@@ -359,3 +359,36 @@ def test_a_peep_shaded_in_two_players_colours_is_one_peep(seed, cells):
         assert sum(v["peep"] for v in want.values()) == 1 and cell not in scene.truth.hand_cover
         assert _pieces(obs, cell) == {p: (v["troops"], v["peep"]) for p, v in want.items()}
         assert not [w for w in obs["warnings"] if w.startswith(f"cell {cell}: 2 of ")]
+
+
+@pytest.mark.parametrize("seed, cell", [(21, "0,-1/c"), (304, "0,0/c"), (424, "-1,0/c"),
+                                        (86, "-3,3/c")])
+def test_beans_along_an_egg_halfs_rim_are_counted(seed, cell):
+    """Beans touching an egg half widen its foreground, so its radius is measured a few
+    millimetres too large and a bean's centre can fall inside it; only a centre well inside
+    is on the dome (these benchmark seeds read one or two beans short)."""
+    scene, obs = _bench_scene(seed)
+    want = scene.truth.cells[cell]
+    egg = next(p for p in scene.truth.pieces if p["kind"] in ("egg", "token")
+               and p["cell"] == cell)
+    beans = [p for p in scene.truth.pieces if p["kind"] == "bean" and p["cell"] == cell]
+    # An egg is at most 55 mm across, a bean 13 mm wide: centres this near touch its rim.
+    assert want["supply_center"] and min(math.dist(b["centre_mm"], egg["centre_mm"])
+                                         for b in beans) < 27.5 + 8.0
+    assert cell not in scene.truth.hand_cover
+    assert obs["cells"][cell].get("supply_center") is True
+    assert _pieces(obs, cell) == {p: (v["troops"], v["peep"]) for p, v in want["pieces"].items()}
+
+
+@pytest.mark.parametrize("seed, cell", [(445, "0,0/c"), (94, "2,-1/c")])
+def test_a_dark_bean_near_no_colour_is_read_whole(seed, cell):
+    """A glossy blackberry bean the net finds, no pixel of which is near any player's colour
+    on its own (highlights like paper, body like shadow): its foreground read as a whole is
+    nearest purple's bean colour, and the referee is told (these seeds dropped it)."""
+    scene, obs = _bench_scene(seed)
+    want = scene.truth.cells[cell]["pieces"]
+    assert scene.truth.looks["purple"].bean_cutouts and want["purple"]["troops"] >= 1
+    assert cell not in scene.truth.hand_cover
+    assert _pieces(obs, cell) == {p: (v["troops"], v["peep"]) for p, v in want.items()}
+    assert f"cell {cell}: a dark bean, read as purple's by its colour as a whole" \
+        in obs["warnings"]
