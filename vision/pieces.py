@@ -687,8 +687,8 @@ def _egg_rim(region: np.ndarray, centre: tuple[float, float], s: float
     """An egg half or token cut by something lying over it (a printed understudy's white
     card hides a band of it): most of a circle's rim, of an egg's or token's radius, round
     a point near the tile's centre, on the outline of ``region`` (foreground round the
-    centre, holes filled). Returns the circle (x, y, radius in mm) and the share of its rim
-    seen, or None. A peep with beans round it has no such rim.
+    centre, holes filled). Returns the circle (x, y in ``region``'s pixels, radius in mm)
+    and the share of its rim seen, or None. A peep with beans round it has no such rim.
 
     >>> disc = np.zeros((69, 69), np.uint8)
     >>> _ = cv2.circle(disc, (34, 34), 24, 1, -1)
