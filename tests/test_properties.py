@@ -73,8 +73,13 @@ def test_beans_are_conserved_through_combat_except_those_eaten(game, data) -> No
         assert _troops(before) - _troops(after) == eaten_troops
         lost_kept_out = 0
         c = before.combat
+        # Who kept their peep out of the egg: so far, and the player keeping it out now (whose
+        # fight can end with that very choice, their peep lost with it).
+        kept_out = set(c.kept_out) if c is not None else set()
+        if isinstance(action, PeepBeans) and not action.commit:
+            kept_out.add(action.player)
         over = [e for e in events if e.kind == "combat_over"]
-        if over and c is not None and over[0].data["loser"] in c.kept_out:
+        if over and c is not None and over[0].data["loser"] in kept_out:
             lost_kept_out = before.stack(c.cell, over[0].data["loser"]).peep
         assert _health(before) - _health(after) == eaten_segments + lost_kept_out
 
