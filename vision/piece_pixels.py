@@ -294,15 +294,10 @@ def classify(mosaic: Mosaic, profile: Profile) -> PixelClasses:
     idx = np.flatnonzero(core)
     flat_label, flat_margin = label.ravel(), margin.ravel()
     if len(idx) and len(players):
-        lin = SRGB_TO_LINEAR[wb.reshape(-1, 3)[idx]].astype(np.float32)
-        white_lin = SRGB_TO_LINEAR[np.clip(white.ravel()[idx], 0, 255).astype(np.uint8)]
-        cell = _feature_cells(lin, white_lin)
+        lin, white_lin, cell = _pixel_features(wb, white, idx)
         n_px = len(cell)
         # Per player: the nearer of their bean and peep models, in tenths.
-        bean_d = np.stack([_distance_lut(means[k].tobytes(), invs[k].tobytes())[cell]
-                           for k in range(0, len(means), 2)], axis=1)
-        peep_d = np.stack([_distance_lut(means[k].tobytes(), invs[k].tobytes())[cell]
-                           for k in range(1, len(means), 2)], axis=1)
+        bean_d, peep_d = _distances(cell, means, invs, 0), _distances(cell, means, invs, 1)
         per_player = np.minimum(bean_d, peep_d)
         rows = np.arange(n_px)
         best = np.argmin(per_player, axis=1)
@@ -360,14 +355,27 @@ def nearest_bean(px: PixelClasses, profile: Profile, flat: np.ndarray) -> tuple[
     players, means, invs = _models(profile)
     if not len(flat) or not len(means):
         return -1, math.inf
-    lin = SRGB_TO_LINEAR[px.balanced.reshape(-1, 3)[flat]].astype(np.float32)
-    white_lin = SRGB_TO_LINEAR[np.clip(px.white.ravel()[flat], 0, 255).astype(np.uint8)]
-    cell = _feature_cells(lin, white_lin)
-    bean_d = np.stack([_distance_lut(means[k].tobytes(), invs[k].tobytes())[cell]
-                       for k in range(0, len(means), 2)], axis=1)
+    bean_d = _distances(_pixel_features(px.balanced, px.white, flat)[2], means, invs, 0)
     best = np.argmin(bean_d, axis=1)
     pi = int(np.bincount(best, minlength=len(players)).argmax())
     return pi, float(np.median(bean_d[best == pi, pi])) / DIST_SCALE
+
+
+def _pixel_features(balanced: np.ndarray, white: np.ndarray, flat: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """At flat mosaic indices ``flat``: white-balanced linear BGR, the paper's linear
+    brightness nearby, and each pixel's cell in the quantised feature grid."""
+    lin = SRGB_TO_LINEAR[balanced.reshape(-1, 3)[flat]].astype(np.float32)
+    white_lin = SRGB_TO_LINEAR[np.clip(white.ravel()[flat], 0, 255).astype(np.uint8)]
+    return lin, white_lin, _feature_cells(lin, white_lin)
+
+
+def _distances(cell: np.ndarray, means: np.ndarray, invs: np.ndarray, kind: int
+               ) -> np.ndarray:
+    """Distance (tenths) of each feature cell to every player's bean (``kind`` 0) or peep
+    (1) model: one column per player."""
+    return np.stack([_distance_lut(means[k].tobytes(), invs[k].tobytes())[cell]
+                     for k in range(kind, len(means), 2)], axis=1)
 
 
 def _peep_nearer(lin_bgr: np.ndarray, white_y: np.ndarray, best: np.ndarray,

@@ -504,20 +504,26 @@ class _Reader:
             self.warn(name, f"a bean between {player} and {self.px.players[second]}")
             cell.lower(0.5)
 
+    def _disc(self, x: int, y: int, radius_mm: float
+              ) -> tuple[tuple[slice, slice], np.ndarray]:
+        """The mosaic's box round (x, y) of half-side ``radius_mm`` (cut at the mosaic's
+        edge), and which of its pixels lie within that radius."""
+        H, W = self.px.label.shape
+        r = int(math.ceil(radius_mm * self.s))
+        y0, x0 = max(y - r, 0), max(x - r, 0)
+        sl = (slice(y0, min(y + r + 1, H)), slice(x0, min(x + r + 1, W)))
+        return sl, _round_window(r)[y0 - y + r:sl[0].stop - y + r, x0 - x + r:sl[1].stop - x + r]
+
     def _whose(self, at: tuple[float, float]) -> tuple[int, float, int]:
         """The player whose colour is commonest round ``at`` (off the peeps first: a bean
         half under a peep shows its own colour round its centre), with the median colour
         margin there and the commonest runner-up; (-1, 0, -1) when no player's colour is near."""
         s = self.s
         x, y = int(round(at[0])), int(round(at[1]))
-        H, W = self.px.label.shape
         n_players = len(self.px.players)
         for radius_mm, off_peeps in ((WHOSE_MM, True), (WHOSE_FAR_MM, True),
                                      (WHOSE_MM, False)):
-            r = int(math.ceil(radius_mm * s))
-            y0, x0 = max(y - r, 0), max(x - r, 0)
-            sl = (slice(y0, min(y + r + 1, H)), slice(x0, min(x + r + 1, W)))
-            near = _round_window(r)[y0 - y + r:sl[0].stop - y + r, x0 - x + r:sl[1].stop - x + r]
+            sl, near = self._disc(x, y, radius_mm)
             if off_peeps:
                 near = near & (self.body[sl] == 0)
             labels = self.px.label[sl][near]
@@ -534,15 +540,12 @@ class _Reader:
             return pi, _median(margins), int(second.argmax())
         # No pixel near any player's colour on its own: a glossy near-black bean. Its
         # foreground read as a whole names the player whose bean it is, if any is near.
-        r = int(math.ceil(WHOSE_FAR_MM * s))
-        y0, x0 = max(y - r, 0), max(x - r, 0)
-        sl = (slice(y0, min(y + r + 1, H)), slice(x0, min(x + r + 1, W)))
-        near = _round_window(r)[y0 - y + r:sl[0].stop - y + r, x0 - x + r:sl[1].stop - x + r]
+        sl, near = self._disc(x, y, WHOSE_FAR_MM)
         near = near & self.px.fg[sl] & (self.body[sl] == 0)
         if np.count_nonzero(near) < WHOSE_MIN_MM2 * s * s:
             return -1, 0.0, -1
         ys, xs = np.nonzero(near)
-        flat = (ys + y0) * W + (xs + x0)
+        flat = (ys + sl[0].start) * self.px.label.shape[1] + (xs + sl[1].start)
         pi, distance = nearest_bean(self.px, self.profile, flat)
         if pi < 0 or distance > WHOLE_BEAN_MAX_DISTANCE:
             return -1, 0.0, -1
