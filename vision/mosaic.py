@@ -16,7 +16,7 @@ the bean net reads, :mod:`vision.bean_net`), alongside:
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import cv2
@@ -25,8 +25,9 @@ import numpy as np
 from companion.rules.peepwar.board import R_MM, cells_of, hexagon_mm, parse_cell
 from vision.cells import slot_outline_mm
 from vision.geometry import apply_h
+from vision.print_fit import FIT_MAX_MARKERS, fit_to_print
 from vision.tile_art import tile_image, tile_image_size
-from vision.tiles import TableView
+from vision.tiles import TableView, TileDetection
 
 ART_PX_PER_MM = 2.0
 # The bean net reads the table at 1 px/mm; a finer mosaic (the frame's own resolution, up
@@ -42,6 +43,14 @@ TILE_EDGE_MM = 1.5  # pixels this close to a tile's cut edge may show the table:
 def _art_grey(tile_id: int) -> np.ndarray:
     """A tile's printed art, grey, at ART_PX_PER_MM."""
     return cv2.cvtColor(tile_image(tile_id, ART_PX_PER_MM), cv2.COLOR_BGR2GRAY)
+
+
+@lru_cache(maxsize=1)
+def _art_to_tile() -> np.ndarray:
+    """3x3 map from art pixels (at ART_PX_PER_MM, hexagon centred) to the tile's own mm."""
+    aw, ah = tile_image_size(ART_PX_PER_MM)
+    a = 1 / ART_PX_PER_MM
+    return np.array([[a, 0, -(aw / 2 - 0.5) * a], [0, a, -(ah / 2 - 0.5) * a], [0, 0, 1]])
 
 
 def preload_art(tile_ids: Iterable[int]) -> None:
@@ -106,14 +115,16 @@ def build_mosaic(frame: np.ndarray, view: TableView) -> Mosaic:
 
     if as_bgra:
         image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+    tiles = [_fitted(t, image, in_frame, to_mm) for t in view.tiles]
 
     def px(poly_mm: np.ndarray) -> np.ndarray:
         return np.round((poly_mm - origin) * s * 8).astype(np.int32)  # 3 fractional bits
 
+    hexes = {t.hex: t.pose.apply(np.asarray(hexagon_mm((0, 0), R_MM))) for t in tiles}
     names: list[str] = []
     cell_map = np.full((int(h), int(w)), -1, np.int16)
     tiles_mask = np.zeros((int(h), int(w)), np.uint8)
-    for t in view.tiles:
+    for t in tiles:
         cell_frame = t.cell_frame()
         for name in cells_of(t.hex):
             outline = cell_frame.apply(slot_outline_mm(parse_cell(name).slot))
@@ -126,17 +137,13 @@ def build_mosaic(frame: np.ndarray, view: TableView) -> Mosaic:
 
     ink = np.zeros((int(h), int(w)), np.uint8)
     solid = np.zeros((int(h), int(w)), np.uint8)
-    for t in view.tiles:
+    for t in tiles:
         art = _art_grey(t.tile_id)
-        aw, ah = tile_image_size(ART_PX_PER_MM)
-        a = 1 / ART_PX_PER_MM
-        art_to_print = np.array([[a, 0, -(aw / 2 - 0.5) * a], [0, a, -(ah / 2 - 0.5) * a],
-                                 [0, 0, 1]])
         box = (hexes[t.hex] - origin) * s
         x0, y0 = np.maximum(np.floor(box.min(axis=0)).astype(int) - 1, 0)
         x1, y1 = np.minimum(np.ceil(box.max(axis=0)).astype(int) + 2, (int(w), int(h)))
         shift = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], float)
-        m = shift @ np.linalg.inv(to_mm) @ t.pose.matrix() @ art_to_print
+        m = shift @ np.linalg.inv(to_mm) @ t.pose.matrix() @ _art_to_tile()
         warped = cv2.warpAffine(art, m[:2], (int(x1 - x0), int(y1 - y0)),
                                 flags=cv2.INTER_LINEAR, borderValue=255)
         ink[y0:y1, x0:x1] |= (warped < 200).astype(np.uint8)
@@ -145,5 +152,15 @@ def build_mosaic(frame: np.ndarray, view: TableView) -> Mosaic:
     ink = cv2.dilate(ink, np.ones((2 * grow + 1, 2 * grow + 1), np.uint8))
     shrink = max(1, int(round(SOLID_SHRINK_MM * s)))
     solid = cv2.erode(solid, np.ones((2 * shrink + 1, 2 * shrink + 1), np.uint8))
-    centres = {t.hex: (np.array([t.pose.x, t.pose.y]) - origin) * s for t in view.tiles}
+    centres = {t.hex: (np.array([t.pose.x, t.pose.y]) - origin) * s for t in tiles}
     return Mosaic(image, s, origin, cell_map, names, ink > 0, in_frame > 0, centres, solid > 0)
+
+
+def _fitted(tile: TileDetection, image: np.ndarray, in_frame: np.ndarray,
+            to_mm: np.ndarray) -> TileDetection:
+    """``tile`` with its pose fitted to its print, when few markers placed it."""
+    if len(tile.markers_seen) > FIT_MAX_MARKERS:
+        return tile
+    pose = fit_to_print(image, in_frame > 0, to_mm, _art_grey(tile.tile_id), _art_to_tile(),
+                        tile.pose)
+    return tile if pose is None else replace(tile, pose=pose)

@@ -245,8 +245,10 @@ def classify(mosaic: Mosaic, profile: Profile) -> PixelClasses:
     # pixel is too bright to be ink (something lies on it).
     inky = cv2.bitwise_and(ink, darker(0.7))
     # Saturation (spread over brightness) beyond what the bare paper shows in this frame:
-    # a warm lamp or a dark corner amplifies one channel's noise.
-    lit = paper & (cv2.compare(hi, cv2.convertScaleAbs(white, alpha=0.5, beta=-0.5),
+    # a warm lamp or a dark corner amplifies one channel's noise. Only paper as bright as
+    # paper nearby: a dark hand over half the tiles is not paper, and its colour must not
+    # raise the floor until nothing in the frame is coloured.
+    lit = paper & (cv2.compare(hi, cv2.convertScaleAbs(white, alpha=SHADED, beta=-0.5),
                                cv2.CMP_GT) > 0)
     some = np.flatnonzero(lit)[::11]
     sample = spread.ravel()[some] / np.maximum(hi.ravel()[some], 1.0)

@@ -81,6 +81,7 @@ HIGHLIGHT_RING_MM = 2.0  # ... and ringed this wide ...
 HIGHLIGHT_RING_SHARE = 0.7  # ... this much by one player's colour: a glossy top, no hand
 PIECE_MAX_MM2 = 14000.0  # touching pieces: four peeps in a chain with their beans cover 10,000
 PIECE_MAX_THICK_MM = 26.0  # two peeps side by side with beans: 25.2 at 1 px/mm
+SEAM_BRIDGE_MM = 3.0  # foreground this near across a seam between tiles is one region
 HAND_BRIDGE_MM = 14.0  # what a region closes in this deep (a marker is 25 mm) ...
 HAND_THICK_MM = 27.0  # ... and makes it this thick: a hand (pieces closed in stay thinner)
 HAND_CORE_MM = 18.0  # a hand's part thicker than a peep (or its thickest part) ...
@@ -270,6 +271,9 @@ class _Reader:
         s = self.s
         fg = (self.px.fg & (self.egg == 0)).astype(np.uint8)
         fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, _disk(1.5 * s))
+        # An arm across several tiles is one thing: the seams between tiles do not cut it.
+        seams = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, _disk(SEAM_BRIDGE_MM * s))
+        fg |= seams & (~self.m.on_tiles).view(np.uint8)
         # Smaller than a disc PIECE_MAX_THICK_MM round, a region cannot be that thick.
         for x, y, one, area in _regions(fg, math.pi * PIECE_MAX_THICK_MM**2 * s * s):
             if self.mm2(area) > PIECE_MAX_MM2 or self._too_thick(one, x, y):

@@ -215,6 +215,8 @@ def _occluded(obs: dict) -> set[str]:
           "the markers' print"),
     (31, "a dark hand across two tiles: the print under it and the seam between the tiles "
          "cut it into a region no thicker than pieces"),
+    (230, "a dark brown arm over half the paper: taken for paper, its colour raised the "
+          "frame's floor of saturation until no piece anywhere was coloured"),
 ])
 def test_a_hand_that_does_not_stand_out_still_occludes_what_it_covers(seed, why):
     """Both benchmark scenes read the covered cells as pieces or empty before."""
@@ -224,6 +226,17 @@ def test_a_hand_that_does_not_stand_out_still_occludes_what_it_covers(seed, why)
     assert mostly, why
     assert mostly <= _occluded(obs), why
     assert all(cover.get(c, 0) > 0 for c in _occluded(obs))
+
+
+def test_an_arm_across_tiles_is_one_hand_though_the_seams_cut_it():
+    """Benchmark scene 86: an arm reaches over three tiles. Each tile's part of it alone is
+    no bigger or thicker than touching pieces; across the seams it is one hand (before,
+    the cells under its part on the Neutral tile were read as an orange peep)."""
+    scene, obs = _bench_scene(86)
+    cover = scene.truth.hand_cover
+    mostly = {c for c, v in cover.items() if v >= 0.5}
+    assert {"0,0/2", "0,0/3"} <= mostly
+    assert mostly <= _occluded(obs)
 
 
 @pytest.mark.parametrize("seed, why", [
