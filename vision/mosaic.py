@@ -15,7 +15,7 @@ the bean net reads, :mod:`vision.bean_net`), alongside:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -70,6 +70,23 @@ class Mosaic:
     in_frame: np.ndarray  # bool
     tile_centres_px: dict[tuple[int, int], np.ndarray]
     solid: np.ndarray  # bool
+    # The frame it was warped from, and mosaic pixels -> frame pixels: for looking past the
+    # tiles' edges (the mosaic holds only the tiles), at a few points.
+    frame: np.ndarray | None = None
+    to_frame: Callable[[np.ndarray], np.ndarray] | None = None
+
+    def beyond(self, pts_px: np.ndarray) -> np.ndarray:
+        """BGR (float) of the frame at mosaic points ``pts_px`` (N, 2), which may lie off the
+        mosaic; NaN where the camera did not see."""
+        pts_px = np.asarray(pts_px, float).reshape(-1, 2)
+        out = np.full((len(pts_px), 3), np.nan)
+        if self.frame is None or self.to_frame is None or not len(pts_px):
+            return out
+        xy = np.round(self.to_frame(pts_px)).astype(int)
+        h, w = self.frame.shape[:2]
+        ok = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
+        out[ok] = self.frame[xy[ok, 1], xy[ok, 0], :3]
+        return out
 
     def to_px(self, pts_mm) -> np.ndarray:
         return (np.asarray(pts_mm, float) - self.origin_mm) * self.px_per_mm
@@ -153,7 +170,8 @@ def build_mosaic(frame: np.ndarray, view: TableView) -> Mosaic:
     shrink = max(1, int(round(SOLID_SHRINK_MM * s)))
     solid = cv2.erode(solid, np.ones((2 * shrink + 1, 2 * shrink + 1), np.uint8))
     centres = {t.hex: (np.array([t.pose.x, t.pose.y]) - origin) * s for t in tiles}
-    return Mosaic(image, s, origin, cell_map, names, ink > 0, in_frame > 0, centres, solid > 0)
+    return Mosaic(image, s, origin, cell_map, names, ink > 0, in_frame > 0, centres, solid > 0,
+                  frame, lambda pts: view.to_image(apply_h(to_mm, pts)))
 
 
 def _fitted(tile: TileDetection, image: np.ndarray, in_frame: np.ndarray,

@@ -42,7 +42,7 @@ import cv2
 import numpy as np
 
 from calibration.profile import Profile
-from companion.rules.peepwar.board import parse_cell
+from companion.rules.peepwar.board import ACROSS_FLATS_MM, parse_cell
 from vision import bean_net
 from vision.mosaic import Mosaic
 from vision.piece_pixels import (
@@ -82,6 +82,17 @@ HIGHLIGHT_RING_SHARE = 0.7  # ... this much by one player's colour: a glossy top
 PIECE_MAX_MM2 = 14000.0  # touching pieces: four peeps in a chain with their beans cover 10,000
 PIECE_MAX_THICK_MM = 26.0  # two peeps side by side with beans: 25.2 at 1 px/mm
 SEAM_BRIDGE_MM = 3.0  # foreground this near across a seam between tiles is one region
+REACH_GAP_MM = 8.0  # tiles this near one another are one board (the gaps are not its edge)
+REACH_EDGE_MM = 2.5  # foreground this near the board's outer edge touches it ...
+REACH_MIN_CONTACT_MM = 8.0  # ... along this much of its outline (a finger is 18 mm wide)
+REACH_MIN_MM2 = 150.0
+REACH_MIN_OUTLINE_MM = 40.0
+REACH_PAST_MM = (20.0, 35.0)  # ... and shows its colour this far past the edge ...
+REACH_SHARE = 0.6  # ... at this share of the points sampled there: an arm reaching in
+REACH_SAMPLES = 16
+REACH_COLOUR_SAME = 30.0  # BGR distance within which the frame shows the same colour
+REACH_COLOUR_APART = 40.0  # the region must differ from the table by this much
+TABLE_PAST_MM = 25.0
 HAND_BRIDGE_MM = 14.0  # what a region closes in this deep (a marker is 25 mm) ...
 HAND_THICK_MM = 27.0  # ... and makes it this thick: a hand (pieces closed in stay thinner)
 HAND_CORE_MM = 18.0  # a hand's part thicker than a peep (or its thickest part) ...
@@ -197,6 +208,7 @@ class _Reader:
         self.regions: tuple[int, np.ndarray, np.ndarray] = (
             1, np.zeros((h, w), np.uint16), np.zeros((1, 5), np.int32))
         self._planes: bean_net.Planes | None = None  # made once the peeps are found
+        self._closed_fg = np.zeros((h, w), np.uint8)  # foreground, closed, over the seams
 
     def grown(self, x: int, y: int, shape: tuple[int, int], pad: int
               ) -> tuple[tuple[slice, slice], tuple[slice, slice]]:
@@ -274,10 +286,92 @@ class _Reader:
         # An arm across several tiles is one thing: the seams between tiles do not cut it.
         seams = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, _disk(SEAM_BRIDGE_MM * s))
         fg |= seams & (~self.m.on_tiles).view(np.uint8)
+        self._closed_fg = fg
         # Smaller than a disc PIECE_MAX_THICK_MM round, a region cannot be that thick.
         for x, y, one, area in _regions(fg, math.pi * PIECE_MAX_THICK_MM**2 * s * s):
             if self.mm2(area) > PIECE_MAX_MM2 or self._too_thick(one, x, y):
                 self.occluder[y:y + one.shape[0], x:x + one.shape[1]] |= self._hand_part(one, x, y)
+
+    def reaching_in(self) -> None:
+        """Foreground at the board's outer edge that goes on, in its own colour, well past
+        it over the table is an arm or a finger reaching in (pieces end within a peep's
+        length of where they lie): its hand part occludes, however small or thin it is on
+        the tiles. The frame past the edge is looked at in a few points only, all regions'
+        in one batch."""
+        s = self.s
+        fg = self._closed_fg & (self.occluder == 0).view(np.uint8)
+        # The board: the tiles with the gaps between them (a square closes as well as a disk
+        # here, and costs a fifth).
+        gap = 2 * int(round(REACH_GAP_MM * s)) + 1
+        board = cv2.morphologyEx(self.m.on_tiles.view(np.uint8), cv2.MORPH_CLOSE,
+                                 np.ones((gap, gap), np.uint8))
+        touch = fg & cv2.dilate(1 - board, _disk(REACH_EDGE_MM * s))
+        if cv2.countNonZero(touch) < REACH_MIN_CONTACT_MM * s:
+            return
+        centres = np.array(list(self.m.tile_centres_px.values()), float)
+        outlines, _ = cv2.findContours(fg, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        candidates = []  # (outline, edge points sampled, points past the edge at each reach)
+        for c in outlines:
+            if len(c) < REACH_MIN_OUTLINE_MM * s:  # too small to be a finger: skip cheaply
+                continue
+            pts = c.reshape(-1, 2)
+            at_edge = pts[touch[pts[:, 1], pts[:, 0]] > 0]
+            if len(at_edge) < REACH_MIN_CONTACT_MM * s:
+                continue
+            edge = at_edge[:: max(1, len(at_edge) // REACH_SAMPLES)].astype(float)
+            # Outwards: away from the centre of the tile the point lies on.
+            near = centres[np.argmin(((edge[:, None] - centres[None]) ** 2).sum(-1), axis=1)]
+            out = edge - near
+            out /= np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-6)
+            candidates.append((c, edge, [edge + out * d * s for d in REACH_PAST_MM]))
+        if not candidates:
+            return
+        table_at = self._table_points()
+        past = np.vstack([p for _, _, ps in candidates for p in ps])
+        seen = self.m.beyond(np.vstack([table_at, past]))
+        table = seen[:len(table_at)]
+        table = table[~np.isnan(table[:, 0])]
+        if len(table) < 3:
+            return
+        table = np.median(table, axis=0)
+        seen = seen[len(table_at):]
+        # Only points on the table, off every tile, tell.
+        ok = ~np.isnan(seen[:, 0]) & ~_inside(board, past)
+        at = 0
+        for c, edge, pasts in candidates:
+            colour = np.median(
+                self.m.image[edge[:, 1].astype(int), edge[:, 0].astype(int), :3].astype(float),
+                axis=0)
+            apart = float(np.linalg.norm(colour - table))
+            n = len(edge)
+            there, told = seen[at:at + n * len(pasts)], ok[at:at + n * len(pasts)]
+            at += n * len(pasts)
+            # As dark or as brown as the table: past the edge the frame cannot tell.
+            if apart < REACH_COLOUR_APART:
+                continue
+            # Past the edge, at every reach: nearer the region's colour than halfway to the
+            # table's, at most points that tell.
+            near = (np.linalg.norm(there - colour, axis=1) < min(REACH_COLOUR_SAME, apart / 2))
+            near, told = near.reshape(len(pasts), n), told.reshape(len(pasts), n)
+            if (told.sum(axis=1) < n // 2).any() or \
+                    ((near & told).sum(axis=1) < REACH_SHARE * told.sum(axis=1)).any():
+                continue
+            x, y, w, h = cv2.boundingRect(c)
+            one = np.zeros((h, w), np.uint8)
+            cv2.drawContours(one, [c], -1, 1, -1, offset=(-x, -y))
+            one &= fg[y:y + h, x:x + w]
+            if self.mm2(cv2.countNonZero(one)) >= REACH_MIN_MM2:
+                self.occluder[y:y + h, x:x + w] |= self._hand_part(one, x, y)
+
+    def _table_points(self) -> np.ndarray:
+        """Mosaic points on the table a little past the board's outer edges (N, 2)."""
+        s = self.s
+        centres = np.array(list(self.m.tile_centres_px.values()), float)
+        a = np.radians(60 * np.arange(6) + 30)
+        ring = np.stack([np.cos(a), np.sin(a)], axis=1) * (ACROSS_FLATS_MM / 2 + TABLE_PAST_MM) * s
+        pts = (centres[:, None] + ring[None]).reshape(-1, 2)
+        far = np.linalg.norm(pts[:, None] - centres[None], axis=2).min(axis=1)
+        return pts[far > (ACROSS_FLATS_MM / 2 + 5) * s]
 
     def _hand_part(self, one: np.ndarray, x: int, y: int) -> np.ndarray:
         """The part of region ``one`` (its box at x, y) that is the hand: its thickest part
@@ -762,6 +856,16 @@ def _median(values: np.ndarray) -> float:
     return float((mid[(n - 1) // 2] + mid[n // 2]) / mid.dtype.type(2))
 
 
+def _inside(mask: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Which points (N, 2; x, y) fall on a set pixel of ``mask``; none off it."""
+    xy = np.round(pts).astype(int)
+    h, w = mask.shape
+    ok = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
+    out = np.zeros(len(xy), bool)
+    out[ok] = mask[xy[ok, 1], xy[ok, 0]] > 0
+    return out
+
+
 def _regions(mask: np.ndarray, min_px: float) -> list[tuple[int, int, np.ndarray, int]]:
     """8-connected regions of ``mask`` (uint8 0/1) of at least ``min_px`` pixels, as
     (x, y, region's mask in its box, pixels); found by their outlines, which is far
@@ -819,6 +923,7 @@ def _prepared(mosaic: Mosaic, profile: Profile) -> _Reader:
     r = _Reader(mosaic, classify(mosaic, profile), profile)
     r.supply_centers()
     r.big_regions()
+    r.reaching_in()
     r.unknown_occluders()
     r.hidden_print()
     r.peeps()

@@ -239,6 +239,21 @@ def test_an_arm_across_tiles_is_one_hand_though_the_seams_cut_it():
     assert mostly <= _occluded(obs)
 
 
+@pytest.mark.parametrize("seed", [412, 104, 259, 18])
+def test_a_hand_reaching_in_over_the_boards_edge_occludes_what_it_covers(seed):
+    """Benchmark scenes where a hand comes in over the board's outer edge, its part on the
+    tiles no bigger than pieces (a hand's print there read as a peep or beans before). Past
+    the edge the frame shows the hand's colour going on over the table: it occludes."""
+    scene, obs = _bench_scene(seed)
+    cover = scene.truth.hand_cover
+    mostly = {c for c, v in cover.items() if v >= 0.5}
+    assert mostly <= _occluded(obs)
+    for cell, share in cover.items():
+        if share >= 0.15 and not obs["cells"].get(cell, {}).get("occluded"):
+            want = scene.truth.cells.get(cell, {"pieces": {}})["pieces"]
+            assert _pieces(obs, cell) == {p: (v["troops"], v["peep"]) for p, v in want.items()}
+
+
 @pytest.mark.parametrize("seed, why", [
     (120, "two peeps in a V around a marker: closing the region over the marker between "
           "them makes it as thick as a hand, but the marker's white squares show bare "
