@@ -72,15 +72,15 @@ class Mosaic:
     solid: np.ndarray  # bool
     # The frame it was warped from, and mosaic pixels -> frame pixels: for looking past the
     # tiles' edges (the mosaic holds only the tiles), at a few points.
-    frame: np.ndarray | None = None
-    to_frame: Callable[[np.ndarray], np.ndarray] | None = None
+    frame: np.ndarray
+    to_frame: Callable[[np.ndarray], np.ndarray]
 
     def beyond(self, pts_px: np.ndarray) -> np.ndarray:
         """BGR (float) of the frame at mosaic points ``pts_px`` (N, 2), which may lie off the
         mosaic; NaN where the camera did not see."""
         pts_px = np.asarray(pts_px, float).reshape(-1, 2)
         out = np.full((len(pts_px), 3), np.nan)
-        if self.frame is None or self.to_frame is None or not len(pts_px):
+        if not len(pts_px):
             return out
         xy = np.round(self.to_frame(pts_px)).astype(int)
         h, w = self.frame.shape[:2]

@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from companion.rules.peepwar.board import R_MM, hexagon_mm
-from vision.geometry import Pose2D, apply_h
+from vision.geometry import Pose2D, apply_h, wrap_deg
 
 FIT_MAX_MARKERS = 3  # tiles placed from this few markers are fitted to their print
 FIT_MIN_CORRELATION = 0.5  # below this the art and the image do not agree: pose kept
@@ -37,12 +37,8 @@ def fit_to_print(image: np.ndarray, seen: np.ndarray, to_mm: np.ndarray, art: np
     3x3 map from its pixels to table mm (a scale and a shift), ``art`` the tile's print
     (grey) and ``art_to_tile`` the map from art pixels to the tile's own mm.
 
-    >>> import numpy as np
-    >>> from vision.tile_art import tile_image, tile_image_size
-    >>> art = cv2.cvtColor(tile_image(5, 2.0), cv2.COLOR_BGR2GRAY)
-    >>> aw, ah = tile_image_size(2.0)
-    >>> art_to_tile = np.array([[0.5, 0, -(aw / 2 - 0.5) / 2], [0, 0.5, -(ah / 2 - 0.5) / 2],
-    ...                         [0, 0, 1]])
+    >>> from vision.mosaic import _art_grey, _art_to_tile
+    >>> art, art_to_tile = _art_grey(5), _art_to_tile()
     >>> to_mm = np.array([[1.0, 0, -120], [0, 1.0, -110], [0, 0, 1]])
     >>> truth = Pose2D(0.0, 0.0, 0.0)
     >>> m = np.linalg.inv(to_mm) @ truth.matrix() @ art_to_tile
@@ -86,7 +82,7 @@ def fit_to_print(image: np.ndarray, seen: np.ndarray, to_mm: np.ndarray, art: np
     fitted = move @ pose.matrix()
     angle = math.degrees(math.atan2(fitted[1, 0], fitted[0, 0]))
     shift = math.hypot(fitted[0, 2] - pose.x, fitted[1, 2] - pose.y)
-    turn = abs((angle - pose.angle_deg + 180.0) % 360.0 - 180.0)
+    turn = abs(wrap_deg(angle - pose.angle_deg))
     if shift > FIT_MAX_SHIFT_MM or turn > FIT_MAX_TURN_DEG:
         return None
     return Pose2D(float(fitted[0, 2]), float(fitted[1, 2]), angle)
