@@ -105,8 +105,11 @@ HIDDEN_GROW_MM = 8.0  # a hand reaches this far past the print it hides
 MAX_LEGAL_TROOPS = 5
 BORDER_WARN_MM = 1.5
 DOUBT_CONFIDENCE = 0.7  # a doubtful bean, or a peak that may be one more
-NET_MIN_MM2 = 24.0  # smaller regions of pieces are specks: the net is not run on them ...
-NET_MIN_COLOURED_MM2 = 35.0  # ... nor on those with less of any player's colour
+# Smaller regions of pieces are specks: the net is not run on them, nor on those with less
+# of any player's colour. A dark bean on a marker or in shadow shows only a speck of
+# foreground (15-25 mm2): the net, seeing the whole bean round it, still finds it.
+NET_MIN_MM2 = 12.0
+NET_MIN_COLOURED_MM2 = 12.0
 EGG_RIM_BEAN_MM = 3.0  # a bean's centre this far inside an egg's measured rim is on it
 EDGE_SNAP_MM = 4.0  # a bean centred this near a tile's cell map, but off it, is in it
 WHOSE_MM = 4.0  # a bean's colour is read this near its centre ...
