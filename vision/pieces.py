@@ -642,9 +642,15 @@ class _Reader:
         # No pixel near any player's colour on its own: a glossy near-black bean. Its
         # foreground read as a whole names the player whose bean it is, if any is near.
         sl, near = self._disc(x, y, WHOSE_FAR_MM)
-        near = near & self.px.fg[sl] & (self.body[sl] == 0)
-        if np.count_nonzero(near) < WHOSE_MIN_MM2 * s * s:
-            return -1, 0.0, -1
+        near = near & (self.body[sl] == 0)
+        seen = near & self.px.fg[sl]
+        if np.count_nonzero(seen) < WHOSE_MIN_MM2 * s * s:
+            # Not even foreground: a bean so dark and glossy that the net alone found it
+            # (by its shape). What is darker than paper round it is bean (or print it hides).
+            seen = near & self.px.shaded[sl]
+            if np.count_nonzero(seen) < WHOSE_MIN_MM2 * s * s:
+                return -1, 0.0, -1
+        near = seen
         ys, xs = np.nonzero(near)
         flat = (ys + sl[0].start) * self.px.label.shape[1] + (xs + sl[1].start)
         pi, distance = nearest_bean(self.px, self.profile, flat)
