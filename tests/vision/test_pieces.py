@@ -411,16 +411,23 @@ def test_beans_along_an_egg_halfs_rim_are_counted(seed, cell):
     assert _pieces(obs, cell) == {p: (v["troops"], v["peep"]) for p, v in want["pieces"].items()}
 
 
+def _blackberry_cell(seed: int, cell: str) -> tuple[object, dict, dict]:
+    """Benchmark scene ``seed``, its reading, and what ``cell`` truly holds ({player: (troops,
+    peep)}); the cell holds photographed blackberry (purple) beans and no hand is over it."""
+    scene, obs = _bench_scene(seed)
+    want = scene.truth.cells[cell]["pieces"]
+    assert scene.truth.looks["purple"].bean_cutouts and want["purple"]["troops"] >= 1
+    assert cell not in scene.truth.hand_cover
+    return scene, obs, {p: (v["troops"], v["peep"]) for p, v in want.items()}
+
+
 @pytest.mark.parametrize("seed, cell", [(445, "0,0/c"), (94, "2,-1/c")])
 def test_a_dark_bean_near_no_colour_is_read_whole(seed, cell):
     """A glossy blackberry bean the net finds, no pixel of which is near any player's colour
     on its own (highlights like paper, body like shadow): its foreground read as a whole is
     nearest purple's bean colour, and the referee is told (these seeds dropped it)."""
-    scene, obs = _bench_scene(seed)
-    want = scene.truth.cells[cell]["pieces"]
-    assert scene.truth.looks["purple"].bean_cutouts and want["purple"]["troops"] >= 1
-    assert cell not in scene.truth.hand_cover
-    assert _pieces(obs, cell) == {p: (v["troops"], v["peep"]) for p, v in want.items()}
+    scene, obs, want = _blackberry_cell(seed, cell)
+    assert _pieces(obs, cell) == want
     assert f"cell {cell}: a dark bean, read as purple's by its colour as a whole" \
         in obs["warnings"]
 
@@ -446,13 +453,10 @@ def test_a_dark_bean_showing_only_a_speck_of_foreground_is_counted(seed, cell):
     round its centre (a fifth of a bean) reads as foreground, a speck the net was once not
     run on (these cells read a bean short). The net, seeing the whole bean round the speck,
     counts it."""
-    scene, obs = _bench_scene(seed)
-    want = scene.truth.cells[cell]["pieces"]
-    assert scene.truth.looks["purple"].bean_cutouts and want["purple"]["troops"] >= 1
-    assert cell not in scene.truth.hand_cover
+    scene, obs, want = _blackberry_cell(seed, cell)
     specks = _foreground_round_beans(scene, cell, "purple", 6.0)
     assert min(specks) < 40.0, specks
-    assert _pieces(obs, cell) == {p: (v["troops"], v["peep"]) for p, v in want.items()}
+    assert _pieces(obs, cell) == want
 
 
 @pytest.mark.parametrize("seed, cell", [(104, "0,0/c"), (185, "1,-1/c"), (227, "0,0/c")])
@@ -460,12 +464,9 @@ def test_a_dark_bean_with_no_foreground_at_all_is_read_by_what_is_dark_round_it(
     """A glossy blackberry bean beside an egg half, none of which passes as foreground: the
     net finds it by its shape, and the pixels darker than paper round its centre name the
     player (these cells read one or two beans short). The referee is told it was a guess."""
-    scene, obs = _bench_scene(seed)
-    want = scene.truth.cells[cell]["pieces"]
-    assert scene.truth.looks["purple"].bean_cutouts and want["purple"]["troops"] >= 1
-    assert cell not in scene.truth.hand_cover
+    scene, obs, want = _blackberry_cell(seed, cell)
     shown = _foreground_round_beans(scene, cell, "purple", 5.0)
     assert min(shown) < 3.0, shown
-    assert _pieces(obs, cell) == {p: (v["troops"], v["peep"]) for p, v in want.items()}
+    assert _pieces(obs, cell) == want
     assert f"cell {cell}: a dark bean, read as purple's by its colour as a whole" \
         in obs["warnings"]
