@@ -650,8 +650,7 @@ class _Reader:
             seen = near & self.px.shaded[sl]
             if np.count_nonzero(seen) < WHOSE_MIN_MM2 * s * s:
                 return -1, 0.0, -1
-        near = seen
-        ys, xs = np.nonzero(near)
+        ys, xs = np.nonzero(seen)
         flat = (ys + sl[0].start) * self.px.label.shape[1] + (xs + sl[1].start)
         pi, distance = nearest_bean(self.px, self.profile, flat)
         if pi < 0 or distance > WHOLE_BEAN_MAX_DISTANCE:
