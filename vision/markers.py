@@ -45,6 +45,13 @@ class MarkerHits:
     def __len__(self) -> int:
         return len(self.ids)
 
+    def with_new(self, other: MarkerHits) -> MarkerHits:
+        """These hits and those of ``other`` whose ids are not among them."""
+        new = ~np.isin(other.ids, self.ids)
+        return MarkerHits(np.concatenate([self.ids, other.ids[new]]),
+                          np.concatenate([self.corners.reshape(-1, 4, 2),
+                                          other.corners[new].reshape(-1, 4, 2)]))
+
 
 @cache
 def _candidate_finder(min_perimeter_rate: float) -> cv2.aruco.ArucoDetector:
@@ -183,12 +190,17 @@ def identify(gray: np.ndarray, quads: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return np.array(ids, int), np.array(corners)
 
 
-def to_gray(frame: np.ndarray) -> np.ndarray:
+def to_gray(frame: np.ndarray, pale_colours: bool = False) -> np.ndarray:
+    """The frame's brightness; with ``pale_colours``, plus its colourfulness (max - min
+    channel), so that a coloured piece lying against a marker turns pale and does not
+    join its black border (but coloured light costs the print contrast)."""
     if frame.ndim == 2:
         return frame
-    if frame.shape[2] == 4:
-        return cv2.cvtColor(frame, cv2.COLOR_BGRA2GRAY)
-    return cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    gray = cv2.cvtColor(frame, cv2.COLOR_BGRA2GRAY if frame.shape[2] == 4 else cv2.COLOR_BGR2GRAY)
+    if not pale_colours:
+        return gray
+    b, g, r = cv2.split(frame[..., :3])
+    return cv2.add(gray, cv2.subtract(cv2.max(cv2.max(b, g), r), cv2.min(cv2.min(b, g), r)))
 
 
 def _refine(gray: np.ndarray, corners: np.ndarray, win: int) -> np.ndarray:
@@ -225,14 +237,15 @@ def _search(
     return ids, corners
 
 
-def detect_markers(frame: np.ndarray) -> MarkerHits:
-    """Every kit marker (tiles and calibration card) in ``frame`` (BGR or gray).
+def detect_markers(frame: np.ndarray, pale_colours: bool = False) -> MarkerHits:
+    """Every kit marker (tiles and calibration card) in ``frame`` (BGR or gray); with
+    ``pale_colours``, in the frame with coloured things made pale (see :func:`to_gray`).
 
     Two passes: at up to SEARCH_WIDTH pixels across for small markers, and at
     half that for large ones, whose modules a small threshold window would hollow
     out. A marker found by both keeps the finer pass's corners.
     """
-    gray = to_gray(frame)
+    gray = to_gray(frame, pale_colours)
     w = gray.shape[1]
     fine = _shrunk(gray, min(w, SEARCH_WIDTH))
     ids_a, corners_a = _search(gray, fine, 0.025)

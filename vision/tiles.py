@@ -332,6 +332,15 @@ def _confidence(n_markers: int, rms_px: float, offset_mm: float, angle_off: floa
     return round(max(0.0, support * fit * lattice), 3)
 
 
+def _ideal(hits: MarkerHits, intrinsics: Intrinsics | None) -> np.ndarray:
+    """The markers' corners as an ideal pinhole camera would see them."""
+    if intrinsics is None or not len(hits):
+        return hits.corners
+    return undistort_points(
+        hits.corners.reshape(-1, 2), intrinsics.camera_matrix, intrinsics.dist_coeffs
+    ).reshape(-1, 4, 2)
+
+
 def find_tiles(
     frame: np.ndarray,
     intrinsics: Intrinsics | None = None,
@@ -347,16 +356,16 @@ def find_tiles(
     if intrinsics is not None:
         intrinsics = intrinsics.for_size((w_img, h_img))
         view.intrinsics = intrinsics
+    searched = hits is None
     if hits is None:
         hits = detect_markers(frame)
+    groups = _group_markers(hits, _ideal(hits, intrinsics))
+    if searched and NEUTRAL_ID not in groups and frame.ndim == 3:
+        # A piece touching the Neutral tile's last visible marker joins its black border:
+        # look again with colours made pale (not always: coloured light costs contrast).
+        hits = hits.with_new(detect_markers(frame, pale_colours=True))
+        groups = _group_markers(hits, _ideal(hits, intrinsics))
     view.markers_found = len(hits)
-    ideal = hits.corners
-    if intrinsics is not None and len(hits):
-        ideal = undistort_points(
-            hits.corners.reshape(-1, 2), intrinsics.camera_matrix, intrinsics.dist_coeffs
-        ).reshape(-1, 4, 2)
-
-    groups = _group_markers(hits, ideal)
     if not groups:
         view.warnings.append(
             "no tiles in view: check that the camera sees the table and the tiles are lit"

@@ -232,3 +232,34 @@ def test_rectified_tile_puts_markers_and_cells_at_known_places():
     poly = rectified_cell_polygon("c")
     assert poly.mean(axis=0) == pytest.approx((w / 2 - 0.5, h / 2 - 0.5))
     assert MAX_OFFSET_MM > 15
+
+
+@pytest.mark.parametrize("seed, kept", [(0, 0), (1, 6)])
+def test_the_neutral_tiles_last_marker_touched_by_coloured_beans_is_found(seed, kept):
+    """All of the Neutral tile's markers but one are covered, and two orange beans touch
+    that one's corners: in the plain gray image they join its black border, so it is not
+    found, and without the Neutral tile no tile is placed. A second look with colours made
+    pale (only when the Neutral tile is missing) finds it, and every tile is placed."""
+    scene = render_scene(seed, SceneSpec(tiles=(3, 3), hands=(0, 0), beans=(0, 0),
+                                         peeps=(0, 0), max_tilt_deg=20))
+    frame = scene.frame.copy()
+    neutral = scene.truth.tiles[0]
+    hom = scene.truth.camera.homography
+    for s in tile_slots():
+        if s.slot != kept:
+            square = (s.corners_mm - s.centre_mm) * 1.3 + s.centre_mm
+            pts = apply_h(hom, neutral.pose.apply(square))
+            cv2.fillPoly(frame, [np.round(pts).astype(np.int32)], (40, 60, 90))
+    slot = tile_slots()[kept]
+    t = np.linspace(0, 2 * np.pi, 40)
+    for corner in slot.corners_mm[:2]:  # a 20 x 13 mm bean, its tip at the corner
+        out = (corner - slot.centre_mm) / np.linalg.norm(corner - slot.centre_mm)
+        turn = np.array([[out[0], -out[1]], [out[1], out[0]]])
+        bean = corner + 10.5 * out + np.c_[10 * np.cos(t), 6.5 * np.sin(t)] @ turn.T
+        pts = apply_h(hom, neutral.pose.apply(bean))
+        cv2.fillPoly(frame, [np.round(pts).astype(np.int32)], (40, 120, 230))
+    assert kept not in detect_markers(frame).ids.tolist()
+    assert kept in detect_markers(frame, pale_colours=True).ids.tolist()
+    view = find_tiles(frame)
+    assert {t.tile_id: (t.q, t.r, t.rotation) for t in view.tiles} == {
+        t.tile_id: (t.q, t.r, t.rotation) for t in scene.truth.tiles}
