@@ -360,9 +360,10 @@ def find_tiles(
     if hits is None:
         hits = detect_markers(frame)
     groups = _group_markers(hits, _ideal(hits, intrinsics))
-    if searched and NEUTRAL_ID not in groups and frame.ndim == 3:
+    if searched and groups and NEUTRAL_ID not in groups and frame.ndim == 3:
         # A piece touching the Neutral tile's last visible marker joins its black border:
-        # look again with colours made pale (not always: coloured light costs contrast).
+        # look again with colours made pale (not always: coloured light costs contrast;
+        # nor in a frame with no tile at all, which would pay twice for nothing).
         hits = hits.with_new(detect_markers(frame, pale_colours=True))
         groups = _group_markers(hits, _ideal(hits, intrinsics))
     view.markers_found = len(hits)
