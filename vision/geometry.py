@@ -30,6 +30,16 @@ class Pose2D:
     def apply(self, pts: np.ndarray) -> np.ndarray:
         return apply_h(self.matrix(), pts)
 
+    @classmethod
+    def from_matrix(cls, m: np.ndarray) -> Pose2D:
+        """The pose of a 3x3 rigid-transform matrix (the inverse of :meth:`matrix`).
+
+        >>> p = Pose2D.from_matrix(Pose2D(3.0, -2.0, 30.0).matrix())
+        >>> p.x, p.y, round(p.angle_deg, 9)
+        (3.0, -2.0, 30.0)
+        """
+        return cls(float(m[0, 2]), float(m[1, 2]), math.degrees(math.atan2(m[1, 0], m[0, 0])))
+
 
 def apply_h(h: np.ndarray, pts: np.ndarray) -> np.ndarray:
     """Map (N, 2) points through a 3x3 homography."""
@@ -62,3 +72,16 @@ def local_scale(h: np.ndarray, at: tuple[float, float]) -> float:
     q = apply_h(h, p)
     jac = np.stack([q[1] - q[0], q[2] - q[0]], axis=1)
     return math.sqrt(abs(float(np.linalg.det(jac))))
+
+
+def pixels_in(pts: np.ndarray, shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Points (N, 2; x, y) rounded to pixels, and which of them lie inside an image of
+    ``shape`` (rows, columns, ...).
+
+    >>> xy, ok = pixels_in(np.array([[1.4, 0.6], [-1.0, 2.0], [3.0, 5.0]]), (4, 4))
+    >>> xy[ok].tolist(), ok.tolist()
+    ([[1, 1]], [True, False, False])
+    """
+    xy = np.round(np.asarray(pts, float).reshape(-1, 2)).astype(int)
+    h, w = shape[:2]
+    return xy, (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)

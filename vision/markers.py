@@ -253,9 +253,8 @@ def detect_markers(frame: np.ndarray, pale_colours: bool = False) -> MarkerHits:
     # Halving the fine image (averaging whole pixel pairs, for even sizes) costs a fifth of
     # shrinking gray again.
     ids_b, corners_b = _search(gray, _shrunk(fine, fine.shape[1] // 2), 0.08)
-    extra = ~np.isin(ids_b, ids_a)
-    ids = np.concatenate([ids_a, ids_b[extra]])
-    corners = np.concatenate([corners_a.reshape(-1, 4, 2), corners_b[extra].reshape(-1, 4, 2)])
+    found = MarkerHits(ids_a, corners_a).with_new(MarkerHits(ids_b, corners_b))
+    ids, corners = found.ids, found.corners
     if len(ids) == 0:
         return MarkerHits(np.zeros(0, int), np.zeros((0, 4, 2)))
     # Refinement window: about a third of a module, at least 2 px.

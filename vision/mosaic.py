@@ -24,7 +24,7 @@ import numpy as np
 
 from companion.rules.peepwar.board import R_MM, cells_of, hexagon_mm, parse_cell
 from vision.cells import slot_outline_mm
-from vision.geometry import apply_h
+from vision.geometry import apply_h, pixels_in
 from vision.print_fit import FIT_MAX_MARKERS, fit_to_print
 from vision.tile_art import tile_image, tile_image_size
 from vision.tiles import TableView, TileDetection
@@ -82,9 +82,7 @@ class Mosaic:
         out = np.full((len(pts_px), 3), np.nan)
         if not len(pts_px):
             return out
-        xy = np.round(self.to_frame(pts_px)).astype(int)
-        h, w = self.frame.shape[:2]
-        ok = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
+        xy, ok = pixels_in(self.to_frame(pts_px), self.frame.shape)
         out[ok] = self.frame[xy[ok, 1], xy[ok, 0], :3]
         return out
 

@@ -44,6 +44,7 @@ import numpy as np
 from calibration.profile import Profile
 from companion.rules.peepwar.board import ACROSS_FLATS_MM, parse_cell
 from vision import bean_net
+from vision.geometry import pixels_in
 from vision.mosaic import Mosaic
 from vision.piece_pixels import (
     NONE,
@@ -329,7 +330,7 @@ class _Reader:
             candidates.append((c, edge, [edge + out * d * s for d in REACH_PAST_MM]))
         if not candidates:
             return
-        table_at = self._table_points()
+        table_at = _table_points(centres, s)
         past = np.vstack([p for _, _, ps in candidates for p in ps])
         seen = self.m.beyond(np.vstack([table_at, past]))
         table = seen[:len(table_at)]
@@ -365,16 +366,6 @@ class _Reader:
             one &= fg[y:y + h, x:x + w]
             if self.mm2(cv2.countNonZero(one)) >= REACH_MIN_MM2:
                 self.occluder[y:y + h, x:x + w] |= self._hand_part(one, x, y)
-
-    def _table_points(self) -> np.ndarray:
-        """Mosaic points on the table a little past the board's outer edges (N, 2)."""
-        s = self.s
-        centres = np.array(list(self.m.tile_centres_px.values()), float)
-        a = np.radians(60 * np.arange(6) + 30)
-        ring = np.stack([np.cos(a), np.sin(a)], axis=1) * (ACROSS_FLATS_MM / 2 + TABLE_PAST_MM) * s
-        pts = (centres[:, None] + ring[None]).reshape(-1, 2)
-        far = np.linalg.norm(pts[:, None] - centres[None], axis=2).min(axis=1)
-        return pts[far > (ACROSS_FLATS_MM / 2 + 5) * s]
 
     def _hand_part(self, one: np.ndarray, x: int, y: int) -> np.ndarray:
         """The part of region ``one`` (its box at x, y) that is the hand: its thickest part
@@ -864,11 +855,19 @@ def _median(values: np.ndarray) -> float:
     return float((mid[(n - 1) // 2] + mid[n // 2]) / mid.dtype.type(2))
 
 
+def _table_points(centres: np.ndarray, s: float) -> np.ndarray:
+    """Mosaic points on the table a little past the outer edges of the board whose tiles
+    are centred at ``centres`` (mosaic pixels, ``s`` px/mm), (N, 2)."""
+    a = np.radians(60 * np.arange(6) + 30)
+    ring = np.stack([np.cos(a), np.sin(a)], axis=1) * (ACROSS_FLATS_MM / 2 + TABLE_PAST_MM) * s
+    pts = (centres[:, None] + ring[None]).reshape(-1, 2)
+    far = np.linalg.norm(pts[:, None] - centres[None], axis=2).min(axis=1)
+    return pts[far > (ACROSS_FLATS_MM / 2 + 5) * s]
+
+
 def _inside(mask: np.ndarray, pts: np.ndarray) -> np.ndarray:
     """Which points (N, 2; x, y) fall on a set pixel of ``mask``; none off it."""
-    xy = np.round(pts).astype(int)
-    h, w = mask.shape
-    ok = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
+    xy, ok = pixels_in(pts, mask.shape)
     out = np.zeros(len(xy), bool)
     out[ok] = mask[xy[ok, 1], xy[ok, 0]] > 0
     return out

@@ -79,10 +79,9 @@ def fit_to_print(image: np.ndarray, seen: np.ndarray, to_mm: np.ndarray, art: np
         return None
     # drawn(W p) ~ observed(p): the art belongs where W^-1 puts it.
     move = np.linalg.inv(crop) @ np.linalg.inv(np.vstack([warp, [0, 0, 1]])) @ crop
-    fitted = move @ pose.matrix()
-    angle = math.degrees(math.atan2(fitted[1, 0], fitted[0, 0]))
-    shift = math.hypot(fitted[0, 2] - pose.x, fitted[1, 2] - pose.y)
-    turn = abs(wrap_deg(angle - pose.angle_deg))
+    fitted = Pose2D.from_matrix(move @ pose.matrix())
+    shift = math.hypot(fitted.x - pose.x, fitted.y - pose.y)
+    turn = abs(wrap_deg(fitted.angle_deg - pose.angle_deg))
     if shift > FIT_MAX_SHIFT_MM or turn > FIT_MAX_TURN_DEG:
         return None
-    return Pose2D(float(fitted[0, 2]), float(fitted[1, 2]), angle)
+    return fitted

@@ -155,11 +155,6 @@ def _slot_corners() -> np.ndarray:
     return np.stack([s.corners_mm for s in tile_slots()])
 
 
-def _pose_of(m: np.ndarray) -> Pose2D:
-    """The rigid pose of a 3x3 rigid-transform matrix."""
-    return Pose2D(float(m[0, 2]), float(m[1, 2]), math.degrees(math.atan2(m[1, 0], m[0, 0])))
-
-
 def _marker_rms(pred: np.ndarray, seen: np.ndarray) -> np.ndarray:
     """Per-marker RMS distance between predicted and seen corners, (n, 4, 2) each."""
     return np.sqrt(np.mean(np.sum((pred - seen) ** 2, axis=2), axis=1))
@@ -418,7 +413,7 @@ def find_tiles(
     to_table = np.linalg.inv(to_ref)
     hom = hom @ to_ref
     for g in members:
-        g.pose = _pose_of(to_table @ g.pose.matrix())
+        g.pose = Pose2D.from_matrix(to_table @ g.pose.matrix())
     neutral.pose = Pose2D(0.0, 0.0, 0.0)
     view.homography = hom / hom[2, 2]
 
