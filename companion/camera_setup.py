@@ -20,10 +20,9 @@ from companion.observation import Observation
 from companion.referee import Referee
 from companion.rules.peepwar.board import cells_of
 from companion.settings import Settings
-from vision import bean_net
 from vision.cells import cell_outlines
 from vision.observation import observation
-from vision.table import read_table_view
+from vision.table import prepare_reader, read_table_view
 from vision.tiles import TableView, find_tiles
 
 
@@ -40,7 +39,7 @@ def make_detector(profile) -> tuple[Detect, Annotate]:
     """The frame-to-observation function for a profile (or none), and its overlay."""
     intrinsics = profile.intrinsics if profile else None
     if profile is not None and profile.colours:
-        bean_net.load()  # a missing model stops the service at start, not at every frame
+        prepare_reader(profile)  # a missing model stops the service at start, not at a frame
     last: dict[str, TableView] = {}
 
     def detect(frame: np.ndarray) -> Observation:

@@ -211,6 +211,14 @@ def _models(profile: Profile) -> tuple[list[str], np.ndarray, np.ndarray]:
     return players, np.array([m.mean for m in models], np.float32), invs.astype(np.float32)
 
 
+def prepare(profile: Profile) -> None:
+    """Build the colour tables ``profile``'s players are read with (a few tens of ms a
+    model), so that the first frame read with it does not pay for them."""
+    _, means, invs = _models(profile)
+    if len(means):
+        _distance_table(means.tobytes(), invs.tobytes())
+
+
 def classify(mosaic: Mosaic, profile: Profile) -> PixelClasses:
     """Foreground and per-pixel player of every mosaic pixel on the tiles.
 
@@ -299,7 +307,7 @@ def classify(mosaic: Mosaic, profile: Profile) -> PixelClasses:
         lin, white_lin, cell = _pixel_features(wb, white, idx)
         n_px = len(cell)
         # Per player: the nearer of their bean and peep models, in tenths.
-        bean_d, peep_d = _distances(cell, means, invs, 0), _distances(cell, means, invs, 1)
+        bean_d, peep_d = _distances(cell, means, invs)
         per_player = np.minimum(bean_d, peep_d)
         rows = np.arange(n_px)
         best = np.argmin(per_player, axis=1)
@@ -357,7 +365,7 @@ def nearest_bean(px: PixelClasses, profile: Profile, flat: np.ndarray) -> tuple[
     players, means, invs = _models(profile)
     if not len(flat) or not len(means):
         return -1, math.inf
-    bean_d = _distances(_pixel_features(px.balanced, px.white, flat)[2], means, invs, 0)
+    bean_d = _distances(_pixel_features(px.balanced, px.white, flat)[2], means, invs)[0]
     best = np.argmin(bean_d, axis=1)
     pi = int(np.bincount(best, minlength=len(players)).argmax())
     return pi, float(np.median(bean_d[best == pi, pi])) / DIST_SCALE
@@ -372,12 +380,22 @@ def _pixel_features(balanced: np.ndarray, white: np.ndarray, flat: np.ndarray
     return lin, white_lin, _feature_cells(lin, white_lin)
 
 
-def _distances(cell: np.ndarray, means: np.ndarray, invs: np.ndarray, kind: int
-               ) -> np.ndarray:
-    """Distance (tenths) of each feature cell to every player's bean (``kind`` 0) or peep
-    (1) model: one column per player."""
-    return np.stack([_distance_lut(means[k].tobytes(), invs[k].tobytes())[cell]
-                     for k in range(kind, len(means), 2)], axis=1)
+def _distances(cell: np.ndarray, means: np.ndarray, invs: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Distance (tenths) of each feature cell to every player's bean model and to every
+    player's peep model: two arrays, one column per player."""
+    both = _distance_table(means.tobytes(), invs.tobytes())[cell]
+    return both[:, 0::2], both[:, 1::2]
+
+
+@lru_cache(maxsize=8)
+def _distance_table(means: bytes, invs: bytes) -> np.ndarray:
+    """Every model's distance (:func:`_distance_lut`) side by side, one row per feature
+    cell: a pixel's distances are one read from memory, not one per model."""
+    m = np.frombuffer(means, np.float32).reshape(-1, 3)
+    a = np.frombuffer(invs, np.float32).reshape(-1, 3, 3)
+    return np.ascontiguousarray(np.stack(
+        [_distance_lut(m[k].tobytes(), a[k].tobytes()) for k in range(len(m))], axis=1))
 
 
 def _peep_nearer(lin_bgr: np.ndarray, white_y: np.ndarray, best: np.ndarray,

@@ -13,6 +13,7 @@ import numpy as np
 
 from calibration.profile import Profile
 from companion.rules.peepwar.board import cells_of
+from vision import bean_net, piece_pixels
 from vision.lens import Intrinsics
 from vision.mosaic import build_mosaic
 from vision.observation import observation
@@ -29,6 +30,15 @@ def read_table(frame: np.ndarray, profile: Profile,
     ``warnings`` and ``timings_ms`` (tiles, mosaic, pieces).
     """
     return read_table_view(frame, profile, intrinsics)[0]
+
+
+def prepare_reader(profile: Profile) -> None:
+    """Load the bean net and build ``profile``'s colour tables: what a service does once at
+    start, so that a missing model fails there and the first frame costs no more than the
+    next. Raises :class:`vision.bean_net.ModelError` if the net cannot be read."""
+    if profile.colours:
+        bean_net.load()
+        piece_pixels.prepare(profile)
 
 
 def read_table_view(frame: np.ndarray, profile: Profile,

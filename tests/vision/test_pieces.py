@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from companion.rules.peepwar.board import cell_polygon_mm, parse_cell, tile_centre_mm
+from vision import piece_pixels
 from vision.mosaic import build_mosaic
 from vision.piece_pixels import classify
 from vision.pieces import CellRead
@@ -29,7 +30,7 @@ from vision.render.game_scene import (
     render_game,
     render_state,
 )
-from vision.table import read_table
+from vision.table import prepare_reader, read_table
 from vision.tiles import find_tiles
 
 PLAYERS = ["red", "blue", "yellow"]
@@ -159,6 +160,18 @@ def test_an_empty_table_reads_empty_and_cells_serialise():
                                                                        "peep": False}}
     assert CellRead(occluded=True).to_json()["occluded"] is True
     assert CellRead().to_json() is None
+
+
+def test_a_prepared_reader_builds_no_colour_table_during_a_frame():
+    # The service prepares once at start: its first frame must not pay for the tables.
+    scene = render_state(_state({"1,0/2": {"pieces": {"red": {"troops": 2, "peep": False}}}}),
+                         families_colours(PLAYERS), 11)
+    piece_pixels._distance_table.cache_clear()
+    prepare_reader(_profile())
+    assert piece_pixels._distance_table.cache_info().misses == 1
+    obs = read_table(scene.frame, _profile())
+    assert piece_pixels._distance_table.cache_info().misses == 1
+    assert _pieces(obs, "1,0/2") == {"red": (2, False)}
 
 
 def test_more_than_five_troops_are_reported_with_a_warning():
