@@ -370,13 +370,16 @@ class _Reader:
     def _hand_part(self, one: np.ndarray, x: int, y: int) -> np.ndarray:
         """The part of region ``one`` (its box at x, y) that is the hand: its thickest part
         and what joins it in the same colour class (fingers, a sleeve), so pieces of another
-        colour touching the hand stay pieces and their cells are read."""
+        colour touching the hand stay pieces and their cells are read. Thickness counts the
+        print the region closes in (see :meth:`_filled`): a hand over markers is cut into
+        strips by their black squares, and is still thicker than a peep beside it."""
         s = self.s
-        padded = cv2.copyMakeBorder(one, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
-        dt = cv2.distanceTransform(padded, cv2.DIST_L2, 3)[1:-1, 1:-1]
-        core = dt >= min(HAND_CORE_MM * s, HAND_CORE_SHARE * float(dt.max()))
+        filled, pad = self._filled(one, x, y)
+        dt = cv2.distanceTransform(filled, cv2.DIST_L2, 3)[pad:-pad, pad:-pad]
+        core = dt >= min(HAND_CORE_MM * s, HAND_CORE_SHARE * float(dt[one > 0].max()))
         labels = self.px.label[y:y + one.shape[0], x:x + one.shape[1]]
-        main = int(np.bincount(labels[core]).argmax())
+        own = core & (one > 0)
+        main = int(np.bincount(labels[own if own.any() else core]).argmax())
         same = (((labels == main) | (labels >= NONE)) & (one > 0) | core).view(np.uint8)
         _, cc = cv2.connectedComponents(same, connectivity=8)
         held = np.zeros(int(cc.max()) + 1, bool)
@@ -384,21 +387,26 @@ class _Reader:
         held[0] = False
         return held[cc].view(np.uint8)
 
+    def _filled(self, one: np.ndarray, x: int, y: int) -> tuple[np.ndarray, int]:
+        """Region ``one`` (its box at x, y) with the print it closes in, in its box grown by
+        the pad returned: where a dark hand lies over print, the print shows as holes and
+        notches in it. Bare paper between pieces (a marker's white squares) stays a gap."""
+        pad = int(HAND_BRIDGE_MM * self.s) + 2
+        box = cv2.copyMakeBorder(one, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+        sl, into = self.grown(x, y, one.shape, pad)
+        not_paper = np.zeros_like(box)
+        not_paper[into] = (self.px.shaded[sl] | (self.m.cell_map[sl] < 0)) & (self.egg[sl] == 0)
+        return box | (_close_by_distance(box, HAND_BRIDGE_MM * self.s) & not_paper), pad
+
     def _too_thick(self, one: np.ndarray, x: int, y: int) -> bool:
         """Is region ``one`` (its box at x, y) thicker than pieces can be, itself or with
         the print it closes in?"""
         s = self.s
         if _thickest(one) / s > PIECE_MAX_THICK_MM:
             return True
-        pad = int(HAND_BRIDGE_MM * s) + 2
-        box = cv2.copyMakeBorder(one, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
-        # Bare paper between pieces (a marker's white squares) stays a gap.
-        sl, into = self.grown(x, y, one.shape, pad)
-        not_paper = np.zeros_like(box)
-        not_paper[into] = (self.px.shaded[sl] | (self.m.cell_map[sl] < 0)) & (self.egg[sl] == 0)
-        filled = box | (_close_by_distance(box, HAND_BRIDGE_MM * s) & not_paper)
-        dt = cv2.distanceTransform(filled, cv2.DIST_L2, 3)
-        return float(dt[box > 0].max()) / s > HAND_THICK_MM
+        filled, pad = self._filled(one, x, y)
+        dt = cv2.distanceTransform(filled, cv2.DIST_L2, 3)[pad:-pad, pad:-pad]
+        return float(dt[one > 0].max()) / s > HAND_THICK_MM
 
     def unknown_occluders(self) -> None:
         unk = ((self.px.label == UNKNOWN) & (self.egg == 0)).astype(np.uint8)

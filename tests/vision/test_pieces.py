@@ -233,9 +233,11 @@ def _occluded(obs: dict) -> set[str]:
          "cut it into a region no thicker than pieces"),
     (230, "a dark brown arm over half the paper: taken for paper, its colour raised the "
           "frame's floor of saturation until no piece anywhere was coloured"),
+    (20, "a brown hand over markers: their print cuts it into strips thinner than the "
+         "peep beside it, and the peep was taken for the hand's core"),
 ])
 def test_a_hand_that_does_not_stand_out_still_occludes_what_it_covers(seed, why):
-    """Both benchmark scenes read the covered cells as pieces or empty before."""
+    """These benchmark scenes read the covered cells as pieces or empty before."""
     scene, obs = _bench_scene(seed)
     cover = scene.truth.hand_cover
     mostly = {c for c, v in cover.items() if v >= 0.5}
