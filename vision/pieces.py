@@ -13,8 +13,9 @@ in millimetres, with per-pixel players from :mod:`vision.piece_pixels`:
    region far too big or thick for pieces, cover the cells they touch: those
    cells are reported ``occluded``, never empty.
    A dark hand is cut up by the print under it, so its thickness is measured
-   with what it closes in; a pale hand may not stand out from the paper at all,
-   but it hides the markers' solid print over a breadth no piece does.
+   with what it closes in, and its fingers beyond that print are its own; a
+   pale hand may not stand out from the paper at all, but it hides the
+   markers' solid print over a breadth no piece does.
    So are cells the camera does not fully see.
 3. **Peeps.** On all pieces' foreground together, whatever is thicker than a
    cluster of beans can be (distance to the edge over ``PEEP_CORE_MM``) and
@@ -98,6 +99,8 @@ HAND_BRIDGE_MM = 14.0  # what a region closes in this deep (a marker is 25 mm) .
 HAND_THICK_MM = 27.0  # ... and makes it this thick: a hand (pieces closed in stay thinner)
 HAND_CORE_MM = 18.0  # a hand's part thicker than a peep (or its thickest part) ...
 HAND_CORE_SHARE = 0.7  # ... and what joins it in its own colour class occlude
+FINGER_MM = 40.0  # so do pieces of that colour class this near it ...
+FINGER_GAP_MM = 10.0  # ... joined to it across print no wider than this
 OCCLUDED_MIN_SHARE = 0.004
 HIDDEN_MIN_MM2 = 40.0  # this much solid print hidden together ...
 HIDDEN_THICK_MM = 10.0  # ... over a breadth this thick (more than a finger) is under a hand
@@ -294,7 +297,7 @@ class _Reader:
         # Smaller than a disc PIECE_MAX_THICK_MM round, a region cannot be that thick.
         for x, y, one, area in _regions(fg, math.pi * PIECE_MAX_THICK_MM**2 * s * s):
             if self.mm2(area) > PIECE_MAX_MM2 or self._too_thick(one, x, y):
-                self.occluder[y:y + one.shape[0], x:x + one.shape[1]] |= self._hand_part(one, x, y)
+                self._occlude_hand(one, x, y)
 
     def reaching_in(self) -> None:
         """Foreground at the board's outer edge that goes on, in its own colour, well past
@@ -365,9 +368,31 @@ class _Reader:
             cv2.drawContours(one, [c], -1, 1, -1, offset=(-x, -y))
             one &= fg[y:y + h, x:x + w]
             if self.mm2(cv2.countNonZero(one)) >= REACH_MIN_MM2:
-                self.occluder[y:y + h, x:x + w] |= self._hand_part(one, x, y)
+                self._occlude_hand(one, x, y)
 
-    def _hand_part(self, one: np.ndarray, x: int, y: int) -> np.ndarray:
+    def _occlude_hand(self, one: np.ndarray, x: int, y: int) -> None:
+        """Occlude the hand in region ``one`` (its box at x, y), and its fingers beyond the
+        print that cuts them off it: pieces of foreground in the hand's colour class within
+        a finger's length of it, joined to it across print no wider than FINGER_GAP_MM."""
+        s = self.s
+        part, main = self._hand_part(one, x, y)
+        pad = int(math.ceil(FINGER_MM * s))
+        sl, _ = self.grown(x, y, one.shape, pad)
+        oy, ox = y - sl[0].start, x - sl[1].start
+        hand = np.zeros((sl[0].stop - sl[0].start, sl[1].stop - sl[1].start), np.uint8)
+        hand[oy:oy + one.shape[0], ox:ox + one.shape[1]] = part
+        apart = cv2.distanceTransform(1 - hand, cv2.DIST_L2, 3)
+        mine = (self.px.fg[sl] & (self.px.label[sl] == main) & (self.egg[sl] == 0)
+                & (apart <= FINGER_MM * s))
+        across = self.px.shaded[sl] & (apart <= FINGER_GAP_MM * s)
+        joined = ((hand > 0) | mine | across).view(np.uint8)
+        n, cc = cv2.connectedComponents(joined, connectivity=8)
+        held = np.zeros(n, bool)
+        held[cc[hand > 0]] = True
+        held[0] = False
+        self.occluder[sl] |= (held[cc] & ((hand > 0) | mine)).view(np.uint8)
+
+    def _hand_part(self, one: np.ndarray, x: int, y: int) -> tuple[np.ndarray, int]:
         """The part of region ``one`` (its box at x, y) that is the hand: its thickest part
         and what joins it in the same colour class (fingers, a sleeve), so pieces of another
         colour touching the hand stay pieces and their cells are read. Thickness counts the
@@ -385,7 +410,7 @@ class _Reader:
         held = np.zeros(int(cc.max()) + 1, bool)
         held[cc[core]] = True
         held[0] = False
-        return held[cc].view(np.uint8)
+        return held[cc].view(np.uint8), main
 
     def _filled(self, one: np.ndarray, x: int, y: int) -> tuple[np.ndarray, int]:
         """Region ``one`` (its box at x, y) with the print it closes in, in its box grown by

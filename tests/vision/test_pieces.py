@@ -246,6 +246,21 @@ def test_a_hand_that_does_not_stand_out_still_occludes_what_it_covers(seed, why)
     assert all(cover.get(c, 0) > 0 for c in _occluded(obs))
 
 
+@pytest.mark.parametrize("seed, cells", [
+    (317, ["0,0/0", "1,0/5"]), (263, ["-2,-1/0", "-2,-1/1"]),
+    (370, ["0,0/2"]), (31, ["0,-1/c"]),
+])
+def test_fingers_cut_off_the_hand_by_print_are_the_hand(seed, cells):
+    """Benchmark scenes where a hand's fingers lie across the print, which cuts them off
+    the hand's region: before, their tips were read as beans of the hand's colour class,
+    or as nothing, in cells the hand barely reaches."""
+    scene, obs = _bench_scene(seed)
+    cover = scene.truth.hand_cover
+    assert all(0.05 <= cover.get(c, 0) < 0.6 for c in cells)
+    assert set(cells) <= _occluded(obs)
+    assert all(cover.get(c, 0) > 0 for c in _occluded(obs))
+
+
 def test_an_arm_across_tiles_is_one_hand_though_the_seams_cut_it():
     """Benchmark scene 86: an arm reaches over three tiles. Each tile's part of it alone is
     no bigger or thicker than touching pieces; across the seams it is one hand (before,
