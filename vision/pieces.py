@@ -21,7 +21,9 @@ in millimetres, with per-pixel players from :mod:`vision.piece_pixels`:
    cluster of beans can be (distance to the edge over ``PEEP_CORE_MM``) and
    mostly in its owner's *peep* colour rather than their bean colour is a
    peep's body; its owner is the majority player over it. A core holding two
-   players' colours (their peeps side by side) is split into one per player.
+   players' colours (their peeps side by side) is split into one per player;
+   one player's cores too near for two peeps (a gap between tiles cuts a peep
+   lying across it) are one peep.
 4. **Beans.** Round every region of pieces with a player's colour in it, the
    bean net (:mod:`vision.bean_net`) marks each bean's centre: it has learnt
    from rendered tables how touching beans, beans half under a peep and dark
@@ -61,6 +63,7 @@ HOLE_MM2 = 100.0  # holes smaller than this in a piece are highlights or eyes
 PEEP_CORE_MM = 11.0  # a peep is 35 mm wide; bean clusters are never this thick
 MIN_PEEP_CORE_MM2 = 25.0
 PEEP_PAIR_CORE_MM2 = 700.0  # one peep's core is about 400 mm2; a larger one may hold two
+PEEP_PARTS_MM = 25.0  # one player's peep cores nearer are one peep (two touching: 35 mm apart)
 PEEP_SURE_MM = 17.0  # no heap of beans is this thick: a peep whatever its shading says
 PEEP_COLOUR_SHARE = 0.5  # of a peep's pixels nearer its owner's peep model than bean model
 PEEP_CLEAR_SHARE = 0.75  # ... this many: the colour tells body from bean near its edge
@@ -211,6 +214,7 @@ class _Reader:
         self.occluder = np.zeros((h, w), np.uint8)
         self.body = np.zeros((h, w), np.uint8)  # peeps found
         self.eggs: list[tuple[float, float, float]] = []  # Supply Centers: x, y, radius (px)
+        self._found_peeps: list[_FoundPeep] = []  # cores, before a seam's parts are joined
         # Regions of pieces (count, labels, stats as connectedComponentsWithStats gives).
         self.regions: tuple[int, np.ndarray, np.ndarray] = (
             1, np.zeros((h, w), np.uint16), np.zeros((1, 5), np.int32))
@@ -534,6 +538,8 @@ class _Reader:
                 continue
             comp = (lab[y0:y1, x0:x1] == i).astype(np.uint8)
             self._peeps(comp, x0, y0)
+        for player, centre, share in _whole_peeps(self._found_peeps, PEEP_PARTS_MM * s):
+            self._peep(player, centre, share)
 
     def planes(self) -> bean_net.Planes:
         if self._planes is not None:
@@ -756,8 +762,9 @@ class _Reader:
             body = cv2.morphologyEx((rim | inner).astype(np.uint8), cv2.MORPH_CLOSE, _disk(s))
             self.body[sl] |= body
             ys, xs = np.nonzero(whole)
-            self._peep(self.px.players[owner], (float(xs.mean()) + x0, float(ys.mean()) + y0),
-                       float(votes[owner]) / float(votes.sum()))
+            self._found_peeps.append(_FoundPeep(
+                self.px.players[owner], float(xs.mean()) + x0, float(ys.mean()) + y0,
+                float(votes[owner]) / float(votes.sum()), len(xs)))
 
     def _same_player_peeps(self, one: np.ndarray, comp: np.ndarray, owners: np.ndarray,
                            sl: tuple[slice, slice]) -> list[np.ndarray]:
@@ -903,6 +910,48 @@ def _inside(mask: np.ndarray, pts: np.ndarray) -> np.ndarray:
     xy, ok = pixels_in(pts, mask.shape)
     out = np.zeros(len(xy), bool)
     out[ok] = mask[xy[ok, 1], xy[ok, 0]] > 0
+    return out
+
+
+@dataclass(frozen=True)
+class _FoundPeep:
+    """A peep's core as found: whose, its centre (mosaic pixels), its owner's share of the
+    votes, and how many pixels it covers."""
+
+    player: str
+    x: float
+    y: float
+    share: float
+    pixels: int
+
+
+def _whole_peeps(found: list[_FoundPeep], apart_px: float
+                 ) -> list[tuple[str, tuple[float, float], float]]:
+    """``found`` with one player's cores nearer than ``apart_px`` taken as parts of one peep
+    (a gap between tiles cuts a peep lying across it in two; two whole peeps touching
+    stand a body's width apart), centred where all its parts' pixels are:
+    (player, centre, share) each.
+
+    >>> parts = [_FoundPeep("red", 0, 0, 1.0, 100), _FoundPeep("red", 30, 0, 0.5, 300),
+    ...          _FoundPeep("blue", 10, 0, 1.0, 100), _FoundPeep("red", 100, 0, 0.9, 100)]
+    >>> [(p, (round(c[0], 1), c[1]), sh) for p, c, sh in _whole_peeps(parts, 40)]
+    [('red', (22.5, 0.0), 1.0), ('blue', (10.0, 0.0), 1.0), ('red', (100.0, 0.0), 0.9)]
+    """
+    groups: list[list[_FoundPeep]] = []
+    for peep in found:
+        for group in groups:
+            if group[0].player == peep.player and any(
+                    (g.x - peep.x) ** 2 + (g.y - peep.y) ** 2 < apart_px**2 for g in group):
+                group.append(peep)
+                break
+        else:
+            groups.append([peep])
+    out = []
+    for group in groups:
+        n = sum(g.pixels for g in group)
+        out.append((group[0].player, (sum(g.x * g.pixels for g in group) / n,
+                                      sum(g.y * g.pixels for g in group) / n),
+                    max(g.share for g in group)))
     return out
 
 

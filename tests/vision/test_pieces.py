@@ -261,6 +261,24 @@ def test_fingers_cut_off_the_hand_by_print_are_the_hand(seed, cells):
     assert all(cover.get(c, 0) > 0 for c in _occluded(obs))
 
 
+@pytest.mark.parametrize("seed, player, cell, beside", [
+    (77, "red", "1,0/2", "0,1/5"), (267, "red", "1,0/3", "0,0/0"), (62, "purple", "0,0/1", "0,1/4"),
+])
+def test_a_peep_across_the_gap_between_tiles_is_one_peep(seed, player, cell, beside):
+    """Benchmark scenes where a peep (or understudy) lies across the gap between two tiles,
+    which cuts it in two: each part was read as a peep, the smaller one in the cell beside."""
+    scene, obs = _bench_scene(seed)
+    centre = next(p["centre_mm"] for p in scene.truth.pieces
+                  if p["player"] == player and p["cell"] == cell and p["kind"] != "bean")
+    # The seam between neighbouring tiles lies halfway between their centres, square to
+    # the line joining them: the peep (60 mm long, 35 wide) reaches across it.
+    a, b = (np.array(tile_centre_mm(parse_cell(c).tile)) for c in (cell, beside))
+    along = (b - a) / np.linalg.norm(b - a)
+    assert abs(float(np.dot(np.subtract(centre, (a + b) / 2), along))) < 22.5
+    assert _pieces(obs, cell)[player][1] is True
+    assert _pieces(obs, beside).get(player, (0, False))[1] is False
+
+
 def test_an_arm_across_tiles_is_one_hand_though_the_seams_cut_it():
     """Benchmark scene 86: an arm reaches over three tiles. Each tile's part of it alone is
     no bigger or thicker than touching pieces; across the seams it is one hand (before,
