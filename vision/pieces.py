@@ -65,6 +65,10 @@ MIN_PEEP_CORE_MM2 = 25.0
 PEEP_PAIR_CORE_MM2 = 700.0  # one peep's core is about 400 mm2; a larger one may hold two
 PEEP_PARTS_MM = 25.0  # one player's peep cores nearer are one peep (two touching: 35 mm apart)
 PEEP_SURE_MM = 17.0  # no heap of beans is this thick: a peep whatever its shading says
+# ... or this thick, with a core a peep's length long (a peep's is 38 mm; a heap's is
+# under 30): a printed understudy is flat, and its colour is as near the beans' as a peep's.
+PEEP_LONG_SURE_MM = 16.0
+PEEP_LONG_CORE_MM = 30.0
 PEEP_COLOUR_SHARE = 0.5  # of a peep's pixels nearer its owner's peep model than bean model
 PEEP_CLEAR_SHARE = 0.75  # ... this many: the colour tells body from bean near its edge
 BODY_REACH_MM = 9.0  # a peep's body whatever the colour: this near its core ...
@@ -743,7 +747,9 @@ class _Reader:
                 continue
             peep_share = float(np.mean(self.px.peepish[sl][mine]))
             peep_coloured = peep_share >= PEEP_COLOUR_SHARE
-            if not peep_coloured and float(own[one > 0].max()) < PEEP_SURE_MM:
+            thick = float(own[one > 0].max())
+            if not peep_coloured and thick < PEEP_SURE_MM and not (
+                    thick >= PEEP_LONG_SURE_MM and _long_side(one) >= PEEP_LONG_CORE_MM * s):
                 continue
             if peep_coloured and may_split and self.mm2(int(one.sum())) >= PEEP_PAIR_CORE_MM2:
                 parts = self._same_player_peeps(one, comp, labels == owner, sl)
@@ -953,6 +959,18 @@ def _whole_peeps(found: list[_FoundPeep], apart_px: float
                                       sum(g.y * g.pixels for g in group) / n),
                     max(g.share for g in group)))
     return out
+
+
+def _long_side(mask: np.ndarray) -> float:
+    """The long side (pixels) of the smallest rectangle round ``mask``'s pixels.
+
+    >>> bar = np.zeros((20, 50), np.uint8); bar[8:12, 5:45] = 1
+    >>> round(_long_side(bar))
+    39
+    """
+    ys, xs = np.nonzero(mask)
+    (_, _), (w, h), _ = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
+    return max(w, h)
 
 
 def _regions(mask: np.ndarray, min_px: float) -> list[tuple[int, int, np.ndarray, int]]:

@@ -279,6 +279,30 @@ def test_a_peep_across_the_gap_between_tiles_is_one_peep(seed, player, cell, bes
     assert _pieces(obs, beside).get(player, (0, False))[1] is False
 
 
+@pytest.mark.parametrize("seed, player, cell", [
+    (98, "green", "-2,1/0"), (318, "yellow", "3,-1/3"), (283, "orange", "0,1/5"),
+])
+def test_a_peep_as_long_as_a_peep_but_coloured_like_beans_is_a_peep(seed, player, cell):
+    """Benchmark scenes where a peep or printed understudy reads nearer its owner's bean
+    colour than their peep colour and is a little thinner than no heap of beans can be:
+    its core, a peep's length long, still tells it from a heap (read as beans before)."""
+    scene, obs = _bench_scene(seed)
+    assert any(p["player"] == player and p["cell"] == cell and p["kind"] != "bean"
+               for p in scene.truth.pieces)
+    assert _pieces(obs, cell)[player][1] is True
+
+
+@pytest.mark.parametrize("seed, player, cell", [
+    (13, "blue", "-1,0/3"), (18, "yellow", "0,0/1"), (331, "blue", "2,-1/3"),
+])
+def test_a_heap_of_beans_as_thick_as_an_understudy_is_beans(seed, player, cell):
+    """Benchmark scenes with a heap of four or five beans 16 to 17 mm thick, as thick as
+    an understudy: a peep whatever its colour at that thickness would be read here."""
+    scene, obs = _bench_scene(seed)
+    assert not any(p["cell"] == cell and p["kind"] != "bean" for p in scene.truth.pieces)
+    assert _pieces(obs, cell)[player] == (len(_beans(scene, cell, player)), False)
+
+
 def test_an_arm_across_tiles_is_one_hand_though_the_seams_cut_it():
     """Benchmark scene 86: an arm reaches over three tiles. Each tile's part of it alone is
     no bigger or thicker than touching pieces; across the seams it is one hand (before,
