@@ -1,5 +1,6 @@
 """The bean net's training targets and augmentation agree with how the reader decodes the
-net's answer (no torch needed: these parts are numpy)."""
+net's answer (no torch needed: these parts are numpy); the shipped 8-bit net answers as
+the float net it is made from."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ import numpy as np
 import pytest
 
 from vision import bean_net
+from vision.render.game_scene import LookProfiles
 from vision.training import train_bean_net
+from vision.training.bean_samples import dequantise, scene_sample
+from vision.training.quantise_bean_net import FLOAT_MODEL, calibration_windows, quantise
 from vision.training.train_bean_net import WINDOW, _augment, _targets
 
 
@@ -73,3 +77,39 @@ def test_a_boxed_window_is_paper_beyond_its_box_and_unscored_near_its_edge(seed)
     assert scored[y0 + c:y1 - c, x0 + c:x1 - c].all()
     assert scored.sum() == (y1 - y0 - 2 * c) * (x1 - x0 - 2 * c)
     assert (g == 0).all(), "the caller's ignore map is left as it was"
+
+
+def _heat(model, x: np.ndarray) -> np.ndarray:
+    import onnxruntime as ort
+
+    session = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
+    out = session.run(None, {"planes": x})[0]
+    return 1.0 / (1.0 + np.exp(-out[:, 0]))
+
+
+def test_the_net_in_eight_bits_answers_as_the_float_net(tmp_path):
+    """Quantised on windows of one rendered table, the net's heat over another table stays
+    within a few hundredths of the float net's, and it finds the same beans; the shipped
+    net (made so from more tables) is such a net."""
+    import onnx
+
+    profiles = LookProfiles()
+    samples = []
+    for seed in (100_003, 100_004):  # training seeds: the benchmark never reads them
+        sample = scene_sample(seed, profiles, None)
+        assert sample is not None and len(sample.centres) > 20
+        path = tmp_path / f"scene{seed}.npz"
+        np.savez_compressed(path, inputs=sample.inputs, centres=sample.centres,
+                            ignore=sample.ignore)
+        samples.append((path, sample))
+    quantised = tmp_path / "bean_net.onnx"
+    quantise(FLOAT_MODEL, quantised, calibration_windows([samples[0][0]], per_scene=12))
+    x = dequantise(samples[1][1].inputs[None])
+    x = np.ascontiguousarray(x[..., : x.shape[2] // 8 * 8, : x.shape[3] // 8 * 8])
+    want = _heat(FLOAT_MODEL, x)
+    for model in (quantised, bean_net.MODEL):
+        ops = {node.op_type for node in onnx.load(str(model)).graph.node}
+        assert {"QuantizeLinear", "DequantizeLinear"} <= ops, model
+        got = _heat(model, x)
+        assert float(np.abs(got - want).max()) < 0.08, model
+        assert ((got > bean_net.THRESHOLD) == (want > bean_net.THRESHOLD)).mean() > 0.999

@@ -1,12 +1,16 @@
 """Train the bean net on samples from :mod:`vision.training.bean_samples` and export it.
 
     python -m vision.training.bean_samples --scenes 4000 --out DATA
-    python -m vision.training.train_bean_net --data DATA --out vision/bean_net.onnx
+    python -m vision.training.train_bean_net --data DATA
 
 Needs the ``train`` extra (torch, onnx); the product only runs the exported
-ONNX file, through OpenCV. The net is fully convolutional: four 3x3
-convolutions at strides 2 and 4, then three more, two dilated, for a view
-about a peep and a half wide (75 mm), and a 1x1 head giving heat logits and x, y offsets every
+ONNX file, through ONNX Runtime: the float net is written to
+``vision/training/bean_net_float.onnx``, then quantised to 8 bits
+(:mod:`vision.training.quantise_bean_net`) into ``vision/bean_net.onnx``.
+
+The net is fully convolutional: four 3x3 convolutions at strides 2 and 4,
+then three more, two dilated, for a view about a peep and a half wide
+(75 mm), and a 1x1 head giving heat logits and x, y offsets every
 ``STRIDE`` pixels (CenterNet's penalty-reduced focal loss on a Gaussian round
 each true centre, L1 on the offsets at the centres). Windows of 96 x 96 input
 pixels are cut round true beans and pieces (and anywhere on the tiles, a few),
@@ -26,6 +30,7 @@ import numpy as np
 
 from vision import bean_net
 from vision.training.bean_samples import REL_SCALE, dequantise
+from vision.training.quantise_bean_net import FLOAT_MODEL, calibration_windows, quantise
 
 WINDOW = 96
 BOXED = 0.5  # of windows blanked beyond a box, as the reader crops them (see _boxed)
@@ -238,9 +243,10 @@ def export(model, path: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", required=True)
-    ap.add_argument("--out", required=True,
-                    help=f"the ONNX file written when training ends (the shipped one is "
-                         f"{bean_net.MODEL.relative_to(Path(__file__).resolve().parents[2])})")
+    ap.add_argument("--out", default=str(FLOAT_MODEL),
+                    help="the float net, written when training ends")
+    ap.add_argument("--quantised-out", default=str(bean_net.MODEL),
+                    help="the 8-bit net made from it, which the reader runs")
     ap.add_argument("--val", type=int, default=150, help="scenes held out (the last seeds)")
     ap.add_argument("--per-scene", type=int, default=12, help="windows cut from each scene")
     ap.add_argument("--epochs", type=int, default=10)
@@ -301,7 +307,8 @@ def main(argv: list[str] | None = None) -> int:
         torch.save(model.state_dict(), Path(args.data) / "bean_net.pt")
         export(model, Path(args.data) / "bean_net_last_epoch.onnx")
     export(model, Path(args.out))
-    print(f"wrote {args.out}")
+    quantise(Path(args.out), Path(args.quantised_out), calibration_windows(train_files[:120]))
+    print(f"wrote {args.out} and {args.quantised_out}")
     return 0
 
 
