@@ -173,8 +173,9 @@ def load() -> ort.InferenceSession:
     (:mod:`vision.training.quantise_bean_net`): 34 ns per input pixel on one core,
     against 65 for the float net it is made from and 150 for that in OpenCV's dnn.
     """
-    fix = ("reinstall the package (pip install -e .), or train one with "
-           "python -m vision.training.train_bean_net")
+    fix = ("reinstall the package (pip install -e .), or make it again with "
+           "python -m vision.training.quantise_bean_net (or train one with "
+           "python -m vision.training.train_bean_net)")
     if not MODEL.is_file():
         raise ModelError(f"the bean net {MODEL} is missing: {fix}")
     options = ort.SessionOptions()

@@ -388,7 +388,7 @@ def _distances(cell: np.ndarray, means: np.ndarray, invs: np.ndarray
     return both[:, 0::2], both[:, 1::2]
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=2)  # a game's profile, and one being calibrated (7 MB for six players)
 def _distance_table(means: bytes, invs: bytes) -> np.ndarray:
     """Every model's distance (:func:`_distance_lut`) side by side, one row per feature
     cell: a pixel's distances are one read from memory, not one per model."""
@@ -430,7 +430,7 @@ def _feature_cells(lin_bgr: np.ndarray, white_y: np.ndarray) -> np.ndarray:
     return (i * CHROMA_STEPS + j) * LIGHT_STEPS + k
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=12)  # the models of one profile: its table is what is kept
 def _distance_lut(mean: bytes, inv: bytes) -> np.ndarray:
     """One model's distance (tenths, uint8) at every cell of the quantised feature grid.
 

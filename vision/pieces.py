@@ -123,6 +123,7 @@ NET_MIN_MM2 = 12.0
 NET_MIN_COLOURED_MM2 = 12.0
 EGG_RIM_BEAN_MM = 3.0  # a bean's centre this far inside an egg's measured rim is on it
 EDGE_SNAP_MM = 4.0  # a bean centred this near a tile's cell map, but off it, is in it
+PEEP_SNAP_MM = 6.0  # ... a peep this near (half a 7 mm gap between tiles, and the edge's 1.5)
 WHOSE_MM = 4.0  # a bean's colour is read this near its centre ...
 WHOSE_FAR_MM = 7.0  # ... or this near, when little of it shows there
 WHOSE_MIN_MM2 = 3.0  # ... from at least this much of a player's colour
@@ -390,9 +391,11 @@ class _Reader:
         hand = np.zeros((sl[0].stop - sl[0].start, sl[1].stop - sl[1].start), np.uint8)
         hand[oy:oy + one.shape[0], ox:ox + one.shape[1]] = part
         apart = cv2.distanceTransform(1 - hand, cv2.DIST_L2, 3)
-        mine = (self.px.fg[sl] & (self.px.label[sl] == main) & (self.egg[sl] == 0)
+        labels, free = self.px.label[sl], self.egg[sl] == 0
+        # The hand's colour class, as in _hand_part: its own label, or no player's.
+        mine = (self.px.fg[sl] & ((labels == main) | (labels >= NONE)) & free
                 & (apart <= FINGER_MM * s))
-        across = self.px.shaded[sl] & (apart <= FINGER_GAP_MM * s)
+        across = self.px.shaded[sl] & free & (apart <= FINGER_GAP_MM * s)
         joined = ((hand > 0) | mine | across).view(np.uint8)
         n, cc = cv2.connectedComponents(joined, connectivity=8)
         held = np.zeros(n, bool)
@@ -411,8 +414,7 @@ class _Reader:
         dt = cv2.distanceTransform(filled, cv2.DIST_L2, 3)[pad:-pad, pad:-pad]
         core = dt >= min(HAND_CORE_MM * s, HAND_CORE_SHARE * float(dt[one > 0].max()))
         labels = self.px.label[y:y + one.shape[0], x:x + one.shape[1]]
-        own = core & (one > 0)
-        main = int(np.bincount(labels[own if own.any() else core]).argmax())
+        main = int(np.bincount(labels[core & (one > 0)]).argmax())
         same = (((labels == main) | (labels >= NONE)) & (one > 0) | core).view(np.uint8)
         _, cc = cv2.connectedComponents(same, connectivity=8)
         held = np.zeros(int(cc.max()) + 1, bool)
@@ -802,10 +804,18 @@ class _Reader:
 
     def _peep(self, player: str, centre, share: float) -> None:
         ci = _cell_at(self.m, centre)
-        if ci < 0:
-            return
+        across = ci < 0
+        if across:
+            # A peep lying across the gap between tiles is centred in it, or near it: it
+            # stands in the cell nearest its centre.
+            ci = _cell_near(self.m, centre, PEEP_SNAP_MM * self.s)
+            if ci < 0:
+                return
         name = self.m.cell_names[ci]
         cell = self.cells[name]
+        if across:
+            self.warn(name, f"{player}'s peep lies across the gap between tiles")
+            cell.lower(0.6)
         cell.peeps[player] = cell.peeps.get(player, 0) + 1
         cell.lower(min(1.0, 0.4 + share))
         if cell.peeps[player] > 1:
@@ -933,31 +943,44 @@ class _FoundPeep:
 
 def _whole_peeps(found: list[_FoundPeep], apart_px: float
                  ) -> list[tuple[str, tuple[float, float], float]]:
-    """``found`` with one player's cores nearer than ``apart_px`` taken as parts of one peep
-    (a gap between tiles cuts a peep lying across it in two; two whole peeps touching
-    stand a body's width apart), centred where all its parts' pixels are:
-    (player, centre, share) each.
+    """``found`` with one player's cores nearer than ``apart_px`` (directly or through
+    other such cores) taken as parts of one peep (a gap between tiles cuts a peep lying
+    across it in two; two whole peeps touching stand a body's width apart), centred where
+    all its parts' pixels are: (player, centre, owner's share of the votes) each.
 
-    >>> parts = [_FoundPeep("red", 0, 0, 1.0, 100), _FoundPeep("red", 30, 0, 0.5, 300),
+    >>> parts = [_FoundPeep("red", 0, 0, 1.0, 100), _FoundPeep("red", 30, 0, 0.6, 300),
     ...          _FoundPeep("blue", 10, 0, 1.0, 100), _FoundPeep("red", 100, 0, 0.9, 100)]
     >>> [(p, (round(c[0], 1), c[1]), sh) for p, c, sh in _whole_peeps(parts, 40)]
-    [('red', (22.5, 0.0), 1.0), ('blue', (10.0, 0.0), 1.0), ('red', (100.0, 0.0), 0.9)]
+    [('red', (22.5, 0.0), 0.7), ('blue', (10.0, 0.0), 1.0), ('red', (100.0, 0.0), 0.9)]
+
+    In any order, a chain of near parts is one peep:
+
+    >>> chain = [_FoundPeep("red", x, 0, 1.0, 10) for x in (0, 40, 20)]
+    >>> len(_whole_peeps(chain, 25)), len(_whole_peeps(chain[::-1], 25))
+    (1, 1)
     """
-    groups: list[list[_FoundPeep]] = []
-    for peep in found:
-        for group in groups:
-            if group[0].player == peep.player and any(
-                    (g.x - peep.x) ** 2 + (g.y - peep.y) ** 2 < apart_px**2 for g in group):
-                group.append(peep)
-                break
-        else:
-            groups.append([peep])
+    group = list(range(len(found)))
+
+    def root(i: int) -> int:
+        while group[i] != i:
+            group[i] = group[group[i]]
+            i = group[i]
+        return i
+
+    for i, a in enumerate(found):
+        for j in range(i):
+            b = found[j]
+            if a.player == b.player and (a.x - b.x) ** 2 + (a.y - b.y) ** 2 < apart_px**2:
+                group[root(i)] = root(j)
+    parts: dict[int, list[_FoundPeep]] = {}
+    for i, peep in enumerate(found):
+        parts.setdefault(root(i), []).append(peep)
     out = []
-    for group in groups:
-        n = sum(g.pixels for g in group)
-        out.append((group[0].player, (sum(g.x * g.pixels for g in group) / n,
-                                      sum(g.y * g.pixels for g in group) / n),
-                    max(g.share for g in group)))
+    for one in parts.values():
+        n = sum(g.pixels for g in one)
+        out.append((one[0].player, (sum(g.x * g.pixels for g in one) / n,
+                                    sum(g.y * g.pixels for g in one) / n),
+                    round(sum(g.share * g.pixels for g in one) / n, 6)))
     return out
 
 

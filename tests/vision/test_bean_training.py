@@ -79,18 +79,21 @@ def test_a_boxed_window_is_paper_beyond_its_box_and_unscored_near_its_edge(seed)
     assert (g == 0).all(), "the caller's ignore map is left as it was"
 
 
-def _heat(model, x: np.ndarray) -> np.ndarray:
+def _answer(model, x: np.ndarray) -> np.ndarray:
     import onnxruntime as ort
 
     session = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
-    out = session.run(None, {"planes": x})[0]
+    return session.run(None, {"planes": x})[0]
+
+
+def _heat(out: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-out[:, 0]))
 
 
 def test_the_net_in_eight_bits_answers_as_the_float_net(tmp_path):
     """Quantised on windows of one rendered table, the net's heat over another table stays
-    within a few hundredths of the float net's, and it finds the same beans; the shipped
-    net (made so from more tables) is such a net."""
+    within 0.05 of the float net's, and it finds the same beans within a pixel; the
+    shipped net (made so from more tables) is such a net."""
     import onnx
 
     profiles = LookProfiles()
@@ -106,10 +109,15 @@ def test_the_net_in_eight_bits_answers_as_the_float_net(tmp_path):
     quantise(FLOAT_MODEL, quantised, calibration_windows([samples[0][0]], per_scene=12))
     x = dequantise(samples[1][1].inputs[None])
     x = np.ascontiguousarray(x[..., : x.shape[2] // 8 * 8, : x.shape[3] // 8 * 8])
-    want = _heat(FLOAT_MODEL, x)
+    want = _answer(FLOAT_MODEL, x)
+    beans = bean_net.peaks(want[0], bean_net.THRESHOLD)
+    assert len(beans) > 20
     for model in (quantised, bean_net.MODEL):
         ops = {node.op_type for node in onnx.load(str(model)).graph.node}
         assert {"QuantizeLinear", "DequantizeLinear"} <= ops, model
-        got = _heat(model, x)
-        assert float(np.abs(got - want).max()) < 0.08, model
-        assert ((got > bean_net.THRESHOLD) == (want > bean_net.THRESHOLD)).mean() > 0.999
+        got = _answer(model, x)
+        assert float(np.abs(_heat(got) - _heat(want)).max()) < 0.05, model
+        found = np.array([(p.x, p.y) for p in bean_net.peaks(got[0], bean_net.THRESHOLD)])
+        assert len(found) == len(beans), model
+        for b in beans:
+            assert np.min(np.hypot(*(found - (b.x, b.y)).T)) < 1.0, model
