@@ -8,15 +8,9 @@ in millimetres, with per-pixel players from :mod:`vision.piece_pixels`:
    half or token leaves a round region at least ``SC_MIN_RADIUS_MM`` thick all
    round the middle, which a peep (35 mm wide) never does. Its disc is then set
    aside, so an egg in a player's colour is not read as their pieces.
-2. **Occlusion.** Large foreground regions no player's colour explains (a hand,
-   an arm; not a peep's glossy top, ringed by its colour), or a player's colour
-   region far too big or thick for pieces, cover the cells they touch: those
-   cells are reported ``occluded``, never empty.
-   A dark hand is cut up by the print under it, so its thickness is measured
-   with what it closes in, and its fingers beyond that print are its own; a
-   pale hand may not stand out from the paper at all, but it hides the
-   markers' solid print over a breadth no piece does.
-   So are cells the camera does not fully see.
+2. **Occlusion.** Hands, arms and sleeves (:mod:`vision.occlusion`) cover the
+   cells they touch: those cells are reported ``occluded``, never empty. So are
+   cells the camera does not fully see.
 3. **Peeps.** On all pieces' foreground together, whatever is thicker than a
    cluster of beans can be (distance to the edge over ``PEEP_CORE_MM``) and
    mostly in its owner's *peep* colour rather than their bean colour is a
@@ -45,13 +39,12 @@ import cv2
 import numpy as np
 
 from calibration.profile import Profile
-from companion.rules.peepwar.board import ACROSS_FLATS_MM, parse_cell
+from companion.rules.peepwar.board import parse_cell
 from vision import bean_net
-from vision.geometry import pixels_in
+from vision.mask_shapes import disk, fill_holes, long_side
 from vision.mosaic import Mosaic
+from vision.occlusion import PIECE_MAX_MM2, find_occluders
 from vision.piece_pixels import (
-    NONE,
-    UNKNOWN,
     PixelClasses,
     classify,
     components,
@@ -83,36 +76,7 @@ SC_RIM_MAX_MM = 29.0  # ... to this ...
 SC_RIM_SHARE = 0.6  # ... with this much of its rim on the foreground's outline ...
 SC_RIM_FILL = 0.6  # ... and this much of its disc foreground
 RIM_SECTORS = 36
-OCCLUDER_MIN_MM2 = 250.0
-OCCLUDER_MIN_THICK_MM = 4.5
-HIGHLIGHT_MAX_MM2 = 800.0  # no player's colour, smaller than this (half a peep) ...
-HIGHLIGHT_RING_MM = 2.0  # ... and ringed this wide ...
-HIGHLIGHT_RING_SHARE = 0.7  # ... this much by one player's colour: a glossy top, no hand
-PIECE_MAX_MM2 = 14000.0  # touching pieces: four peeps in a chain with their beans cover 10,000
-PIECE_MAX_THICK_MM = 26.0  # two peeps side by side with beans: 25.2 at 1 px/mm
-SEAM_BRIDGE_MM = 3.0  # foreground this near across a seam between tiles is one region
-REACH_GAP_MM = 8.0  # tiles this near one another are one board (the gaps are not its edge)
-REACH_EDGE_MM = 2.5  # foreground this near the board's outer edge touches it ...
-REACH_MIN_CONTACT_MM = 8.0  # ... along this much of its outline (a finger is 18 mm wide)
-REACH_MIN_MM2 = 150.0
-REACH_MIN_OUTLINE_MM = 40.0
-REACH_PAST_MM = (20.0, 35.0)  # ... and shows its colour this far past the edge ...
-REACH_SHARE = 0.6  # ... at this share of the points sampled there: an arm reaching in
-REACH_SAMPLES = 16
-REACH_COLOUR_SAME = 30.0  # BGR distance within which the frame shows the same colour
-REACH_COLOUR_APART = 40.0  # the region must differ from the table by this much
-TABLE_PAST_MM = 25.0
-HAND_BRIDGE_MM = 14.0  # what a region closes in this deep (a marker is 25 mm) ...
-HAND_THICK_MM = 27.0  # ... and makes it this thick: a hand (pieces closed in stay thinner)
-HAND_CORE_MM = 18.0  # a hand's part thicker than a peep (or its thickest part) ...
-HAND_CORE_SHARE = 0.7  # ... and what joins it in its own colour class occlude
-FINGER_MM = 40.0  # so do pieces of that colour class this near it ...
-FINGER_GAP_MM = 10.0  # ... joined to it across print no wider than this
 OCCLUDED_MIN_SHARE = 0.004
-HIDDEN_MIN_MM2 = 40.0  # this much solid print hidden together ...
-HIDDEN_THICK_MM = 10.0  # ... over a breadth this thick (more than a finger) is under a hand
-HIDDEN_JOIN_MM = 6.0  # hidden print this close together is one patch
-HIDDEN_GROW_MM = 8.0  # a hand reaches this far past the print it hides
 MAX_LEGAL_TROOPS = 5
 BORDER_WARN_MM = 1.5
 DOUBT_CONFIDENCE = 0.7  # a doubtful bean, or a peak that may be one more
@@ -161,11 +125,6 @@ class PieceReading:
     cells: dict[str, CellRead]
     warnings: list[str]
     players: list[str]
-
-
-def _disk(radius_px: float) -> np.ndarray:
-    r = max(1, int(round(radius_px)))
-    return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
 
 
 def _cell_at(mosaic: Mosaic, pt) -> int:
@@ -224,18 +183,6 @@ class _Reader:
         self.regions: tuple[int, np.ndarray, np.ndarray] = (
             1, np.zeros((h, w), np.uint16), np.zeros((1, 5), np.int32))
         self._planes: bean_net.Planes | None = None  # made once the peeps are found
-        self._closed_fg = np.zeros((h, w), np.uint8)  # foreground, closed, over the seams
-
-    def grown(self, x: int, y: int, shape: tuple[int, int], pad: int
-              ) -> tuple[tuple[slice, slice], tuple[slice, slice]]:
-        """The box at (x, y) of ``shape`` grown by ``pad`` on every side: its part on the
-        mosaic (slices of the mosaic) and where that part lies in the grown box."""
-        h, w = shape
-        H, W = self.m.cell_map.shape
-        y0, x0 = max(y - pad, 0), max(x - pad, 0)
-        y1, x1 = min(y + h + pad, H), min(x + w + pad, W)
-        return ((slice(y0, y1), slice(x0, x1)),
-                (slice(y0 - y + pad, y1 - y + pad), slice(x0 - x + pad, x1 - x + pad)))
 
     def mm2(self, px_count: float) -> float:
         return px_count / (self.s * self.s)
@@ -259,8 +206,8 @@ class _Reader:
                 continue
             crop = fg[y0:y1, x0:x1].copy()
             # Highlights on a glossy egg are paper-white: close them so the egg is solid.
-            crop = cv2.morphologyEx(crop, cv2.MORPH_CLOSE, _disk(1.5 * s))
-            crop = _fill_holes(crop)
+            crop = cv2.morphologyEx(crop, cv2.MORPH_CLOSE, disk(1.5 * s))
+            crop = fill_holes(crop)
             dt = cv2.distanceTransform(crop, cv2.DIST_L2, 5)
             near = ((np.arange(x0, x1) - cx) ** 2)[None, :] \
                 + ((np.arange(y0, y1) - cy) ** 2)[:, None] <= (SC_SEARCH_MM * s) ** 2
@@ -287,209 +234,8 @@ class _Reader:
 
     # --- occlusion -------------------------------------------------------------------------
 
-    def big_regions(self) -> None:
-        """Foreground far too big or thick for pieces (a hand, an arm, a sleeve) occludes.
-
-        Where a dark hand lies over the tiles' print it is no darker than the print, so
-        the print under it shows as holes and notches (and the seams between tiles cut
-        it): what the region closes in counts as part of it when measuring its thickness,
-        unless it shows bare paper, and only at the region's own pixels, so a heap of
-        beans around a marker stays as thin as the beans.
-        """
-        s = self.s
-        fg = (self.px.fg & (self.egg == 0)).astype(np.uint8)
-        fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, _disk(1.5 * s))
-        # An arm across several tiles is one thing: the seams between tiles do not cut it.
-        seams = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, _disk(SEAM_BRIDGE_MM * s))
-        fg |= seams & (~self.m.on_tiles).view(np.uint8)
-        self._closed_fg = fg
-        # Smaller than a disc PIECE_MAX_THICK_MM round, a region cannot be that thick.
-        for x, y, one, area in _regions(fg, math.pi * PIECE_MAX_THICK_MM**2 * s * s):
-            if self.mm2(area) > PIECE_MAX_MM2 or self._too_thick(one, x, y):
-                self._occlude_hand(one, x, y)
-
-    def reaching_in(self) -> None:
-        """Foreground at the board's outer edge that goes on, in its own colour, well past
-        it over the table is an arm or a finger reaching in (pieces end within a peep's
-        length of where they lie): its hand part occludes, however small or thin it is on
-        the tiles. The frame past the edge is looked at in a few points only, all regions'
-        in one batch."""
-        s = self.s
-        fg = self._closed_fg & (self.occluder == 0).view(np.uint8)
-        # The board: the tiles with the gaps between them (a square closes as well as a disk
-        # here, and costs a fifth).
-        gap = 2 * int(round(REACH_GAP_MM * s)) + 1
-        board = cv2.morphologyEx(self.m.on_tiles.view(np.uint8), cv2.MORPH_CLOSE,
-                                 np.ones((gap, gap), np.uint8))
-        touch = fg & cv2.dilate(1 - board, _disk(REACH_EDGE_MM * s))
-        if cv2.countNonZero(touch) < REACH_MIN_CONTACT_MM * s:
-            return
-        centres = np.array(list(self.m.tile_centres_px.values()), float)
-        outlines, _ = cv2.findContours(fg, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-        candidates = []  # (outline, edge points sampled, points past the edge at each reach)
-        for c in outlines:
-            if len(c) < REACH_MIN_OUTLINE_MM * s:  # too small to be a finger: skip cheaply
-                continue
-            pts = c.reshape(-1, 2)
-            at_edge = pts[touch[pts[:, 1], pts[:, 0]] > 0]
-            if len(at_edge) < REACH_MIN_CONTACT_MM * s:
-                continue
-            edge = at_edge[:: max(1, len(at_edge) // REACH_SAMPLES)].astype(float)
-            # Outwards: away from the centre of the tile the point lies on.
-            near = centres[np.argmin(((edge[:, None] - centres[None]) ** 2).sum(-1), axis=1)]
-            out = edge - near
-            out /= np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-6)
-            candidates.append((c, edge, [edge + out * d * s for d in REACH_PAST_MM]))
-        if not candidates:
-            return
-        table_at = _table_points(centres, s)
-        past = np.vstack([p for _, _, ps in candidates for p in ps])
-        seen = self.m.beyond(np.vstack([table_at, past]))
-        table = seen[:len(table_at)]
-        table = table[~np.isnan(table[:, 0])]
-        if len(table) < 3:
-            return
-        table = np.median(table, axis=0)
-        seen = seen[len(table_at):]
-        # Only points on the table, off every tile, tell.
-        ok = ~np.isnan(seen[:, 0]) & ~_inside(board, past)
-        at = 0
-        for c, edge, pasts in candidates:
-            colour = np.median(
-                self.m.image[edge[:, 1].astype(int), edge[:, 0].astype(int), :3].astype(float),
-                axis=0)
-            apart = float(np.linalg.norm(colour - table))
-            n = len(edge)
-            there, told = seen[at:at + n * len(pasts)], ok[at:at + n * len(pasts)]
-            at += n * len(pasts)
-            # As dark or as brown as the table: past the edge the frame cannot tell.
-            if apart < REACH_COLOUR_APART:
-                continue
-            # Past the edge, at every reach: nearer the region's colour than halfway to the
-            # table's, at most points that tell.
-            near = (np.linalg.norm(there - colour, axis=1) < min(REACH_COLOUR_SAME, apart / 2))
-            near, told = near.reshape(len(pasts), n), told.reshape(len(pasts), n)
-            if (told.sum(axis=1) < n // 2).any() or \
-                    ((near & told).sum(axis=1) < REACH_SHARE * told.sum(axis=1)).any():
-                continue
-            x, y, w, h = cv2.boundingRect(c)
-            one = np.zeros((h, w), np.uint8)
-            cv2.drawContours(one, [c], -1, 1, -1, offset=(-x, -y))
-            one &= fg[y:y + h, x:x + w]
-            if self.mm2(cv2.countNonZero(one)) >= REACH_MIN_MM2:
-                self._occlude_hand(one, x, y)
-
-    def _occlude_hand(self, one: np.ndarray, x: int, y: int) -> None:
-        """Occlude the hand in region ``one`` (its box at x, y), and its fingers beyond the
-        print that cuts them off it: pieces of foreground in the hand's colour class within
-        a finger's length of it, joined to it across print no wider than FINGER_GAP_MM."""
-        s = self.s
-        part, main = self._hand_part(one, x, y)
-        pad = int(math.ceil(FINGER_MM * s))
-        sl, _ = self.grown(x, y, one.shape, pad)
-        oy, ox = y - sl[0].start, x - sl[1].start
-        hand = np.zeros((sl[0].stop - sl[0].start, sl[1].stop - sl[1].start), np.uint8)
-        hand[oy:oy + one.shape[0], ox:ox + one.shape[1]] = part
-        apart = cv2.distanceTransform(1 - hand, cv2.DIST_L2, 3)
-        labels, free = self.px.label[sl], self.egg[sl] == 0
-        # The hand's colour class, as in _hand_part: its own label, or no player's.
-        mine = (self.px.fg[sl] & ((labels == main) | (labels >= NONE)) & free
-                & (apart <= FINGER_MM * s))
-        across = self.px.shaded[sl] & free & (apart <= FINGER_GAP_MM * s)
-        joined = ((hand > 0) | mine | across).view(np.uint8)
-        n, cc = cv2.connectedComponents(joined, connectivity=8)
-        held = np.zeros(n, bool)
-        held[cc[hand > 0]] = True
-        held[0] = False
-        self.occluder[sl] |= (held[cc] & ((hand > 0) | mine)).view(np.uint8)
-
-    def _hand_part(self, one: np.ndarray, x: int, y: int) -> tuple[np.ndarray, int]:
-        """The part of region ``one`` (its box at x, y) that is the hand: its thickest part
-        and what joins it in the same colour class (fingers, a sleeve), so pieces of another
-        colour touching the hand stay pieces and their cells are read. Thickness counts the
-        print the region closes in (see :meth:`_filled`): a hand over markers is cut into
-        strips by their black squares, and is still thicker than a peep beside it."""
-        s = self.s
-        filled, pad = self._filled(one, x, y)
-        dt = cv2.distanceTransform(filled, cv2.DIST_L2, 3)[pad:-pad, pad:-pad]
-        core = dt >= min(HAND_CORE_MM * s, HAND_CORE_SHARE * float(dt[one > 0].max()))
-        labels = self.px.label[y:y + one.shape[0], x:x + one.shape[1]]
-        main = int(np.bincount(labels[core & (one > 0)]).argmax())
-        same = (((labels == main) | (labels >= NONE)) & (one > 0) | core).view(np.uint8)
-        _, cc = cv2.connectedComponents(same, connectivity=8)
-        held = np.zeros(int(cc.max()) + 1, bool)
-        held[cc[core]] = True
-        held[0] = False
-        return held[cc].view(np.uint8), main
-
-    def _filled(self, one: np.ndarray, x: int, y: int) -> tuple[np.ndarray, int]:
-        """Region ``one`` (its box at x, y) with the print it closes in, in its box grown by
-        the pad returned: where a dark hand lies over print, the print shows as holes and
-        notches in it. Bare paper between pieces (a marker's white squares) stays a gap."""
-        pad = int(HAND_BRIDGE_MM * self.s) + 2
-        box = cv2.copyMakeBorder(one, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
-        sl, into = self.grown(x, y, one.shape, pad)
-        not_paper = np.zeros_like(box)
-        not_paper[into] = (self.px.shaded[sl] | (self.m.cell_map[sl] < 0)) & (self.egg[sl] == 0)
-        return box | (_close_by_distance(box, HAND_BRIDGE_MM * self.s) & not_paper), pad
-
-    def _too_thick(self, one: np.ndarray, x: int, y: int) -> bool:
-        """Is region ``one`` (its box at x, y) thicker than pieces can be, itself or with
-        the print it closes in?"""
-        s = self.s
-        if _thickest(one) / s > PIECE_MAX_THICK_MM:
-            return True
-        filled, pad = self._filled(one, x, y)
-        dt = cv2.distanceTransform(filled, cv2.DIST_L2, 3)[pad:-pad, pad:-pad]
-        return float(dt[one > 0].max()) / s > HAND_THICK_MM
-
-    def unknown_occluders(self) -> None:
-        unk = ((self.px.label == UNKNOWN) & (self.egg == 0)).astype(np.uint8)
-        unk = cv2.morphologyEx(unk, cv2.MORPH_OPEN, _disk(1.0 * self.s))
-        for x, y, one, _ in _regions(unk, OCCLUDER_MIN_MM2 * self.s * self.s):
-            # A finger is 15 mm wide or more; thin rings (a printed peep's outline, a
-            # piece's rim in shadow) are not hands.
-            if _thickest(one) / self.s >= OCCLUDER_MIN_THICK_MM \
-                    and not self._inside_a_piece(one, x, y):
-                self.occluder[y:y + one.shape[0], x:x + one.shape[1]] |= one
-
-    def _inside_a_piece(self, one: np.ndarray, x: int, y: int) -> bool:
-        """Is region ``one`` (its box at x, y) a peep's glossy top: smaller than half a peep and
-        ringed by one player's colour?"""
-        s = self.s
-        if self.mm2(cv2.countNonZero(one)) > HIGHLIGHT_MAX_MM2:
-            return False
-        pad = int(math.ceil(HIGHLIGHT_RING_MM * s)) + 1
-        region = cv2.copyMakeBorder(one, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
-        ring = (cv2.dilate(region, _disk(HIGHLIGHT_RING_MM * s)) > 0) & (region == 0)
-        sl, into = self.grown(x, y, one.shape, pad)
-        labels = self.px.label[sl][ring[into]]
-        votes = np.bincount(labels[labels < len(self.px.players)], minlength=1)
-        return bool(len(labels)) and float(votes.max()) >= HIGHLIGHT_RING_SHARE * len(labels)
-
-    def hidden_print(self) -> None:
-        """Solid print hidden over a hand's breadth by something paper-bright (a pale hand
-        under a warm lamp) occludes: that is no piece, and too pale to be foreground."""
-        s = self.s
-        hid = (self.px.print_hidden & (self.egg == 0)).view(np.uint8)  # an egg's glare
-        if cv2.countNonZero(hid) < HIDDEN_MIN_MM2 * s * s:
-            return
-        # A square joins as well as a disk here, and costs a fifth (it is separable).
-        join = 2 * int(round(HIDDEN_JOIN_MM * s)) + 1
-        near = cv2.morphologyEx(hid, cv2.MORPH_CLOSE, np.ones((join, join), np.uint8))
-        hand = np.zeros_like(hid)
-        for x, y, one, _ in _regions(near, HIDDEN_MIN_MM2 * s * s):
-            sl = (slice(y, y + one.shape[0]), slice(x, x + one.shape[1]))
-            if cv2.countNonZero(one & hid[sl]) < HIDDEN_MIN_MM2 * s * s:
-                continue
-            # A printed understudy's white margin hides print in a strip a few mm wide.
-            if _thickest(one) / s >= HIDDEN_THICK_MM:
-                hand[sl] |= one
-        if hand.any():
-            self.occluder |= cv2.dilate(hand, _disk(HIDDEN_GROW_MM * s))
-
     def mark_occluded(self) -> None:
-        occ = cv2.dilate(self.occluder, _disk(2.0 * self.s))
+        occ = cv2.dilate(self.occluder, disk(2.0 * self.s))
         cm = self.m.cell_map
         n_cells = len(self.m.cell_names)
 
@@ -525,7 +271,7 @@ class _Reader:
         ours = (self.px.fg & ~blocked).astype(np.uint8)
         if not ours.any():
             return
-        ours = cv2.morphologyEx(ours, cv2.MORPH_CLOSE, _disk(1.2 * s))
+        ours = cv2.morphologyEx(ours, cv2.MORPH_CLOSE, disk(1.2 * s))
         ours = fill_holes_below(ours, int(HOLE_MM2 * s * s))
         ours[blocked] = 0
         n, lab, stats, _ = components(ours, 8)
@@ -712,7 +458,7 @@ class _Reader:
             return
         if float(own.max()) < PEEP_CORE_MM:
             return
-        near_egg = cv2.dilate(egg, _disk(2.0 * s)) > 0
+        near_egg = cv2.dilate(egg, disk(2.0 * s)) > 0
         core = ((own >= PEEP_CORE_MM) & ~near_egg).astype(np.uint8)
         n, lab, stats, _ = components(core, 8)
         labels = self.px.label[sl]
@@ -751,7 +497,7 @@ class _Reader:
             peep_coloured = peep_share >= PEEP_COLOUR_SHARE
             thick = float(own[one > 0].max())
             if not peep_coloured and thick < PEEP_SURE_MM and not (
-                    thick >= PEEP_LONG_SURE_MM and _long_side(one) >= PEEP_LONG_CORE_MM * s):
+                    thick >= PEEP_LONG_SURE_MM and long_side(one) >= PEEP_LONG_CORE_MM * s):
                 continue
             if peep_coloured and may_split and self.mm2(int(one.sum())) >= PEEP_PAIR_CORE_MM2:
                 parts = self._same_player_peeps(one, comp, labels == owner, sl)
@@ -767,7 +513,7 @@ class _Reader:
                 if peep_coloured else (reach <= PEEP_CORE_MM + 1.0) & (comp > 0)
             body_reach = BODY_REACH_CLEAR_MM if peep_share >= PEEP_CLEAR_SHARE else BODY_REACH_MM
             inner = (reach <= body_reach) & (comp > 0)
-            body = cv2.morphologyEx((rim | inner).astype(np.uint8), cv2.MORPH_CLOSE, _disk(s))
+            body = cv2.morphologyEx((rim | inner).astype(np.uint8), cv2.MORPH_CLOSE, disk(s))
             self.body[sl] |= body
             ys, xs = np.nonzero(whole)
             self._found_peeps.append(_FoundPeep(
@@ -783,7 +529,7 @@ class _Reader:
         notch is back and each peep keeps a core of its own."""
         s = self.s
         body = (comp > 0) & owners & self.px.peepish[sl]
-        body = cv2.morphologyEx(body.view(np.uint8), cv2.MORPH_CLOSE, _disk(1.2 * s))
+        body = cv2.morphologyEx(body.view(np.uint8), cv2.MORPH_CLOSE, disk(1.2 * s))
         dt = cv2.distanceTransform(body, cv2.DIST_L2, 5) / s
         inner = ((dt >= PEEP_CORE_MM) & (one > 0)).view(np.uint8)
         n, lab, stats, _ = components(inner, 8)
@@ -911,24 +657,6 @@ def _median(values: np.ndarray) -> float:
     return float((mid[(n - 1) // 2] + mid[n // 2]) / mid.dtype.type(2))
 
 
-def _table_points(centres: np.ndarray, s: float) -> np.ndarray:
-    """Mosaic points on the table a little past the outer edges of the board whose tiles
-    are centred at ``centres`` (mosaic pixels, ``s`` px/mm), (N, 2)."""
-    a = np.radians(60 * np.arange(6) + 30)
-    ring = np.stack([np.cos(a), np.sin(a)], axis=1) * (ACROSS_FLATS_MM / 2 + TABLE_PAST_MM) * s
-    pts = (centres[:, None] + ring[None]).reshape(-1, 2)
-    far = np.linalg.norm(pts[:, None] - centres[None], axis=2).min(axis=1)
-    return pts[far > (ACROSS_FLATS_MM / 2 + 5) * s]
-
-
-def _inside(mask: np.ndarray, pts: np.ndarray) -> np.ndarray:
-    """Which points (N, 2; x, y) fall on a set pixel of ``mask``; none off it."""
-    xy, ok = pixels_in(pts, mask.shape)
-    out = np.zeros(len(xy), bool)
-    out[ok] = mask[xy[ok, 1], xy[ok, 0]] > 0
-    return out
-
-
 @dataclass(frozen=True)
 class _FoundPeep:
     """A peep's core as found: whose, its centre (mosaic pixels), its owner's share of the
@@ -984,78 +712,11 @@ def _whole_peeps(found: list[_FoundPeep], apart_px: float
     return out
 
 
-def _long_side(mask: np.ndarray) -> float:
-    """The long side (pixels) of the smallest rectangle round ``mask``'s pixels.
-
-    >>> bar = np.zeros((20, 50), np.uint8); bar[8:12, 5:45] = 1
-    >>> round(_long_side(bar))
-    39
-    """
-    ys, xs = np.nonzero(mask)
-    (_, _), (w, h), _ = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
-    return max(w, h)
-
-
-def _regions(mask: np.ndarray, min_px: float) -> list[tuple[int, int, np.ndarray, int]]:
-    """8-connected regions of ``mask`` (uint8 0/1) of at least ``min_px`` pixels, as
-    (x, y, region's mask in its box, pixels); found by their outlines, which is far
-    cheaper than labelling the whole image when most regions are small. A region
-    includes whatever lies in its holes."""
-    out = []
-    outlines, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    for c in outlines:
-        x, y, w, h = cv2.boundingRect(c)
-        if w * h < min_px:
-            continue
-        one = np.zeros((h, w), np.uint8)
-        cv2.drawContours(one, [c], -1, 1, -1, offset=(-x, -y))
-        one &= mask[y:y + h, x:x + w]
-        area = int(cv2.countNonZero(one))
-        if area >= min_px:
-            out.append((x, y, one, area))
-    return out
-
-
-def _thickest(region: np.ndarray) -> float:
-    """The largest distance (px) from a pixel of ``region`` (uint8 0/1, its own box) to
-    its edge."""
-    padded = cv2.copyMakeBorder(region, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
-    return float(cv2.distanceTransform(padded, cv2.DIST_L2, 3).max())
-
-
-def _close_by_distance(mask: np.ndarray, radius_px: float) -> np.ndarray:
-    """``mask`` (uint8 0/1, with a border of zeros wider than ``radius_px``) closed by a
-    disk: two distance transforms, whatever the radius (a morphological closing with a
-    large disk costs ten times as much).
-
-    >>> two = np.zeros((30, 40), np.uint8); two[10:20, 8:16] = 1; two[10:20, 22:30] = 1
-    >>> int(_close_by_distance(two, 4)[15, 19]), int(_close_by_distance(two, 2)[15, 19])
-    (1, 0)
-    """
-    grown = (cv2.distanceTransform(1 - mask, cv2.DIST_L2, 3) <= radius_px).view(np.uint8)
-    return (cv2.distanceTransform(grown, cv2.DIST_L2, 3) > radius_px).view(np.uint8)
-
-
-def _fill_holes(mask: np.ndarray) -> np.ndarray:
-    """``mask`` with every hole (background not reachable from the border) filled."""
-    h, w = mask.shape
-    pad = np.zeros((h + 2, w + 2), np.uint8)
-    pad[1:-1, 1:-1] = mask
-    flood = pad.copy()
-    ff = np.zeros((h + 4, w + 4), np.uint8)
-    cv2.floodFill(flood, ff, (0, 0), 1)
-    holes = (flood == 0)[1:-1, 1:-1]
-    return (mask | holes).astype(np.uint8)
-
-
 def _prepared(mosaic: Mosaic, profile: Profile) -> _Reader:
     """A reader that has found the Supply Centers, the occluders and the peeps."""
     r = _Reader(mosaic, classify(mosaic, profile), profile)
     r.supply_centers()
-    r.big_regions()
-    r.reaching_in()
-    r.unknown_occluders()
-    r.hidden_print()
+    r.occluder |= find_occluders(mosaic, r.px, r.egg)
     r.peeps()
     return r
 
