@@ -109,8 +109,13 @@ class _Occlusion:
         self._closed_fg = fg
         # Smaller than a disc PIECE_MAX_THICK_MM round, a region cannot be that thick.
         for x, y, one, area in regions(fg, math.pi * PIECE_MAX_THICK_MM**2 * s * s):
-            if self.mm2(area) > PIECE_MAX_MM2 or self._too_thick(one, x, y):
-                self._occlude_hand(one, x, y)
+            depth = None
+            if self.mm2(area) <= PIECE_MAX_MM2 and thickest(one) / s <= PIECE_MAX_THICK_MM:
+                # Not too thick itself: is it with the print it closes in?
+                depth = self._depth(one, x, y)
+                if float(depth[one > 0].max()) / s <= HAND_THICK_MM:
+                    continue
+            self._occlude_hand(one, x, y, depth)
 
     def reaching_in(self) -> None:
         """Foreground at the board's outer edge that goes on, in its own colour, well past
@@ -183,12 +188,14 @@ class _Occlusion:
             if self.mm2(cv2.countNonZero(one)) >= REACH_MIN_MM2:
                 self._occlude_hand(one, x, y)
 
-    def _occlude_hand(self, one: np.ndarray, x: int, y: int) -> None:
+    def _occlude_hand(self, one: np.ndarray, x: int, y: int,
+                      depth: np.ndarray | None = None) -> None:
         """Occlude the hand in region ``one`` (its box at x, y), and its fingers beyond the
         print that cuts them off it: pieces of foreground in the hand's colour class within
-        a finger's length of it, joined to it across print no wider than FINGER_GAP_MM."""
+        a finger's length of it, joined to it across print no wider than FINGER_GAP_MM.
+        ``depth``: the region's :meth:`_depth`, if measured already."""
         s = self.s
-        part, main = self._hand_part(one, x, y)
+        part, main = self._hand_part(one, x, y, depth)
         pad = int(math.ceil(FINGER_MM * s))
         sl, _ = grown_box(x, y, one.shape, pad, self.m.cell_map.shape)
         oy, ox = y - sl[0].start, x - sl[1].start
@@ -207,15 +214,15 @@ class _Occlusion:
         held[0] = False
         self.occluder[sl] |= (held[cc] & ((hand > 0) | mine)).view(np.uint8)
 
-    def _hand_part(self, one: np.ndarray, x: int, y: int) -> tuple[np.ndarray, int]:
+    def _hand_part(self, one: np.ndarray, x: int, y: int, depth: np.ndarray | None = None
+                   ) -> tuple[np.ndarray, int]:
         """The part of region ``one`` (its box at x, y) that is the hand: its thickest part
         and what joins it in the same colour class (fingers, a sleeve), so pieces of another
         colour touching the hand stay pieces and their cells are read. Thickness counts the
-        print the region closes in (see :meth:`_filled`): a hand over markers is cut into
+        print the region closes in (see :meth:`_depth`): a hand over markers is cut into
         strips by their black squares, and is still thicker than a peep beside it."""
         s = self.s
-        filled, pad = self._filled(one, x, y)
-        dt = cv2.distanceTransform(filled, cv2.DIST_L2, 3)[pad:-pad, pad:-pad]
+        dt = self._depth(one, x, y) if depth is None else depth
         core = dt >= min(HAND_CORE_MM * s, HAND_CORE_SHARE * float(dt[one > 0].max()))
         labels = self.px.label[y:y + one.shape[0], x:x + one.shape[1]]
         main = int(np.bincount(labels[core & (one > 0)]).argmax())
@@ -226,26 +233,18 @@ class _Occlusion:
         held[0] = False
         return held[cc].view(np.uint8), main
 
-    def _filled(self, one: np.ndarray, x: int, y: int) -> tuple[np.ndarray, int]:
-        """Region ``one`` (its box at x, y) with the print it closes in, in its box grown by
-        the pad returned: where a dark hand lies over print, the print shows as holes and
-        notches in it. Bare paper between pieces (a marker's white squares) stays a gap."""
+    def _depth(self, one: np.ndarray, x: int, y: int) -> np.ndarray:
+        """Each pixel's distance (px) to the edge of region ``one`` (its box at x, y) with
+        the print it closes in, over its box: where a dark hand lies over print, the print
+        shows as holes and notches in it. Bare paper between pieces (a marker's white
+        squares) stays a gap."""
         pad = int(HAND_BRIDGE_MM * self.s) + 2
         box = cv2.copyMakeBorder(one, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
         sl, into = grown_box(x, y, one.shape, pad, self.m.cell_map.shape)
         not_paper = np.zeros_like(box)
         not_paper[into] = (self.px.shaded[sl] | (self.m.cell_map[sl] < 0)) & (self.egg[sl] == 0)
-        return box | (close_by_distance(box, HAND_BRIDGE_MM * self.s) & not_paper), pad
-
-    def _too_thick(self, one: np.ndarray, x: int, y: int) -> bool:
-        """Is region ``one`` (its box at x, y) thicker than pieces can be, itself or with
-        the print it closes in?"""
-        s = self.s
-        if thickest(one) / s > PIECE_MAX_THICK_MM:
-            return True
-        filled, pad = self._filled(one, x, y)
-        dt = cv2.distanceTransform(filled, cv2.DIST_L2, 3)[pad:-pad, pad:-pad]
-        return float(dt[one > 0].max()) / s > HAND_THICK_MM
+        filled = box | (close_by_distance(box, HAND_BRIDGE_MM * self.s) & not_paper)
+        return cv2.distanceTransform(filled, cv2.DIST_L2, 3)[pad:-pad, pad:-pad]
 
     def unknown_occluders(self) -> None:
         unk = ((self.px.label == UNKNOWN) & (self.egg == 0)).astype(np.uint8)
