@@ -38,7 +38,7 @@ def load_optional_profile(profile_path: str):
 def make_detector(profile) -> tuple[Detect, Annotate]:
     """The frame-to-observation function for a profile (or none), and its overlay."""
     intrinsics = profile.intrinsics if profile else None
-    if profile is not None and profile.colours:
+    if profile is not None:
         prepare_reader(profile)  # a missing model stops the service at start, not at a frame
     last: dict[str, TableView] = {}
 

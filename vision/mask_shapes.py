@@ -35,7 +35,6 @@ def disk(radius_px: float) -> np.ndarray:
     return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
 
 
-
 def points_inside(mask: np.ndarray, pts: np.ndarray) -> np.ndarray:
     """Which points (N, 2; x, y) fall on a set pixel of ``mask``; none off it."""
     xy, ok = pixels_in(pts, mask.shape)

@@ -28,6 +28,7 @@ import numpy as np
 
 from calibration.colour import ColourModel
 from calibration.profile import Profile
+from vision.mask_shapes import disk
 from vision.mosaic import Mosaic
 from vision.srgb import SRGB_TO_LINEAR, to_srgb
 
@@ -120,11 +121,6 @@ def _local_white(value: np.ndarray, paper: np.ndarray, px_per_mm: float) -> np.n
     field = np.where(den > 1e-3, num / np.maximum(den, 1e-3), 255.0).astype(np.float32)
     field = cv2.GaussianBlur(field, (0, 0), 0.7)
     return cv2.resize(field, (gw * block, gh * block), interpolation=cv2.INTER_LINEAR)[:h, :w]
-
-
-def _disk_kernel(radius_px: float) -> np.ndarray:
-    r = max(1, int(round(radius_px)))
-    return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))
 
 
 def components(mask: np.ndarray, connectivity: int = 8
@@ -236,7 +232,7 @@ def classify(mosaic: Mosaic, profile: Profile) -> PixelClasses:
     # Only paper well clear of anything on it: a piece's blurred rim would pull the paper's
     # brightness down around dark pieces, and then they would no longer look dark.
     clear = (paper & (spread < SPREAD_FG // 2) & (hi > 120)).astype(np.uint8)
-    clear = cv2.erode(clear, _disk_kernel(CLEAR_MM * mosaic.px_per_mm)) > 0
+    clear = cv2.erode(clear, disk(CLEAR_MM * mosaic.px_per_mm)) > 0
     white = _local_white(hi, clear, mosaic.px_per_mm)
     # The tests below run on 8-bit images (0/255 masks): "brightness under a share of the
     # paper's" is hi < share * white, "saturation over f" is spread > f * hi, thresholds
@@ -281,7 +277,7 @@ def classify(mosaic: Mosaic, profile: Profile) -> PixelClasses:
     fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
     # A dark bean's paler parts (speckles, the lamp's reflection) are only a little darker
     # than paper and a little coloured: taken where they continue what is surely a piece.
-    inside = cv2.erode(on.view(np.uint8), _disk_kernel(FAINT_EDGE_MM * mosaic.px_per_mm))
+    inside = cv2.erode(on.view(np.uint8), disk(FAINT_EDGE_MM * mosaic.px_per_mm))
     weak = cv2.bitwise_and(cv2.bitwise_and(darker(FAINT_DARK), cv2.bitwise_not(ink)),
                            cv2.inRange(spread, FAINT_SPREAD[0] + 1, FAINT_SPREAD[1]))
     weak = cv2.bitwise_and(weak // 255, inside)

@@ -178,7 +178,6 @@ class _Reader:
         self.occluder = np.zeros((h, w), np.uint8)
         self.body = np.zeros((h, w), np.uint8)  # peeps found
         self.eggs: list[tuple[float, float, float]] = []  # Supply Centers: x, y, radius (px)
-        self._found_peeps: list[_FoundPeep] = []  # cores, before a seam's parts are joined
         # Regions of pieces (count, labels, stats as connectedComponentsWithStats gives).
         self.regions: tuple[int, np.ndarray, np.ndarray] = (
             1, np.zeros((h, w), np.uint16), np.zeros((1, 5), np.int32))
@@ -276,6 +275,7 @@ class _Reader:
         ours[blocked] = 0
         n, lab, stats, _ = components(ours, 8)
         self.regions = (n, lab, stats)
+        found: list[_FoundPeep] = []  # cores, before a gap's parts are joined
         # Python ints: numpy scalars make each of these small tests cost microseconds.
         for i, (x, y, w, h, area) in enumerate(stats[1:].tolist(), 1):
             if self.mm2(area) < MIN_FRAGMENT_MM2 * 0.6:
@@ -289,8 +289,8 @@ class _Reader:
                     and not self.egg[y0:y1, x0:x1].any()):
                 continue
             comp = (lab[y0:y1, x0:x1] == i).astype(np.uint8)
-            self._peeps(comp, x0, y0)
-        for player, centre, share in _whole_peeps(self._found_peeps, PEEP_PARTS_MM * s):
+            found += self._peeps(comp, x0, y0)
+        for player, centre, share in _whole_peeps(found, PEEP_PARTS_MM * s):
             self._peep(player, centre, share)
 
     def planes(self) -> bean_net.Planes:
@@ -439,7 +439,7 @@ class _Reader:
             return -1, 0.0, -1
         return pi, math.inf, -1
 
-    def _peeps(self, comp: np.ndarray, x0: int, y0: int) -> None:
+    def _peeps(self, comp: np.ndarray, x0: int, y0: int) -> list[_FoundPeep]:
         """Peeps in one region of pieces: cores thicker than any bean cluster, owner by vote.
 
         A peep leaning on an egg half keeps its thickness: the egg counts as more of
@@ -455,9 +455,9 @@ class _Reader:
             # thick is for big_regions to judge: measured here, two peeps side by side are
             # as thick as a hand.)
             self.occluder[sl] |= comp
-            return
+            return []
         if float(own.max()) < PEEP_CORE_MM:
-            return
+            return []
         near_egg = cv2.dilate(egg, disk(2.0 * s)) > 0
         core = ((own >= PEEP_CORE_MM) & ~near_egg).astype(np.uint8)
         n, lab, stats, _ = components(core, 8)
@@ -476,6 +476,7 @@ class _Reader:
                 cores += [(one & (labels == p)).astype(np.uint8) for p in split]
             else:
                 cores.append(one.astype(np.uint8))
+        found: list[_FoundPeep] = []
         todo = [(one, True) for one in cores]
         while todo:
             one, may_split = todo.pop()
@@ -516,9 +517,10 @@ class _Reader:
             body = cv2.morphologyEx((rim | inner).astype(np.uint8), cv2.MORPH_CLOSE, disk(s))
             self.body[sl] |= body
             ys, xs = np.nonzero(whole)
-            self._found_peeps.append(_FoundPeep(
+            found.append(_FoundPeep(
                 self.px.players[owner], float(xs.mean()) + x0, float(ys.mean()) + y0,
                 float(votes[owner]) / float(votes.sum()), len(xs)))
+        return found
 
     def _same_player_peeps(self, one: np.ndarray, comp: np.ndarray, owners: np.ndarray,
                            sl: tuple[slice, slice]) -> list[np.ndarray]:
@@ -678,7 +680,7 @@ def _whole_peeps(found: list[_FoundPeep], apart_px: float
 
     >>> parts = [_FoundPeep("red", 0, 0, 1.0, 100), _FoundPeep("red", 30, 0, 0.6, 300),
     ...          _FoundPeep("blue", 10, 0, 1.0, 100), _FoundPeep("red", 100, 0, 0.9, 100)]
-    >>> [(p, (round(c[0], 1), c[1]), sh) for p, c, sh in _whole_peeps(parts, 40)]
+    >>> [(p, (round(c[0], 1), c[1]), round(sh, 2)) for p, c, sh in _whole_peeps(parts, 40)]
     [('red', (22.5, 0.0), 0.7), ('blue', (10.0, 0.0), 1.0), ('red', (100.0, 0.0), 0.9)]
 
     In any order, a chain of near parts is one peep:
@@ -708,7 +710,7 @@ def _whole_peeps(found: list[_FoundPeep], apart_px: float
         n = sum(g.pixels for g in one)
         out.append((one[0].player, (sum(g.x * g.pixels for g in one) / n,
                                     sum(g.y * g.pixels for g in one) / n),
-                    round(sum(g.share * g.pixels for g in one) / n, 6)))
+                    sum(g.share * g.pixels for g in one) / n))
     return out
 
 

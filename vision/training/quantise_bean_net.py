@@ -34,6 +34,7 @@ from vision.training.bean_samples import dequantise
 FLOAT_MODEL = Path(__file__).with_name("bean_net_float.onnx")
 WINDOW = 128  # calibration windows, input pixels (a bean is 20 x 13)
 PER_SCENE = 3
+SCENES = 120  # samples calibrated on
 
 
 def calibration_windows(files: list[Path], per_scene: int = PER_SCENE, seed: int = 0
@@ -96,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", required=True, help="training samples (scene<seed>.npz)")
     ap.add_argument("--model", default=str(FLOAT_MODEL), help="the float net")
     ap.add_argument("--out", default=str(bean_net.MODEL), help="the 8-bit net written")
-    ap.add_argument("--scenes", type=int, default=120, help="samples calibrated on")
+    ap.add_argument("--scenes", type=int, default=SCENES, help="samples calibrated on")
     args = ap.parse_args(argv)
     files = sorted(Path(args.data).glob("scene*.npz"))[:args.scenes]
     if not files:

@@ -30,7 +30,12 @@ import numpy as np
 
 from vision import bean_net
 from vision.training.bean_samples import REL_SCALE, dequantise
-from vision.training.quantise_bean_net import FLOAT_MODEL, calibration_windows, quantise
+from vision.training.quantise_bean_net import (
+    FLOAT_MODEL,
+    SCENES,
+    calibration_windows,
+    quantise,
+)
 
 WINDOW = 96
 BOXED = 0.5  # of windows blanked beyond a box, as the reader crops them (see _boxed)
@@ -307,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
         torch.save(model.state_dict(), Path(args.data) / "bean_net.pt")
         export(model, Path(args.data) / "bean_net_last_epoch.onnx")
     export(model, Path(args.out))
-    quantise(Path(args.out), Path(args.quantised_out), calibration_windows(train_files[:120]))
+    quantise(Path(args.out), Path(args.quantised_out), calibration_windows(train_files[:SCENES]))
     print(f"wrote {args.out} and {args.quantised_out}")
     return 0
 
