@@ -53,6 +53,20 @@ def _art_to_tile() -> np.ndarray:
     return np.array([[a, 0, -(aw / 2 - 0.5) * a], [0, a, -(ah / 2 - 0.5) * a], [0, 0, 1]])
 
 
+@lru_cache(maxsize=1)
+def _hexagon() -> np.ndarray:
+    """A tile's outline (mm) about its centre, unturned."""
+    return np.asarray(hexagon_mm((0, 0), R_MM), float)
+
+
+@lru_cache(maxsize=1)
+def _cell_outlines() -> tuple[np.ndarray, list[int]]:
+    """The outlines of a tile's cells, in ``cells_of`` order, stacked (mm, in the tile's
+    cell frame), and where to split them apart."""
+    polys = [slot_outline_mm(parse_cell(name).slot) for name in cells_of((0, 0))]
+    return np.vstack(polys), list(np.cumsum([len(p) for p in polys])[:-1])
+
+
 def preload_art(tile_ids: Iterable[int]) -> None:
     """Draw these tiles' art now (about 50 ms each), so the first frames are not slowed."""
     for i in tile_ids:
@@ -102,7 +116,7 @@ def build_mosaic(frame: np.ndarray, view: TableView) -> Mosaic:
     if view.homography is None or not view.tiles:
         raise ValueError("no tiles placed in this frame")
     s = PX_PER_MM
-    hexes = {t.hex: t.pose.apply(np.asarray(hexagon_mm((0, 0), R_MM))) for t in view.tiles}
+    hexes = {t.hex: t.pose.apply(_hexagon()) for t in view.tiles}
     pts = np.vstack(list(hexes.values()))
     origin = pts.min(axis=0) - 2.0
     w, h = (np.ceil((pts.max(axis=0) + 2.0 - origin) * s)).astype(int) + 1
@@ -135,15 +149,16 @@ def build_mosaic(frame: np.ndarray, view: TableView) -> Mosaic:
     def px(poly_mm: np.ndarray) -> np.ndarray:
         return np.round((poly_mm - origin) * s * 8).astype(np.int32)  # 3 fractional bits
 
-    hexes = {t.hex: t.pose.apply(np.asarray(hexagon_mm((0, 0), R_MM))) for t in tiles}
+    hexes = {t.hex: t.pose.apply(_hexagon()) for t in tiles}
     names: list[str] = []
     cell_map = np.full((int(h), int(w)), -1, np.int16)
     tiles_mask = np.zeros((int(h), int(w)), np.uint8)
+    outlines, ends = _cell_outlines()
     for t in tiles:
-        cell_frame = t.cell_frame()
-        for name in cells_of(t.hex):
-            outline = cell_frame.apply(slot_outline_mm(parse_cell(name).slot))
-            cv2.fillPoly(cell_map, [px(outline)], len(names), cv2.LINE_8, 3)
+        # All of a tile's cells in one transform: cells_of order, as ``outlines`` holds them.
+        on_table = np.split(px(t.cell_frame().apply(outlines)), ends)
+        for name, outline in zip(cells_of(t.hex), on_table, strict=True):
+            cv2.fillPoly(cell_map, [outline], len(names), cv2.LINE_8, 3)
             names.append(name)
         cv2.fillPoly(tiles_mask, [px(hexes[t.hex])], 1, cv2.LINE_8, 3)
     edge = max(1, int(round(TILE_EDGE_MM * s)))
