@@ -55,16 +55,20 @@ def _art_to_tile() -> np.ndarray:
 
 @lru_cache(maxsize=1)
 def _hexagon() -> np.ndarray:
-    """A tile's outline (mm) about its centre, unturned."""
-    return np.asarray(hexagon_mm((0, 0), R_MM), float)
+    """A tile's outline (mm) about its centre, unturned (read-only: shared)."""
+    outline = np.asarray(hexagon_mm((0, 0), R_MM), float)
+    outline.flags.writeable = False
+    return outline
 
 
 @lru_cache(maxsize=1)
 def _cell_outlines() -> tuple[np.ndarray, list[int]]:
     """The outlines of a tile's cells, in ``cells_of`` order, stacked (mm, in the tile's
-    cell frame), and where to split them apart."""
+    cell frame; read-only: shared), and where to split them apart."""
     polys = [slot_outline_mm(parse_cell(name).slot) for name in cells_of((0, 0))]
-    return np.vstack(polys), list(np.cumsum([len(p) for p in polys])[:-1])
+    stacked = np.vstack(polys)
+    stacked.flags.writeable = False
+    return stacked, [int(n) for n in np.cumsum([len(p) for p in polys])[:-1]]
 
 
 def preload_art(tile_ids: Iterable[int]) -> None:
