@@ -28,7 +28,7 @@ import numpy as np
 
 from calibration.colour import ColourModel
 from calibration.profile import Profile
-from vision.mask_shapes import disk
+from vision.mask_shapes import disk, fill_holes_below
 from vision.mosaic import Mosaic
 from vision.srgb import SRGB_TO_LINEAR, to_srgb
 
@@ -127,34 +127,6 @@ def components(mask: np.ndarray, connectivity: int = 8
                ) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
     """``cv2.connectedComponentsWithStats`` with 16-bit labels (twice as fast as 32-bit)."""
     return cv2.connectedComponentsWithStats(mask, connectivity=connectivity, ltype=cv2.CV_16U)
-
-
-def fill_holes_below(mask: np.ndarray, max_px: int) -> np.ndarray:
-    """``mask`` (uint8 0/1) with its enclosed holes of at most ``max_px`` pixels filled.
-
-    The holes are what a flood from the border does not reach: all are filled,
-    then the few larger ones opened again, each found by its outline (far
-    cheaper than labelling the whole image).
-
-    >>> ring = np.pad(np.pad(np.zeros((2, 2), np.uint8), 1, constant_values=1), 1)
-    >>> int(fill_holes_below(ring, 4).sum()), int(fill_holes_below(ring, 3).sum())
-    (16, 12)
-    """
-    flood = cv2.copyMakeBorder(mask, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
-    cv2.floodFill(flood, None, (0, 0), 1)
-    holes = cv2.compare(flood[1:-1, 1:-1], 0, cv2.CMP_EQ)
-    out = cv2.bitwise_or(mask, holes // 255)
-    outlines, _ = cv2.findContours(holes, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    for c in outlines:
-        x, y, w, h = cv2.boundingRect(c)
-        if w * h <= max_px:
-            continue  # too small a box to hold a large hole
-        inside = np.zeros((h, w), np.uint8)
-        cv2.drawContours(inside, [c], -1, 1, -1, offset=(-x, -y))
-        inside &= holes[y:y + h, x:x + w] > 0
-        if int(inside.sum()) > max_px:
-            out[y:y + h, x:x + w][inside > 0] = 0
-    return out
 
 
 def _mode_filter(label: np.ndarray, fg: np.ndarray, n_players: int, px_per_mm: float

@@ -41,14 +41,13 @@ import numpy as np
 from calibration.profile import Profile
 from companion.rules.peepwar.board import parse_cell
 from vision import bean_net
-from vision.mask_shapes import disk, fill_holes, long_side
+from vision.mask_shapes import disk, fill_holes, fill_holes_below, long_side
 from vision.mosaic import Mosaic
 from vision.occlusion import PIECE_MAX_MM2, find_occluders
 from vision.piece_pixels import (
     PixelClasses,
     classify,
     components,
-    fill_holes_below,
     nearest_bean,
 )
 
