@@ -13,7 +13,7 @@ import numpy as np
 
 from calibration.profile import Profile
 from companion.rules.peepwar.board import cells_of
-from vision import bean_net, piece_pixels
+from vision import bean_net, covered_tiles, piece_pixels
 from vision.lens import Intrinsics
 from vision.mosaic import build_mosaic
 from vision.observation import observation
@@ -36,6 +36,7 @@ def prepare_reader(profile: Profile) -> None:
     """Load the bean net and build ``profile``'s colour tables: what a service does once at
     start, so that a missing model fails there and the first frame costs no more than the
     next. Raises :class:`vision.bean_net.ModelError` if the net cannot be read."""
+    covered_tiles.prepare()
     if profile.colours:
         bean_net.load()
         piece_pixels.prepare(profile)

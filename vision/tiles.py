@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from companion.rules.peepwar.board import Hex, tile_centre_mm
+from vision.covered_tiles import covered_tile_hits
 from vision.geometry import Pose2D, apply_h, fit_rigid, wrap_deg
 from vision.kit_layout import MARKERS_PER_TILE, MAX_TILES, NEUTRAL_ID, tile_slots
 from vision.lens import Intrinsics, distort_points, undistort_points
@@ -340,11 +341,15 @@ def find_tiles(
     frame: np.ndarray,
     intrinsics: Intrinsics | None = None,
     hits: MarkerHits | None = None,
+    covered: bool = True,
 ) -> TableView:
     """Every tile in ``frame``, placed on the lattice, and the table-to-image homography.
 
-    Never raises on a bad frame: a frame with no tiles or without the Neutral tile
-    gives a view with no tiles and a warning that says what to do.
+    With ``covered``, a tile next to a placed one whose markers the detector missed
+    (every one touched by a piece or half under a hand) is looked for where the
+    lattice puts it (:mod:`vision.covered_tiles`). Never raises on a bad frame: a
+    frame with no tiles or without the Neutral tile gives a view with no tiles and a
+    warning that says what to do.
     """
     h_img, w_img = frame.shape[:2]
     view = TableView((w_img, h_img))
@@ -444,4 +449,15 @@ def find_tiles(
             det = keep
         placed[(q, r)] = det
     view.tiles = sorted(placed.values(), key=lambda t: t.tile_id)
+    if covered:
+        more = covered_tile_hits(frame, view.to_image, list(placed), set(groups))
+        if len(more):
+            again = find_tiles(frame, intrinsics, hits.with_new(more), covered=False)
+            for tile_id in sorted(set(more.ids // MARKERS_PER_TILE)):
+                at = next((t for t in again.tiles if t.tile_id == tile_id), None)
+                if at is not None:
+                    again.warnings.append(
+                        f"tile {tile_id} at {at.q},{at.r} was found by markers that pieces or "
+                        "a hand partly cover: uncover one for a surer fit")
+            return again
     return view

@@ -1,0 +1,273 @@
+"""Finding a tile whose markers are all touched or half covered (beans, peeps, a hand).
+
+The marker detector needs a marker's whole black frame: a bean lying against it
+joins the frame and the square is lost. Once the other tiles fix the table's
+homography, though, an empty lattice position next to a found tile says where
+a tile's six vertex markers would lie, give or take the few mm and degrees a
+tile sits off its lattice position. Those six squares are the same for every
+turn of the print (each marker's own "down" points at the tile's centre), so
+each is resampled square-on, its black frame found by correlation within two
+modules, and its 25 bits read where they show: a bit under a coloured piece, or
+too grey to call, is left unknown. The six are then read together against the
+codes of every tile not yet found, in all six turns. A tile is kept only when
+its codes match the bits shown with at most one error in twenty, and no other
+tile or turn comes within four errors of it; its markers then join the ordinary
+fit as if the detector had found them.
+
+Cheap when nothing is missing: an empty position is only searched when one of
+its six squares shows black print on paper.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import cv2
+import numpy as np
+
+from companion.rules.peepwar.board import DIRECTIONS, Hex, tile_centre_mm
+from vision.kit_layout import MARKER_BITS, MARKERS_PER_TILE, MAX_TILES, marker_bits, tile_slots
+from vision.markers import MIN_CONTRAST, MarkerHits
+
+MODULE_PX = 4  # resampled pixels per marker module
+MARGIN = 3  # modules of table round each square searched: tiles sit up to ~9 mm off
+_SIDE = MARKER_BITS + 2  # modules across a marker, its black frame included
+PATCH = (_SIDE + 2 * MARGIN) * MODULE_PX
+PRINT_SHARE = 0.2  # of a square's modules paper, and as many black, to search a position
+CHROMA_TOLERANCE = 25.0  # colourfulness (max - min channel) off the paper's: not print
+MIN_BITS = 20  # bits shown, over all six squares, to name a tile
+MAX_ERROR_RATE = 0.05
+MIN_LEAD = 4  # bit errors between the best tile-and-turn and the next
+MIN_FRAME_DARK = 0.6  # of a located frame's modules dark: else no marker is there
+
+
+def covered_tile_hits(
+    frame: np.ndarray, to_image, placed: list[Hex], found_ids: set[int]
+) -> MarkerHits:
+    """Markers of tiles next to ``placed`` ones that the detector could not find.
+
+    ``to_image`` maps table mm to frame pixels (``TableView.to_image``);
+    ``found_ids`` are the tile ids already placed, which are not looked for
+    again. Returns hits as :func:`vision.markers.detect_markers` does.
+    """
+    empty = _empty_neighbours(placed)
+    if not empty or len(found_ids) >= MAX_TILES:
+        return MarkerHits(np.zeros(0, int), np.zeros((0, 4, 2)))
+    ids: list[int] = []
+    corners: list[np.ndarray] = []
+    for hx in _printed(frame, to_image, placed, empty):
+        found = _read_position(frame, to_image, hx, found_ids)
+        if found is None:
+            continue
+        tile_id, hits = found
+        found_ids = found_ids | {tile_id}
+        for mid, quad in hits:
+            ids.append(mid)
+            corners.append(quad)
+    if not ids:
+        return MarkerHits(np.zeros(0, int), np.zeros((0, 4, 2)))
+    return MarkerHits(np.array(ids, int), np.array(corners))
+
+
+def prepare() -> None:
+    """Build the code and template tables now (a service's start), not on a frame."""
+    _codes()
+    _frame_template()
+    _patch_mm()
+    _square_points()
+
+
+def _empty_neighbours(placed: list[Hex]) -> list[Hex]:
+    taken = set(placed)
+    out: list[Hex] = []
+    for q, r in placed:
+        for dq, dr in DIRECTIONS:
+            hx = (q + dq, r + dr)
+            if hx not in taken and hx not in out:
+                out.append(hx)
+    return out
+
+
+def _gray(frame: np.ndarray) -> np.ndarray:
+    if frame.ndim == 2:
+        return frame
+    code = cv2.COLOR_BGRA2GRAY if frame.shape[2] == 4 else cv2.COLOR_BGR2GRAY
+    return cv2.cvtColor(frame, code)
+
+
+@cache
+def _square_points() -> np.ndarray:
+    """(6 * 25, 2) points spread over the six vertex marker squares, in tile mm."""
+    u = (np.arange(5) + 1.0) / 6
+    x, y = np.meshgrid(u, u)
+    unit = np.stack([x.ravel(), y.ravel()], axis=1)
+    return np.concatenate([_unit_to_mm(s.corners_mm, unit) for s in tile_slots()[:6]])
+
+
+def _samples(frame: np.ndarray, to_image, hexes: list[Hex]) -> tuple[np.ndarray, np.ndarray]:
+    """Brightness (as cv2's BGR to gray; NaN outside the frame) and colourfulness (max -
+    min channel) at the vertex squares' sample points: (len(hexes), 6, 25) each."""
+    pts = _square_points()
+    centres = np.array([tile_centre_mm(hx) for hx in hexes])
+    px = to_image((pts[None] + centres[:, None]).reshape(-1, 2))
+    h, w = frame.shape[:2]
+    inside = (px[:, 0] > -0.5) & (px[:, 0] < w - 0.5) & (px[:, 1] > -0.5) & (px[:, 1] < h - 0.5)
+    x = np.clip(np.rint(px[:, 0]), 0, w - 1).astype(np.intp)
+    y = np.clip(np.rint(px[:, 1]), 0, h - 1).astype(np.intp)
+    v = frame.reshape(h * w, -1)[y * w + x]
+    if v.shape[1] == 1:
+        gray, chroma = v[:, 0].astype(float), np.zeros(len(v))
+    else:
+        gray = v[:, :3] @ np.array([0.114, 0.587, 0.299])
+        chroma = (v[:, :3].max(axis=1) - v[:, :3].min(axis=1)).astype(float)
+    gray[~inside] = np.nan
+    return gray.reshape(len(hexes), 6, -1), chroma.reshape(len(hexes), 6, -1)
+
+
+def _printed(frame: np.ndarray, to_image, placed: list[Hex], hexes: list[Hex]) -> list[Hex]:
+    """The positions where a vertex-marker square shows black print on paper like the
+    placed tiles' (a few mm or degrees off does not matter to these shares; a hand, a
+    shadow's edge or the table's grain seldom has both)."""
+    gray, chroma = _samples(frame, to_image, placed + hexes)
+    ref, ref_chroma = gray[:len(placed)], chroma[:len(placed)]
+    gray, chroma = gray[len(placed):], chroma[len(placed):]
+    seen = ~np.isnan(ref)
+    if not seen.any():
+        return []
+    paper = float(np.percentile(ref[seen], 80))
+    paper_chroma = float(np.median(ref_chroma[seen & (ref >= np.percentile(ref[seen], 70))]))
+    with np.errstate(invalid="ignore"):  # NaN outside the frame compares False
+        seen = ~np.isnan(gray)
+        n = np.maximum(seen.sum(axis=2), 1)
+        white = (gray >= 0.5 * paper) & (np.abs(chroma - paper_chroma) < CHROMA_TOLERANCE)
+        level = np.where(white, gray, 0).sum(axis=2) / np.maximum(white.sum(axis=2), 1)
+        ink = (gray < 0.45 * level[..., None]) & (chroma < paper_chroma + CHROMA_TOLERANCE)
+    printed = ((seen.sum(axis=2) >= gray.shape[2] // 2) & (white.sum(axis=2) >= PRINT_SHARE * n)
+               & (ink.sum(axis=2) >= PRINT_SHARE * n))
+    return [hx for hx, k in zip(hexes, printed.any(axis=1), strict=True) if k]
+
+
+@cache
+def _codes() -> np.ndarray:
+    """(MAX_TILES, 6, 25) data bits of every tile's six vertex markers (1 = white)."""
+    return np.array([
+        [marker_bits(t * MARKERS_PER_TILE + s)[1:-1, 1:-1].ravel() for s in range(6)]
+        for t in range(MAX_TILES)
+    ], np.int8)
+
+
+@cache
+def _frame_template() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A marker's black frame and one module of paper round it (zero-mean weights, with
+    nothing on the data bits), and masks of the frame and the paper band."""
+    n = (_SIDE + 2) * MODULE_PX
+    module = np.arange(n) // MODULE_PX
+    mu, mv = np.meshgrid(module, module)
+    edge = np.minimum(np.minimum(mu, mv), np.minimum(_SIDE + 1 - mu, _SIDE + 1 - mv))
+    band, ring = edge == 0, edge == 1
+    t = np.zeros((n, n), np.float32)
+    t[band] = 1.0 / band.sum()
+    t[ring] = -1.0 / ring.sum()
+    return t, ring, band
+
+
+@cache
+def _patch_mm() -> np.ndarray:
+    """Tile mm of the six squares' patch pixel centres, stacked (a tile at the origin)."""
+    u = ((np.arange(PATCH) + 0.5) / MODULE_PX - MARGIN) / _SIDE  # 0..1 across the frame
+    x, y = np.meshgrid(u, u)
+    unit = np.stack([x.ravel(), y.ravel()], axis=1)
+    return np.concatenate([_unit_to_mm(s.corners_mm, unit) for s in tile_slots()[:6]])
+
+
+def _unit_to_mm(corners_mm: np.ndarray, unit: np.ndarray) -> np.ndarray:
+    """Unit-square points to mm on a marker square (TL, TR, BR, BL corners)."""
+    tl, tr, _, bl = corners_mm
+    return tl + unit[:, :1] * (tr - tl) + unit[:, 1:] * (bl - tl)
+
+
+def _read_position(
+    frame: np.ndarray, to_image, hx: Hex, found_ids: set[int]
+) -> tuple[int, list[tuple[int, np.ndarray]]] | None:
+    """The tile at lattice position ``hx`` and its markers, if its codes say so clearly."""
+    centre = np.array(tile_centre_mm(hx))
+    squares = [s.corners_mm + centre for s in tile_slots()[:6]]
+    px = to_image(_patch_mm() + centre).astype(np.float32).reshape(6 * PATCH, PATCH, 2)
+    patches = cv2.remap(frame, px[..., 0], px[..., 1], cv2.INTER_LINEAR,
+                        borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    gray = _gray(patches)
+    if patches.ndim == 3:
+        b, g, r = cv2.split(patches[..., :3])
+        chroma = cv2.subtract(cv2.max(cv2.max(b, g), r), cv2.min(cv2.min(b, g), r))
+    else:
+        chroma = np.zeros_like(gray)
+    bits = np.zeros((6, MARKER_BITS * MARKER_BITS), np.int8)
+    shown = np.zeros((6, MARKER_BITS * MARKER_BITS), bool)
+    offsets = np.zeros((6, 2))
+    for i in range(6):
+        rows = slice(i * PATCH, (i + 1) * PATCH)
+        read = _read_square(gray[rows], chroma[rows])
+        if read is not None:
+            bits[i], shown[i], offsets[i] = read
+    if shown.sum() < MIN_BITS:
+        return None
+    codes = _codes()
+    candidates = np.array([t for t in range(MAX_TILES) if t not in found_ids])
+    if not len(candidates):
+        return None
+    errors = np.stack([
+        ((codes[candidates][:, [(i - turn) % 6 for i in range(6)]] != bits) & shown).sum((1, 2))
+        for turn in range(6)
+    ], axis=1)  # (candidates, turns)
+    order = np.argsort(errors, axis=None)
+    best, second = errors.flat[order[0]], errors.flat[order[1]]
+    if best > MAX_ERROR_RATE * shown.sum() or second - best < MIN_LEAD:
+        return None
+    k, turn = np.unravel_index(order[0], errors.shape)
+    tile_id = int(candidates[k])
+    hits = []
+    for i in range(6):
+        slot = (i - int(turn)) % 6
+        if shown[i].sum() < 10 or ((codes[tile_id, slot] != bits[i]) & shown[i]).sum() > 1:
+            continue
+        quad_unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], float) + offsets[i] / (
+            _SIDE * MODULE_PX)
+        hits.append((tile_id * MARKERS_PER_TILE + slot,
+                     to_image(_unit_to_mm(squares[i], quad_unit))))
+    if not hits:
+        return None
+    return tile_id, hits
+
+
+def _read_square(
+    gray: np.ndarray, chroma: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Bits (1 = white), which bits show, and the frame's offset (patch px) in one
+    resampled square (brightness and colourfulness), or None when no marker frame is there."""
+    g = gray.astype(np.float32)
+    template, ring, band = _frame_template()
+    score = cv2.matchTemplate(g, template, cv2.TM_CCORR)
+    _, _, _, (dx, dy) = cv2.minMaxLoc(score)
+    n = template.shape[0]
+    win = g[dy:dy + n, dx:dx + n]
+    win_chroma = chroma[dy:dy + n, dx:dx + n].astype(np.float32)
+    black = float(np.median(win[ring]))
+    white = float(np.median(win[band]))
+    if white - black < MIN_CONTRAST:
+        return None
+    thr = (black + white) / 2
+    paper_chroma = float(np.median(win_chroma[band]))
+    # Module means over each module's middle half: frame, then data bits.
+    m = MODULE_PX
+    core = slice(m // 4, m - m // 4)
+    grid = win[m:-m, m:-m].reshape(_SIDE, m, _SIDE, m)[:, core, :, core].mean(axis=(1, 3))
+    cgrid = win_chroma[m:-m, m:-m].reshape(_SIDE, m, _SIDE, m)[:, core, :, core].mean(
+        axis=(1, 3))
+    frame_modules = np.concatenate([grid[0], grid[-1], grid[1:-1, 0], grid[1:-1, -1]])
+    if np.mean(frame_modules < thr) < MIN_FRAME_DARK:
+        return None
+    data, cdata = grid[1:-1, 1:-1].ravel(), cgrid[1:-1, 1:-1].ravel()
+    shown = (np.abs(data - thr) > 0.15 * (white - black)) & (cdata - paper_chroma < 25.0)
+    bits = (data > thr).astype(np.int8)
+    offset = np.array([dx, dy], float) - (MARGIN - 1) * MODULE_PX
+    return bits, shown, offset
