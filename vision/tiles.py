@@ -372,13 +372,6 @@ def find_tiles(
             "no tiles in view: check that the camera sees the table and the tiles are lit"
         )
         return view
-    if NEUTRAL_ID not in groups:
-        ids = ", ".join(str(i) for i in sorted(groups))
-        view.warnings.append(
-            f"the Neutral Territory (tile 0) is not in view, so tiles {ids} cannot be placed "
-            "on the lattice: move the camera or uncover tile 0"
-        )
-        return view
 
     # Fit in the frame of the tile showing most markers (a Neutral tile glimpsed through
     # one half-covered marker must not steer the fit), then move to the Neutral's frame.
@@ -407,11 +400,35 @@ def find_tiles(
         members = [g for g in members if g.slots]
         hom, residuals = _joint_refine(members, hom, ref)
     neutral = next((g for g in members if g.tile_id == NEUTRAL_ID), None)
+    if neutral is None and NEUTRAL_ID not in groups and covered:
+        # The other tiles lie on the lattice round the reference tile as well: look for
+        # the Neutral tile's half-covered markers beside them.
+        def ref_to_image(pts: np.ndarray) -> np.ndarray:
+            ideal = apply_h(hom, pts)
+            if intrinsics is None:
+                return ideal
+            return distort_points(ideal, intrinsics.camera_matrix, intrinsics.dist_coeffs)
+
+        placed_ref = list(dict.fromkeys(snap(g.pose)[0] for g in members))
+        more = covered_tile_hits(frame, ref_to_image, placed_ref,
+                                 set(range(MAX_TILES)) - {NEUTRAL_ID})
+        if len(more):
+            again = find_tiles(frame, intrinsics, hits.with_new(more), covered=True)
+            if any(t.tile_id == NEUTRAL_ID for t in again.tiles):
+                again.warnings.append(_covered_warning(NEUTRAL_ID, (0, 0)))
+                return again
     if neutral is None:
-        view.warnings.append(
-            "the Neutral Territory (tile 0) is too covered to place the other tiles: "
-            "uncover tile 0"
-        )
+        if NEUTRAL_ID not in groups:
+            ids = ", ".join(str(i) for i in sorted(groups))
+            view.warnings.append(
+                f"the Neutral Territory (tile 0) is not in view, so tiles {ids} cannot be "
+                "placed on the lattice: move the camera or uncover tile 0"
+            )
+        else:
+            view.warnings.append(
+                "the Neutral Territory (tile 0) is too covered to place the other tiles: "
+                "uncover tile 0"
+            )
         return view
     # Table frame = the Neutral tile's frame.
     to_ref = neutral.pose.matrix()
@@ -456,8 +473,11 @@ def find_tiles(
             for tile_id in sorted(set(more.ids // MARKERS_PER_TILE)):
                 at = next((t for t in again.tiles if t.tile_id == tile_id), None)
                 if at is not None:
-                    again.warnings.append(
-                        f"tile {tile_id} at {at.q},{at.r} was found by markers that pieces or "
-                        "a hand partly cover: uncover one for a surer fit")
+                    again.warnings.append(_covered_warning(tile_id, at.hex))
             return again
     return view
+
+
+def _covered_warning(tile_id: int, at: Hex) -> str:
+    return (f"tile {tile_id} at {at[0]},{at[1]} was found by markers that pieces or a hand "
+            "partly cover: uncover one for a surer fit")

@@ -10,8 +10,8 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.rules.peepwar.board import NEUTRAL, tile_centre_mm
-from vision.covered_tiles import covered_tile_hits
+from companion.rules.peepwar.board import NEUTRAL, hexagon_mm, tile_centre_mm
+from vision.covered_tiles import _printed, covered_tile_hits
 from vision.geometry import Pose2D, apply_h
 from vision.kit_layout import marker_bits, tile_slots
 from vision.markers import detect_markers
@@ -45,15 +45,11 @@ def _bean_at(point: np.ndarray, away: np.ndarray) -> np.ndarray:
     return point + 8.0 * out + np.c_[10 * np.cos(t), 6.5 * np.sin(t)] @ turn.T
 
 
-def test_a_tile_whose_every_marker_a_bean_touches_is_found_on_its_lattice_position():
-    """Dark purple beans lie against two corners of each of tile 9's vertex markers and the
-    central ones are under a peep: the detector finds none of its markers, even with
-    colours made pale; read where the lattice puts them, the tile is placed as the
-    renderer placed it, with a warning that says why it is less sure."""
-    scene = render_scene(3, SPEC, _layout())
+def _touch_every_marker(scene, target) -> np.ndarray:
+    """The frame with dark purple beans against two corners of each of ``target``'s
+    vertex markers and its central ones under a pink peep."""
     frame = scene.frame.copy()
     hom = scene.truth.camera.homography
-    target = scene.truth.tiles[2]
     for s in tile_slots():
         if s.slot >= 6:
             _fill_mm(frame, hom, target.pose, (s.corners_mm - s.centre_mm) * 1.5 + s.centre_mm,
@@ -62,9 +58,22 @@ def test_a_tile_whose_every_marker_a_bean_touches_is_found_on_its_lattice_positi
         for corner in s.corners_mm[[s.slot % 4, (s.slot + 2) % 4]]:
             _fill_mm(frame, hom, target.pose, _bean_at(corner, corner - s.centre_mm),
                      (70, 30, 80))
-    ours = lambda hits: [int(i) for i in hits.ids if int(i) // 12 == 9]  # noqa: E731
-    assert ours(detect_markers(frame)) == []
-    assert ours(detect_markers(frame, pale_colours=True)) == []
+    return frame
+
+
+def _ours(hits, tile_id: int) -> list[int]:
+    return [int(i) for i in hits.ids if int(i) // 12 == tile_id]
+
+
+def test_a_tile_whose_every_marker_a_bean_touches_is_found_on_its_lattice_position():
+    """The detector finds none of tile 9's markers, even with colours made pale; read
+    where the lattice puts them, the tile is placed as the renderer placed it, with a
+    warning that says why it is less sure."""
+    scene = render_scene(3, SPEC, _layout())
+    target = scene.truth.tiles[2]
+    frame = _touch_every_marker(scene, target)
+    assert _ours(detect_markers(frame), 9) == []
+    assert _ours(detect_markers(frame, pale_colours=True), 9) == []
     assert 9 not in {t.tile_id for t in find_tiles(frame, covered=False).tiles}
 
     view = find_tiles(frame)
@@ -77,18 +86,40 @@ def test_a_tile_whose_every_marker_a_bean_touches_is_found_on_its_lattice_positi
     assert any("tile 9 at 0,1" in w and "partly cover" in w for w in view.warnings)
 
 
+def test_the_neutral_tile_with_every_marker_touched_still_places_the_board():
+    """Without the Neutral tile nothing can be placed; the other tiles lie on the lattice
+    round each other, so the Neutral tile's half-covered markers are read beside them."""
+    scene = render_scene(3, SPEC, _layout())
+    frame = _touch_every_marker(scene, scene.truth.tiles[0])
+    assert _ours(detect_markers(frame), 0) == []
+    assert _ours(detect_markers(frame, pale_colours=True), 0) == []
+    blind = find_tiles(frame, covered=False)
+    assert blind.tiles == [] and any("not in view" in w for w in blind.warnings)
+
+    view = find_tiles(frame)
+    assert {t.tile_id: (t.q, t.r, t.rotation) for t in view.tiles} == {
+        t.tile_id: (t.q, t.r, t.rotation) for t in scene.truth.tiles}
+    assert any("tile 0 at 0,0" in w for w in view.warnings)
+    assert not any("not in view" in w for w in view.warnings)
+
+
 def test_printed_squares_that_are_no_tiles_codes_place_no_tile():
-    """Black-and-white squares where a tile's markers would lie, but with bits no kit
-    tile has (a board game box, a newspaper): looked at, and refused."""
+    """Black squares on paper where a tile's markers would lie, but with bits no kit tile
+    has (a board game box, a newspaper): looked at, and refused."""
     layout = _layout()[:2]
     scene = render_scene(5, SPEC, layout)
     frame = scene.frame.copy()
     hom = scene.truth.camera.homography
     where = Pose2D(*tile_centre_mm((0, 1)), 0.0)
     rng = np.random.default_rng(1)
+    mask = np.zeros(frame.shape[:2], np.uint8)  # paper as the tiles' looks in this light
+    _fill_mm(mask, hom, Pose2D(0, 0, 0), np.array(hexagon_mm((0, 0), 90.0)), 255)
+    inside = frame[mask > 0]
+    gray = inside @ np.array([0.114, 0.587, 0.299])
+    paper = np.median(inside[gray >= np.percentile(gray, 70)], axis=0)
     for s in tile_slots()[:6]:
         _fill_mm(frame, hom, where, (s.corners_mm - s.centre_mm) * 1.25 + s.centre_mm,
-                 (235, 235, 235))
+                 paper.tolist())
         bits = marker_bits(0).copy()
         bits[1:-1, 1:-1] = rng.integers(0, 2, (5, 5))
         side = s.corners_mm[1] - s.corners_mm[0]
@@ -99,8 +130,10 @@ def test_printed_squares_that_are_no_tiles_codes_place_no_tile():
                                                    [col, row + 1]]) @ np.array([side, down]) / 7
                 _fill_mm(frame, hom, where, cell, (25, 25, 25))
     view = find_tiles(frame)
-    assert covered_tile_hits(frame, view.to_image, [t.hex for t in view.tiles], {0, 4}).ids.size == 0
-    assert {t.tile_id for t in view.tiles} == {0, 4}
+    placed = [t.hex for t in view.tiles]
+    assert _printed(frame, view.to_image, placed, [(0, 1)]) == [(0, 1)]  # looked at ...
+    assert covered_tile_hits(frame, view.to_image, placed, {0, 4}).ids.size == 0
+    assert {t.tile_id for t in view.tiles} == {0, 4}  # ... and refused
     assert not any("partly cover" in w for w in view.warnings)
 
 
