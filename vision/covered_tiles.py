@@ -203,12 +203,12 @@ def _read_position(
         chroma = np.zeros_like(gray)
     bits = np.zeros((6, MARKER_BITS * MARKER_BITS), np.int8)
     shown = np.zeros((6, MARKER_BITS * MARKER_BITS), bool)
-    offsets = np.zeros((6, 2))
+    warps = np.zeros((6, 2, 3), np.float32)
     for i in range(6):
         rows = slice(i * PATCH, (i + 1) * PATCH)
         read = _read_square(gray[rows], chroma[rows])
         if read is not None:
-            bits[i], shown[i], offsets[i] = read
+            bits[i], shown[i], warps[i] = read
     if shown.sum() < MIN_BITS:
         return None
     codes = _codes()
@@ -230,44 +230,73 @@ def _read_position(
         slot = (i - int(turn)) % 6
         if shown[i].sum() < 10 or ((codes[tile_id, slot] != bits[i]) & shown[i]).sum() > 1:
             continue
-        quad_unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], float) + offsets[i] / (
-            _SIDE * MODULE_PX)
         hits.append((tile_id * MARKERS_PER_TILE + slot,
-                     to_image(_unit_to_mm(squares[i], quad_unit))))
+                     to_image(_unit_to_mm(squares[i], _frame_corners(warps[i])))))
     if not hits:
         return None
     return tile_id, hits
 
 
+def _frame_corners(warp: np.ndarray) -> np.ndarray:
+    """The black frame's outer corners (TL, TR, BR, BL), in the marker's unit square, of
+    a frame the template found through ``warp``."""
+    m = MODULE_PX
+    corners = np.array([[m, m], [m + _SIDE * m, m], [m + _SIDE * m, m + _SIDE * m],
+                        [m, m + _SIDE * m]], float) - 0.5
+    patch = corners @ warp[:, :2].T + warp[:, 2]
+    return ((patch + 0.5) / m - MARGIN) / _SIDE
+
+
 def _read_square(
     gray: np.ndarray, chroma: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """Bits (1 = white), which bits show, and the frame's offset (patch px) in one
-    resampled square (brightness and colourfulness), or None when no marker frame is there."""
+    """Bits (1 = white), which bits show, and where the frame lies (a 2x3 map from the
+    template's pixels to the patch's) in one resampled square (brightness and
+    colourfulness), or None when no marker frame is there."""
     g = gray.astype(np.float32)
     template, ring, band = _frame_template()
+    n = template.shape[0]
     score = cv2.matchTemplate(g, template, cv2.TM_CCORR)
     _, _, _, (dx, dy) = cv2.minMaxLoc(score)
-    n = template.shape[0]
-    win = g[dy:dy + n, dx:dx + n]
-    win_chroma = chroma[dy:dy + n, dx:dx + n].astype(np.float32)
+    paper_chroma = float(np.median(chroma[dy:dy + n, dx:dx + n][band]))
+    clear = ((chroma.astype(np.float32) - paper_chroma) < CHROMA_TOLERANCE).astype(np.uint8)
+    warp = _aligned(g, clear, np.array([[1, 0, dx], [0, 1, dy]], np.float32))
+    flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+    win = cv2.warpAffine(g, warp, (n, n), flags=flags)
+    win_clear = cv2.warpAffine(clear, warp, (n, n), flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP)
     black = float(np.median(win[ring]))
     white = float(np.median(win[band]))
     if white - black < MIN_CONTRAST:
         return None
     thr = (black + white) / 2
-    paper_chroma = float(np.median(win_chroma[band]))
     # Module means over each module's middle half: frame, then data bits.
     m = MODULE_PX
     core = slice(m // 4, m - m // 4)
-    grid = win[m:-m, m:-m].reshape(_SIDE, m, _SIDE, m)[:, core, :, core].mean(axis=(1, 3))
-    cgrid = win_chroma[m:-m, m:-m].reshape(_SIDE, m, _SIDE, m)[:, core, :, core].mean(
-        axis=(1, 3))
+
+    def modules(img: np.ndarray) -> np.ndarray:
+        return img[m:-m, m:-m].reshape(_SIDE, m, _SIDE, m)[:, core, :, core].mean(axis=(1, 3))
+
+    grid, clear_grid = modules(win), modules(win_clear.astype(np.float32))
     frame_modules = np.concatenate([grid[0], grid[-1], grid[1:-1, 0], grid[1:-1, -1]])
     if np.mean(frame_modules < thr) < MIN_FRAME_DARK:
         return None
-    data, cdata = grid[1:-1, 1:-1].ravel(), cgrid[1:-1, 1:-1].ravel()
-    shown = (np.abs(data - thr) > 0.15 * (white - black)) & (cdata - paper_chroma < 25.0)
-    bits = (data > thr).astype(np.int8)
-    offset = np.array([dx, dy], float) - (MARGIN - 1) * MODULE_PX
-    return bits, shown, offset
+    data = grid[1:-1, 1:-1].ravel()
+    shown = (np.abs(data - thr) > 0.15 * (white - black)) & (clear_grid[1:-1, 1:-1].ravel() > 0.99)
+    return (data > thr).astype(np.int8), shown, warp
+
+
+def _aligned(gray: np.ndarray, clear: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """The frame's template fitted to the patch, turned and shifted (ECC on its black frame
+    and paper band, beside pieces only); ``start`` when the fit fails or wanders off."""
+    _, ring, band = _frame_template()
+    ideal = np.where(band, 255.0, 0.0).astype(np.float32)
+    try:
+        _, warp = cv2.findTransformECCWithMask(
+            ideal, gray, (ring | band).astype(np.uint8), clear, start.copy(),
+            cv2.MOTION_EUCLIDEAN,
+            (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 30, 1e-4), 1)
+    except cv2.error:
+        return start
+    moved = np.hypot(*(warp[:, 2] - start[:, 2]))
+    turned = abs(np.degrees(np.arctan2(warp[1, 0], warp[0, 0])))
+    return warp if moved < MODULE_PX and turned < 12.0 else start
