@@ -38,6 +38,7 @@ CHROMA_TOLERANCE = 25.0  # colourfulness (max - min channel) off the paper's: no
 MIN_BITS = 20  # bits shown, over all six squares, to name a tile
 MAX_ERROR_RATE = 0.05
 MIN_LEAD = 4  # bit errors between the best tile-and-turn and the next
+MIN_SQUARE_BITS = 12  # bits shown for one square to count as matching its code
 MIN_FRAME_DARK = 0.6  # of a located frame's modules dark: else no marker is there
 
 
@@ -217,20 +218,30 @@ def _read_position(
     candidates = np.array([t for t in range(MAX_TILES) if t not in found_ids])
     if not len(candidates):
         return None
-    errors = np.stack([
-        ((codes[candidates][:, [(i - turn) % 6 for i in range(6)]] != bits) & shown).sum((1, 2))
+    # Errors per (candidate tile, turn, square): the codes each hypothesis puts where.
+    per_square = np.stack([
+        ((codes[candidates][:, [(i - turn) % 6 for i in range(6)]] != bits) & shown).sum(2)
         for turn in range(6)
-    ], axis=1)  # (candidates, turns)
+    ], axis=1)
+    errors = per_square.sum(axis=2)
+    # A square matches when enough of it shows and at most one bit disagrees.
+    good = ((per_square <= 1) & (shown.sum(axis=1) >= MIN_SQUARE_BITS)).sum(axis=2)
     order = np.argsort(errors, axis=None)
     best, second = errors.flat[order[0]], errors.flat[order[1]]
-    if best > MAX_ERROR_RATE * shown.sum() or second - best < MIN_LEAD:
-        return None
+    if not (best <= MAX_ERROR_RATE * shown.sum() and second - best >= MIN_LEAD):
+        # A hand or a peep over part of a square costs more bits than that: two squares
+        # matching outright, where no other tile or turn matches one, say it as clearly.
+        ranked = np.argsort(-good, axis=None)
+        if good.flat[ranked[0]] < 2 or good.flat[ranked[1]] > 0:
+            return None
+        order = ranked
     k, turn = np.unravel_index(order[0], errors.shape)
     tile_id = int(candidates[k])
     hits = []
     for i in range(6):
         slot = (i - int(turn)) % 6
-        if shown[i].sum() < 10 or ((codes[tile_id, slot] != bits[i]) & shown[i]).sum() > 1:
+        wrong = ((codes[tile_id, slot] != bits[i]) & shown[i]).sum()
+        if shown[i].sum() < MIN_SQUARE_BITS or wrong > 1:
             continue
         hits.append((tile_id * MARKERS_PER_TILE + slot,
                      to_image(_unit_to_mm(squares[i], _frame_corners(warps[i])))))

@@ -151,3 +151,16 @@ def test_a_crowded_game_tile_with_every_marker_touched_is_placed():
     for t in after.tiles:
         if t.tile_id in old:
             assert np.hypot(t.pose.x - old[t.tile_id].x, t.pose.y - old[t.tile_id].y) < 0.5
+
+
+@pytest.mark.skipif(not PHOTOS.is_dir(), reason="needs ../shared/photos/jellybeans")
+def test_a_hand_resting_on_the_neutral_tile_of_a_game_leaves_the_board_placed():
+    """A rendered game (seed 660): a hand over the Neutral tile covers part of every one
+    of its markers, so no tile could be placed; two of its squares still show their
+    codes whole, and the board is placed."""
+    scene = render_game(660, GameSpec(size=(1280, 720)), flavour_cutouts(str(PHOTOS)))
+    blind = find_tiles(scene.frame, covered=False)
+    assert blind.tiles == [] and any("not in view" in w for w in blind.warnings)
+    view = find_tiles(scene.frame)
+    assert {t.tile_id: (t.q, t.r, t.rotation) for t in view.tiles} == {
+        t.tile_id: (t.q, t.r, t.rotation) for t in scene.truth.tiles}
