@@ -9,10 +9,17 @@ turn of the print (each marker's own "down" points at the tile's centre), so
 each is resampled square-on, its black frame found by correlation within two
 modules, and its 25 bits read where they show: a bit under a coloured piece, or
 too grey to call, is left unknown. The six are then read together against the
-codes of every tile not yet found, in all six turns. A tile is kept only when
-its codes match the bits shown with at most one error in twenty, and no other
-tile or turn comes within four errors of it; its markers then join the ordinary
-fit as if the detector had found them.
+codes of every tile not yet found, in all six turns. A tile is kept when its
+codes match the bits shown with at most one error in twenty and no other tile
+or turn comes within four errors of it; or, as a hand over part of every marker
+costs more bits than that, when two squares match its codes outright, no other
+tile or turn matches a single square, and no square that shows most of its
+bits contradicts it. Its matching markers then join the ordinary fit as if the
+detector had found them.
+
+"Lattice position" is in the frame ``to_image`` is given: the caller fits it to
+the placed tiles (see ``vision.tiles``), so a Neutral tile turned a few degrees
+off the others does not turn the search with it.
 
 Cheap when nothing is missing: an empty position is only searched when one of
 its six squares shows black print on paper.
@@ -40,6 +47,9 @@ MAX_ERROR_RATE = 0.05
 MIN_LEAD = 4  # bit errors between the best tile-and-turn and the next
 MIN_SQUARE_BITS = 12  # bits shown for one square to count as matching its code
 MIN_FRAME_DARK = 0.6  # of a located frame's modules dark: else no marker is there
+# Errors on a square showing most of its bits that refute a tile: a wrong code has 12 of
+# 25 wrong on average, a square the edge of a hand or a bean lies over a few.
+CONTRADICTED = 6
 
 
 def covered_tile_hits(
@@ -162,16 +172,16 @@ def _codes() -> np.ndarray:
 @cache
 def _frame_template() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A marker's black frame and one module of paper round it (zero-mean weights, with
-    nothing on the data bits), and masks of the frame and the paper band."""
+    nothing on the data bits), and masks of the black frame and of the paper round it."""
     n = (_SIDE + 2) * MODULE_PX
     module = np.arange(n) // MODULE_PX
     mu, mv = np.meshgrid(module, module)
     edge = np.minimum(np.minimum(mu, mv), np.minimum(_SIDE + 1 - mu, _SIDE + 1 - mv))
-    band, ring = edge == 0, edge == 1
+    paper, black_frame = edge == 0, edge == 1
     t = np.zeros((n, n), np.float32)
-    t[band] = 1.0 / band.sum()
-    t[ring] = -1.0 / ring.sum()
-    return t, ring, band
+    t[paper] = 1.0 / paper.sum()
+    t[black_frame] = -1.0 / black_frame.sum()
+    return t, black_frame, paper
 
 
 @cache
@@ -204,6 +214,10 @@ def _read_position(
         chroma = cv2.subtract(cv2.max(cv2.max(b, g), r), cv2.min(cv2.min(b, g), r))
     else:
         chroma = np.zeros_like(gray)
+    h, w = frame.shape[:2]
+    # Off the frame the patch is black, which is no bit: mark it as colourful as can be.
+    off = (px[..., 0] < 0) | (px[..., 0] > w - 1) | (px[..., 1] < 0) | (px[..., 1] > h - 1)
+    chroma[off] = 255
     bits = np.zeros((6, MARKER_BITS * MARKER_BITS), np.int8)
     shown = np.zeros((6, MARKER_BITS * MARKER_BITS), bool)
     warps = np.zeros((6, 2, 3), np.float32)
@@ -228,14 +242,21 @@ def _read_position(
     good = ((per_square <= 1) & (shown.sum(axis=1) >= MIN_SQUARE_BITS)).sum(axis=2)
     order = np.argsort(errors, axis=None)
     best, second = errors.flat[order[0]], errors.flat[order[1]]
-    if not (best <= MAX_ERROR_RATE * shown.sum() and second - best >= MIN_LEAD):
+    if best <= MAX_ERROR_RATE * shown.sum() and second - best >= MIN_LEAD:
+        k, turn = np.unravel_index(order[0], errors.shape)
+    else:
         # A hand or a peep over part of a square costs more bits than that: two squares
-        # matching outright, where no other tile or turn matches one, say it as clearly.
+        # matching outright, where no other tile or turn matches one, say it as clearly,
+        # unless a square showing most of its bits says otherwise.
         ranked = np.argsort(-good, axis=None)
         if good.flat[ranked[0]] < 2 or good.flat[ranked[1]] > 0:
             return None
-        order = ranked
-    k, turn = np.unravel_index(order[0], errors.shape)
+        k, turn = np.unravel_index(ranked[0], errors.shape)
+        # A square under a hand reads nearly all black; the kit's codes never do.
+        ones = (bits & shown).sum(axis=1) / np.maximum(shown.sum(axis=1), 1)
+        telling = (shown.sum(axis=1) >= 20) & (ones >= 0.2)
+        if (per_square[k, turn][telling] > CONTRADICTED).any():
+            return None
     tile_id = int(candidates[k])
     hits = []
     for i in range(6):
@@ -243,8 +264,10 @@ def _read_position(
         wrong = ((codes[tile_id, slot] != bits[i]) & shown[i]).sum()
         if shown[i].sum() < MIN_SQUARE_BITS or wrong > 1:
             continue
-        hits.append((tile_id * MARKERS_PER_TILE + slot,
-                     to_image(_unit_to_mm(squares[i], _frame_corners(warps[i])))))
+        quad = to_image(_unit_to_mm(squares[i], _frame_corners(warps[i])))
+        if ((quad < 0) | (quad > (w - 1, h - 1))).any():  # cut by the frame's edge
+            continue
+        hits.append((tile_id * MARKERS_PER_TILE + slot, quad))
     if not hits:
         return None
     return tile_id, hits
@@ -267,14 +290,14 @@ def _read_square(
     template's pixels to the patch's) in one resampled square (brightness and
     colourfulness), or None when no marker frame is there."""
     g = gray.astype(np.float32)
-    template, _, band = _frame_template()
+    template, _, paper = _frame_template()
     n = template.shape[0]
     score = cv2.matchTemplate(g, template, cv2.TM_CCORR)
     _, _, _, (dx, dy) = cv2.minMaxLoc(score)
     start = np.array([[1, 0, dx], [0, 1, dy]], np.float32)
     if _modules(g[dy:dy + n, dx:dx + n]) is None:  # no frame there: not worth fitting
         return None
-    paper_chroma = float(np.median(chroma[dy:dy + n, dx:dx + n][band]))
+    paper_chroma = float(np.median(chroma[dy:dy + n, dx:dx + n][paper]))
     clear = ((chroma.astype(np.float32) - paper_chroma) < CHROMA_TOLERANCE).astype(np.uint8)
     warp = _aligned(g, clear, start)
     inverse = cv2.WARP_INVERSE_MAP
@@ -299,9 +322,9 @@ def _module_means(win: np.ndarray) -> np.ndarray:
 def _modules(win: np.ndarray) -> tuple[np.ndarray, float, float] | None:
     """The data modules' brightness, the black/white threshold and the contrast of a
     template-aligned window, or None if it shows no marker frame."""
-    _, ring, band = _frame_template()
-    black = float(np.median(win[ring]))
-    white = float(np.median(win[band]))
+    _, black_frame, paper = _frame_template()
+    black = float(np.median(win[black_frame]))
+    white = float(np.median(win[paper]))
     if white - black < MIN_CONTRAST:
         return None
     thr = (black + white) / 2
@@ -314,12 +337,12 @@ def _modules(win: np.ndarray) -> tuple[np.ndarray, float, float] | None:
 
 def _aligned(gray: np.ndarray, clear: np.ndarray, start: np.ndarray) -> np.ndarray:
     """The frame's template fitted to the patch, turned and shifted (ECC on its black frame
-    and paper band, beside pieces only); ``start`` when the fit fails or wanders off."""
-    _, ring, band = _frame_template()
-    ideal = np.where(band, 255.0, 0.0).astype(np.float32)
+    and paper paper, beside pieces only); ``start`` when the fit fails or wanders off."""
+    _, black_frame, paper = _frame_template()
+    ideal = np.where(paper, 255.0, 0.0).astype(np.float32)
     try:
         _, warp = cv2.findTransformECCWithMask(
-            ideal, gray, (ring | band).astype(np.uint8), clear, start.copy(),
+            ideal, gray, (black_frame | paper).astype(np.uint8), clear, start.copy(),
             cv2.MOTION_EUCLIDEAN,
             (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 15, 1e-3), 1)
     except cv2.error:

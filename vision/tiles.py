@@ -21,7 +21,7 @@ from functools import cache
 import cv2
 import numpy as np
 
-from companion.rules.peepwar.board import Hex, tile_centre_mm
+from companion.rules.peepwar.board import R_MM, Hex, hexagon_mm, tile_centre_mm
 from vision.covered_tiles import covered_tile_hits
 from vision.geometry import Pose2D, apply_h, fit_rigid, wrap_deg
 from vision.kit_layout import MARKERS_PER_TILE, MAX_TILES, NEUTRAL_ID, tile_slots
@@ -401,21 +401,16 @@ def find_tiles(
         hom, residuals = _joint_refine(members, hom, ref)
     neutral = next((g for g in members if g.tile_id == NEUTRAL_ID), None)
     if neutral is None and NEUTRAL_ID not in groups and covered:
-        # The other tiles lie on the lattice round the reference tile as well: look for
-        # the Neutral tile's half-covered markers beside them.
-        def ref_to_image(pts: np.ndarray) -> np.ndarray:
-            ideal = apply_h(hom, pts)
-            if intrinsics is None:
-                return ideal
-            return distort_points(ideal, intrinsics.camera_matrix, intrinsics.dist_coeffs)
-
-        placed_ref = list(dict.fromkeys(snap(g.pose)[0] for g in members))
-        more = covered_tile_hits(frame, ref_to_image, placed_ref,
-                                 set(range(MAX_TILES)) - {NEUTRAL_ID})
-        if len(more):
-            again = find_tiles(frame, intrinsics, hits.with_new(more), covered=True)
+        # The other tiles lie on the lattice round one another as well: look for the
+        # Neutral tile's half-covered markers beside them, in the reference tile's frame.
+        ref_view = TableView((w_img, h_img), homography=hom, intrinsics=intrinsics)
+        found = covered_tiles_near(frame, ref_view, [g.pose for g in members],
+                                   set(range(MAX_TILES)) - {NEUTRAL_ID})
+        if len(found):
+            again = find_tiles(frame, intrinsics, hits.with_new(found), covered=True)
             if any(t.tile_id == NEUTRAL_ID for t in again.tiles):
                 again.warnings.append(_covered_warning(NEUTRAL_ID, (0, 0)))
+                again.markers_found = view.markers_found
                 return again
     if neutral is None:
         if NEUTRAL_ID not in groups:
@@ -466,16 +461,52 @@ def find_tiles(
             det = keep
         placed[(q, r)] = det
     view.tiles = sorted(placed.values(), key=lambda t: t.tile_id)
-    if covered:
-        more = covered_tile_hits(frame, view.to_image, list(placed), set(groups))
-        if len(more):
-            again = find_tiles(frame, intrinsics, hits.with_new(more), covered=False)
-            for tile_id in sorted(set(more.ids // MARKERS_PER_TILE)):
+    if covered and view.tiles:
+        found = covered_tiles_near(frame, view, [t.pose for t in view.tiles], set(groups))
+        if len(found):
+            again = find_tiles(frame, intrinsics, hits.with_new(found), covered=False)
+            for tile_id in sorted(set(found.ids // MARKERS_PER_TILE)):
                 at = next((t for t in again.tiles if t.tile_id == tile_id), None)
                 if at is not None:
                     again.warnings.append(_covered_warning(tile_id, at.hex))
+            again.markers_found = view.markers_found
             return again
     return view
+
+
+def covered_tiles_near(frame: np.ndarray, view: TableView, poses: list[Pose2D],
+                       seen: set[int]) -> MarkerHits:
+    """Markers of tiles beside the tiles at ``poses`` (in ``view``'s frame) whose every
+    marker the detector missed (:mod:`vision.covered_tiles`); tiles ``seen`` are not
+    looked for. The lattice is placed by all the tiles, not by the frame's origin
+    alone (a reference tile turned a few degrees would turn a position 170 mm away by
+    centimetres)."""
+    lattice = lattice_fit(poses)
+    placed = list(dict.fromkeys(snap(p)[0] for p in poses))
+
+    def to_image(pts: np.ndarray) -> np.ndarray:
+        return view.to_image(lattice.apply(pts))
+
+    return covered_tile_hits(frame, to_image, placed, seen)
+
+
+def lattice_fit(poses: list[Pose2D]) -> Pose2D:
+    """The rigid map from lattice mm to the frame ``poses`` are in: where the tiles'
+    outlines, each snapped to its lattice position and turn, say the lattice lies.
+
+    >>> from companion.rules.peepwar.board import tile_centre_mm
+    >>> p = lattice_fit([Pose2D(0, 0, 0.0), Pose2D(*tile_centre_mm((1, 0)), 120.0)])
+    >>> round(p.x, 6) + 0.0, round(p.y, 6) + 0.0, round(p.angle_deg, 6) + 0.0
+    (0.0, 0.0, 0.0)
+    """
+    ring = np.array(hexagon_mm((0.0, 0.0), R_MM))  # vertex j at 60 j degrees
+    src, dst = [], []
+    for pose in poses:
+        hx, rotation, _, _ = snap(pose)
+        src.append(np.array(tile_centre_mm(hx)) + ring)
+        # The print's vertex (j - rotation) lies at lattice vertex j.
+        dst.append(pose.apply(np.roll(ring, rotation, axis=0)))
+    return fit_rigid(np.vstack(src), np.vstack(dst))
 
 
 def _covered_warning(tile_id: int, at: Hex) -> str:

@@ -82,6 +82,7 @@ def test_a_tile_whose_every_marker_a_bean_touches_is_found_on_its_lattice_positi
         t.tile_id: (t.q, t.r, t.rotation) for t in scene.truth.tiles}
     assert abs(got[9].pose.x - target.pose.x) < 1.0
     assert abs(got[9].pose.y - target.pose.y) < 1.0
+    assert abs(got[9].pose.angle_deg - target.pose.angle_deg) < 0.5
     assert set(got[9].markers_seen) <= set(range(6)) and len(got[9].markers_seen) >= 4
     assert any("tile 9 at 0,1" in w and "partly cover" in w for w in view.warnings)
 
@@ -101,27 +102,26 @@ def test_the_neutral_tile_with_every_marker_touched_still_places_the_board():
         t.tile_id: (t.q, t.r, t.rotation) for t in scene.truth.tiles}
     assert any("tile 0 at 0,0" in w for w in view.warnings)
     assert not any("not in view" in w for w in view.warnings)
+    for t in view.tiles:  # the table frame is the Neutral tile's, as when it shows
+        truth = next(tt for tt in scene.truth.tiles if tt.tile_id == t.tile_id)
+        assert np.hypot(t.pose.x - truth.pose.x, t.pose.y - truth.pose.y) < 1.0
 
 
-def test_printed_squares_that_are_no_tiles_codes_place_no_tile():
-    """Black squares on paper where a tile's markers would lie, but with bits no kit tile
-    has (a board game box, a newspaper): looked at, and refused."""
-    layout = _layout()[:2]
-    scene = render_scene(5, SPEC, layout)
-    frame = scene.frame.copy()
-    hom = scene.truth.camera.homography
-    where = Pose2D(*tile_centre_mm((0, 1)), 0.0)
-    rng = np.random.default_rng(1)
-    mask = np.zeros(frame.shape[:2], np.uint8)  # paper as the tiles' looks in this light
+def _paper_colour(frame, hom) -> list[float]:
+    """The tiles' paper as this frame shows it (the Neutral tile's brighter pixels)."""
+    mask = np.zeros(frame.shape[:2], np.uint8)
     _fill_mm(mask, hom, Pose2D(0, 0, 0), np.array(hexagon_mm((0, 0), 90.0)), 255)
     inside = frame[mask > 0]
     gray = inside @ np.array([0.114, 0.587, 0.299])
-    paper = np.median(inside[gray >= np.percentile(gray, 70)], axis=0)
-    for s in tile_slots()[:6]:
-        _fill_mm(frame, hom, where, (s.corners_mm - s.centre_mm) * 1.25 + s.centre_mm,
-                 paper.tolist())
-        bits = marker_bits(0).copy()
-        bits[1:-1, 1:-1] = rng.integers(0, 2, (5, 5))
+    return np.median(inside[gray >= np.percentile(gray, 70)], axis=0).tolist()
+
+
+def _paint_squares(frame, hom, where: Pose2D, codes: list[np.ndarray]) -> None:
+    """Paper, then black modules, on the six vertex squares at ``where``; codes are 7 x 7
+    (1 = white), square i taking ``codes[i]``."""
+    paper = _paper_colour(frame, hom)
+    for s, bits in zip(tile_slots()[:6], codes, strict=True):
+        _fill_mm(frame, hom, where, (s.corners_mm - s.centre_mm) * 1.25 + s.centre_mm, paper)
         side = s.corners_mm[1] - s.corners_mm[0]
         down = s.corners_mm[3] - s.corners_mm[0]
         for (row, col), white in np.ndenumerate(bits):
@@ -129,6 +129,22 @@ def test_printed_squares_that_are_no_tiles_codes_place_no_tile():
                 cell = s.corners_mm[0] + np.array([[col, row], [col + 1, row], [col + 1, row + 1],
                                                    [col, row + 1]]) @ np.array([side, down]) / 7
                 _fill_mm(frame, hom, where, cell, (25, 25, 25))
+
+
+def _foreign(rng) -> np.ndarray:
+    bits = marker_bits(0).copy()
+    bits[1:-1, 1:-1] = rng.integers(0, 2, (5, 5))
+    return bits
+
+
+def test_printed_squares_that_are_no_tiles_codes_place_no_tile():
+    """Black squares on paper where a tile's markers would lie, but with bits no kit tile
+    has (a board game box, a newspaper): looked at, and refused."""
+    scene = render_scene(5, SPEC, _layout()[:2])
+    frame = scene.frame.copy()
+    rng = np.random.default_rng(1)
+    _paint_squares(frame, scene.truth.camera.homography, Pose2D(*tile_centre_mm((0, 1)), 0.0),
+                   [_foreign(rng) for _ in range(6)])
     view = find_tiles(frame)
     placed = [t.hex for t in view.tiles]
     assert _printed(frame, view.to_image, placed, [(0, 1)]) == [(0, 1)]  # looked at ...
@@ -164,3 +180,54 @@ def test_a_hand_resting_on_the_neutral_tile_of_a_game_leaves_the_board_placed():
     view = find_tiles(scene.frame)
     assert {t.tile_id: (t.q, t.r, t.rotation) for t in view.tiles} == {
         t.tile_id: (t.q, t.r, t.rotation) for t in scene.truth.tiles}
+
+
+def test_two_true_squares_do_not_outvote_four_that_contradict_them():
+    """Tile 7's own codes on two squares and foreign codes, wholly shown, on the other
+    four: two squares matching outright would do for a tile under a hand, but these four
+    refute it, so no tile is placed."""
+    scene = render_scene(5, SPEC, _layout()[:2])
+    frame = scene.frame.copy()
+    rng = np.random.default_rng(1)
+    codes = [marker_bits(7 * 12 + i) if i < 2 else _foreign(rng) for i in range(6)]
+    _paint_squares(frame, scene.truth.camera.homography, Pose2D(*tile_centre_mm((0, 1)), 0.0),
+                   codes)
+    view = find_tiles(frame)
+    assert {t.tile_id for t in view.tiles} == {0, 4}
+
+    hand = frame.copy()  # the same two squares, the rest under a dark hand: placed
+    for s in tile_slots()[2:6]:
+        _fill_mm(hand, scene.truth.camera.homography, Pose2D(*tile_centre_mm((0, 1)), 0.0),
+                 (s.corners_mm - s.centre_mm) * 1.4 + s.centre_mm, (50, 60, 80))
+    assert {t.tile_id: t.hex for t in find_tiles(hand).tiles} == {0: (0, 0), 4: (1, 0), 7: (0, 1)}
+
+
+def test_the_lattice_is_placed_by_every_tile_not_the_reference_alone():
+    """The tile the fit starts from lies 10 degrees off the lattice and the Neutral
+    tile's every marker is touched: looking for tile 0 where that one tile's frame puts
+    it would miss by 30 mm; the lattice fitted to all the tiles finds it."""
+    c4, c9 = tile_centre_mm((1, 0)), tile_centre_mm((0, 1))
+    layout = [PlacedTile(0, NEUTRAL, Pose2D(0, 0, 0), 0),
+              PlacedTile(4, (1, 0), Pose2D(*c4, 10.0), 0),
+              PlacedTile(9, (0, 1), Pose2D(*c9, 120.0), 2)]
+    scene = render_scene(3, SPEC, layout)
+    frame = _touch_every_marker(scene, scene.truth.tiles[0])
+    view = find_tiles(frame)
+    assert {t.tile_id: (t.q, t.r) for t in view.tiles} == {0: (0, 0), 4: (1, 0), 9: (0, 1)}
+
+
+def test_a_square_cut_by_the_frames_edge_is_not_read_as_black_bits():
+    """The frame ends across tile 9, whose every marker is touched: the squares still
+    whole place it, and no marker cut by the edge is handed to the fit."""
+    scene = render_scene(3, SPEC, _layout())
+    frame = _touch_every_marker(scene, scene.truth.tiles[2])
+    whole = find_tiles(frame)
+    y = int(whole.to_image(np.array([tile_centre_mm((0, 1))]))[0, 1]) + 60
+    cut = np.ascontiguousarray(frame[:y])
+    placed = [t.hex for t in find_tiles(cut, covered=False).tiles]
+    view = find_tiles(cut, covered=False)
+    hits = covered_tile_hits(cut, view.to_image, placed, {0, 4})
+    assert len(hits) and (hits.corners[..., 1] <= y - 1).all()
+    got = {t.tile_id: t for t in find_tiles(cut).tiles}[9]
+    ref = {t.tile_id: t for t in whole.tiles}[9]
+    assert np.hypot(got.pose.x - ref.pose.x, got.pose.y - ref.pose.y) < 0.3
