@@ -347,7 +347,8 @@ def find_tiles(
 
     With ``covered``, a tile next to a placed one whose markers the detector missed
     (every one touched by a piece or half under a hand) is looked for where the
-    lattice puts it (:mod:`vision.covered_tiles`). Never raises on a bad frame: a
+    lattice puts it (:mod:`vision.covered_tiles`), and so is the Neutral tile beside
+    the others when it is the one missed. Never raises on a bad frame: a
     frame with no tiles or without the Neutral tile gives a view with no tiles and a
     warning that says what to do.
     """
