@@ -42,6 +42,7 @@ _SIDE = MARKER_BITS + 2  # modules across a marker, its black frame included
 PATCH = (_SIDE + 2 * MARGIN) * MODULE_PX
 PRINT_SHARE = 0.2  # of a square's modules paper, and as many black, to search a position
 CHROMA_TOLERANCE = 25.0  # colourfulness (max - min channel) off the paper's: not print
+MAX_READS = 3  # positions read a frame, most printed squares first
 MIN_BITS = 20  # bits shown, over all six squares, to name a tile
 MAX_ERROR_RATE = 0.05
 MIN_LEAD = 4  # bit errors between the best tile-and-turn and the next
@@ -66,7 +67,9 @@ def covered_tile_hits(
         return MarkerHits(np.zeros(0, int), np.zeros((0, 4, 2)))
     ids: list[int] = []
     corners: list[np.ndarray] = []
-    for hx in _printed(frame, to_image, placed, empty):
+    # Reading a position costs 1-3 ms: a frame reads the likeliest few, and a covered
+    # tile left over is looked for again in the next frame.
+    for hx in _printed(frame, to_image, placed, empty)[:MAX_READS]:
         found = _read_position(frame, to_image, hx, found_ids)
         if found is None:
             continue
@@ -140,7 +143,8 @@ def _samples(frame: np.ndarray, to_image, hexes: list[Hex]) -> tuple[np.ndarray,
 def _printed(frame: np.ndarray, to_image, placed: list[Hex], hexes: list[Hex]) -> list[Hex]:
     """The positions where a vertex-marker square shows black print on paper like the
     placed tiles' (a few mm or degrees off does not matter to these shares; a hand, a
-    shadow's edge or the table's grain seldom has both)."""
+    shadow's edge or the table's grain seldom has both), those with most such squares
+    first."""
     gray, chroma = _samples(frame, to_image, placed + hexes)
     ref, ref_chroma = gray[:len(placed)], chroma[:len(placed)]
     gray, chroma = gray[len(placed):], chroma[len(placed):]
@@ -157,7 +161,9 @@ def _printed(frame: np.ndarray, to_image, placed: list[Hex], hexes: list[Hex]) -
         ink = (gray < 0.45 * level[..., None]) & (chroma < paper_chroma + CHROMA_TOLERANCE)
     printed = ((seen.sum(axis=2) >= gray.shape[2] // 2) & (white.sum(axis=2) >= PRINT_SHARE * n)
                & (ink.sum(axis=2) >= PRINT_SHARE * n))
-    return [hx for hx, k in zip(hexes, printed.any(axis=1), strict=True) if k]
+    squares = printed.sum(axis=1)
+    order = np.argsort(-squares, kind="stable")
+    return [hexes[i] for i in order if squares[i]]
 
 
 @cache
