@@ -61,6 +61,7 @@ HAND_CORE_MM = 18.0  # a hand's part thicker than a peep (or its thickest part) 
 HAND_CORE_SHARE = 0.7  # ... and what joins it in its own colour class occlude
 FINGER_MM = 40.0  # so do pieces of that colour class this near it ...
 FINGER_GAP_MM = 10.0  # ... joined to it across print no wider than this
+HAND_SAT_ABOVE = 0.10  # saturation above the hand's core that is a piece, not skin
 HIDDEN_MIN_MM2 = 40.0  # this much solid print hidden together ...
 HIDDEN_THICK_MM = 10.0  # ... over a breadth this thick (more than a finger) is under a hand
 HIDDEN_JOIN_MM = 6.0  # hidden print this close together is one patch
@@ -195,7 +196,7 @@ class _Occlusion:
         a finger's length of it, joined to it across print no wider than FINGER_GAP_MM.
         ``depth``: the region's :meth:`_depth`, if measured already."""
         s = self.s
-        part, main = self._hand_part(one, x, y, depth)
+        part, main, skin = self._hand_part(one, x, y, depth)
         pad = int(math.ceil(FINGER_MM * s))
         sl, _ = grown_box(x, y, one.shape, pad, self.m.cell_map.shape)
         oy, ox = y - sl[0].start, x - sl[1].start
@@ -205,7 +206,7 @@ class _Occlusion:
         labels, free = self.px.label[sl], self.egg[sl] == 0
         # The hand's colour class, as in _hand_part: its own label, or no player's.
         mine = (self.px.fg[sl] & ((labels == main) | (labels >= NONE)) & free
-                & (apart <= FINGER_MM * s))
+                & (apart <= FINGER_MM * s) & (_saturation(self.px.balanced[sl]) <= skin))
         across = self.px.shaded[sl] & free & (apart <= FINGER_GAP_MM * s)
         joined = ((hand > 0) | mine | across).view(np.uint8)
         n, cc = cv2.connectedComponents(joined, connectivity=8)
@@ -215,7 +216,7 @@ class _Occlusion:
         self.occluder[sl] |= (held[cc] & ((hand > 0) | mine)).view(np.uint8)
 
     def _hand_part(self, one: np.ndarray, x: int, y: int, depth: np.ndarray | None = None
-                   ) -> tuple[np.ndarray, int]:
+                   ) -> tuple[np.ndarray, int, float]:
         """The part of region ``one`` (its box at x, y) that is the hand: its thickest part
         and what joins it in the same colour class (fingers, a sleeve), so pieces of another
         colour touching the hand stay pieces and their cells are read. Thickness counts the
@@ -226,12 +227,16 @@ class _Occlusion:
         core = dt >= min(HAND_CORE_MM * s, HAND_CORE_SHARE * float(dt[one > 0].max()))
         labels = self.px.label[y:y + one.shape[0], x:x + one.shape[1]]
         main = int(np.bincount(labels[core & (one > 0)]).argmax())
-        same = (((labels == main) | (labels >= NONE)) & (one > 0) | core).view(np.uint8)
+        # A piece of the hand's label touching it is more saturated than skin.
+        sat = _saturation(self.px.balanced[y:y + one.shape[0], x:x + one.shape[1]])
+        skin = float(np.median(sat[core & (one > 0)])) + HAND_SAT_ABOVE
+        same = (((labels == main) | (labels >= NONE)) & (one > 0) & (sat <= skin)
+                | core).view(np.uint8)
         _, cc = cv2.connectedComponents(same, connectivity=8)
         held = np.zeros(int(cc.max()) + 1, bool)
         held[cc[core]] = True
         held[0] = False
-        return held[cc].view(np.uint8), main
+        return held[cc].view(np.uint8), main, skin
 
     def _depth(self, one: np.ndarray, x: int, y: int) -> np.ndarray:
         """Each pixel's distance (px) to the edge of region ``one`` (its box at x, y) with
@@ -290,6 +295,12 @@ class _Occlusion:
                 hand[sl] |= one
         if hand.any():
             self.occluder |= cv2.dilate(hand, disk(HIDDEN_GROW_MM * s))
+
+
+def _saturation(bgr: np.ndarray) -> np.ndarray:
+    """(max - min) / max channel of 8-bit BGR, 0 for black."""
+    hi = bgr.max(axis=2).astype(np.float32)
+    return (hi - bgr.min(axis=2)) / np.maximum(hi, 1.0)
 
 
 def _table_points(centres: np.ndarray, s: float) -> np.ndarray:

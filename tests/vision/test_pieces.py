@@ -408,11 +408,15 @@ def test_a_close_call_between_colours_names_two_players(seed):
 
 @pytest.mark.parametrize("seed, cells", [(183, ("0,0/4", "0,0/5", "1,0/0")),
                                          (194, ("0,0/3", "0,0/4")),
-                                         (84, ("0,1/c", "0,1/2"))])
+                                         (84, ("0,1/c", "0,1/2")),
+                                         (970, ("0,0/3",)),
+                                         (503, ("0,0/5",))])
 def test_pieces_touching_a_hand_are_read_not_occluded(seed, cells):
     """A hand joins the pieces it touches into one region far too big for pieces; only the
     hand's own part (its thickest part and what joins it in its colour) occludes, so the
-    cells beside it that no hand covers are read (these seeds read them occluded before)."""
+    cells beside it that no hand covers are read (these seeds read them occluded before).
+    The last two: the hand is labelled a player's colour, and a piece of that player
+    touching it is more saturated than skin, so it does not join the hand."""
     scene, obs = _bench_scene(seed)
     cover = scene.truth.hand_cover
     assert any(v >= 0.5 for v in cover.values())
