@@ -27,6 +27,7 @@ its six squares shows black print on paper.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 
 import cv2
@@ -35,6 +36,8 @@ import numpy as np
 from companion.rules.peepwar.board import DIRECTIONS, Hex, tile_centre_mm
 from vision.kit_layout import MARKER_BITS, MARKERS_PER_TILE, MAX_TILES, marker_bits, tile_slots
 from vision.markers import MIN_CONTRAST, MarkerHits
+
+ToImage = Callable[[np.ndarray], np.ndarray]  # (N, 2) mm -> (N, 2) frame pixels
 
 MODULE_PX = 4  # resampled pixels per marker module
 MARGIN = 3  # modules of table round each square searched: tiles sit up to ~9 mm off
@@ -54,13 +57,14 @@ CONTRADICTED = 6
 
 
 def covered_tile_hits(
-    frame: np.ndarray, to_image, placed: list[Hex], found_ids: set[int]
+    frame: np.ndarray, to_image: ToImage, placed: list[Hex], found_ids: set[int]
 ) -> MarkerHits:
     """Markers of tiles next to ``placed`` ones that the detector could not find.
 
-    ``to_image`` maps table mm to frame pixels (``TableView.to_image``);
-    ``found_ids`` are the tile ids already placed, which are not looked for
-    again. Returns hits as :func:`vision.markers.detect_markers` does.
+    ``to_image`` maps lattice mm (the frame in which tile (q, r) is centred at
+    ``tile_centre_mm((q, r))``) to frame pixels; ``found_ids`` are the tile ids
+    already seen, which are not looked for again. Returns hits as
+    :func:`vision.markers.detect_markers` does.
     """
     empty = _empty_neighbours(placed)
     if not empty or len(found_ids) >= MAX_TILES:
@@ -118,7 +122,8 @@ def _square_points() -> np.ndarray:
     return np.concatenate([_unit_to_mm(s.corners_mm, unit) for s in tile_slots()[:6]])
 
 
-def _samples(frame: np.ndarray, to_image, hexes: list[Hex]) -> tuple[np.ndarray, np.ndarray]:
+def _samples(frame: np.ndarray, to_image: ToImage, hexes: list[Hex]
+             ) -> tuple[np.ndarray, np.ndarray]:
     """Brightness (as cv2's BGR to gray; NaN outside the frame) and colourfulness (max -
     min channel) at the vertex squares' sample points: (len(hexes), 6, 25) each."""
     pts = _square_points()
@@ -140,7 +145,8 @@ def _samples(frame: np.ndarray, to_image, hexes: list[Hex]) -> tuple[np.ndarray,
     return gray.reshape(len(hexes), 6, -1), chroma.reshape(len(hexes), 6, -1)
 
 
-def _printed(frame: np.ndarray, to_image, placed: list[Hex], hexes: list[Hex]) -> list[Hex]:
+def _printed(frame: np.ndarray, to_image: ToImage, placed: list[Hex], hexes: list[Hex]
+             ) -> list[Hex]:
     """The positions where a vertex-marker square shows black print on paper like the
     placed tiles' (a few mm or degrees off does not matter to these shares; a hand, a
     shadow's edge or the table's grain seldom has both), those with most such squares
@@ -206,7 +212,7 @@ def _unit_to_mm(corners_mm: np.ndarray, unit: np.ndarray) -> np.ndarray:
 
 
 def _read_position(
-    frame: np.ndarray, to_image, hx: Hex, found_ids: set[int]
+    frame: np.ndarray, to_image: ToImage, hx: Hex, found_ids: set[int]
 ) -> tuple[int, list[tuple[int, np.ndarray]]] | None:
     """The tile at lattice position ``hx`` and its markers, if its codes say so clearly."""
     centre = np.array(tile_centre_mm(hx))
