@@ -199,8 +199,15 @@ def to_gray(frame: np.ndarray, pale_colours: bool = False) -> np.ndarray:
     gray = cv2.cvtColor(frame, cv2.COLOR_BGRA2GRAY if frame.shape[2] == 4 else cv2.COLOR_BGR2GRAY)
     if not pale_colours:
         return gray
-    b, g, r = cv2.split(frame[..., :3])
-    return cv2.add(gray, cv2.subtract(cv2.max(cv2.max(b, g), r), cv2.min(cv2.min(b, g), r)))
+    return cv2.add(gray, colourfulness(frame))
+
+
+def colourfulness(image: np.ndarray) -> np.ndarray:
+    """Max - min channel of an 8-bit BGR(A) image (0 for a gray one), per pixel."""
+    if image.ndim == 2:
+        return np.zeros_like(image)
+    b, g, r = cv2.split(image[..., :3])
+    return cv2.subtract(cv2.max(cv2.max(b, g), r), cv2.min(cv2.min(b, g), r))
 
 
 def _refine(gray: np.ndarray, corners: np.ndarray, win: int) -> np.ndarray:

@@ -196,17 +196,19 @@ class _Occlusion:
         a finger's length of it, joined to it across print no wider than FINGER_GAP_MM.
         ``depth``: the region's :meth:`_depth`, if measured already."""
         s = self.s
-        part, main, skin = self._hand_part(one, x, y, depth)
         pad = int(math.ceil(FINGER_MM * s))
         sl, _ = grown_box(x, y, one.shape, pad, self.m.cell_map.shape)
         oy, ox = y - sl[0].start, x - sl[1].start
+        sat = _saturation(self.px.balanced[sl])
+        part, main, skin = self._hand_part(
+            one, x, y, sat[oy:oy + one.shape[0], ox:ox + one.shape[1]], depth)
         hand = np.zeros((sl[0].stop - sl[0].start, sl[1].stop - sl[1].start), np.uint8)
         hand[oy:oy + one.shape[0], ox:ox + one.shape[1]] = part
         apart = cv2.distanceTransform(1 - hand, cv2.DIST_L2, 3)
         labels, free = self.px.label[sl], self.egg[sl] == 0
         # The hand's colour class, as in _hand_part: its own label, or no player's.
         mine = (self.px.fg[sl] & ((labels == main) | (labels >= NONE)) & free
-                & (apart <= FINGER_MM * s) & (_saturation(self.px.balanced[sl]) <= skin))
+                & (apart <= FINGER_MM * s) & (sat <= skin))
         across = self.px.shaded[sl] & free & (apart <= FINGER_GAP_MM * s)
         joined = ((hand > 0) | mine | across).view(np.uint8)
         n, cc = cv2.connectedComponents(joined, connectivity=8)
@@ -215,20 +217,21 @@ class _Occlusion:
         held[0] = False
         self.occluder[sl] |= (held[cc] & ((hand > 0) | mine)).view(np.uint8)
 
-    def _hand_part(self, one: np.ndarray, x: int, y: int, depth: np.ndarray | None = None
-                   ) -> tuple[np.ndarray, int, float]:
+    def _hand_part(self, one: np.ndarray, x: int, y: int, sat: np.ndarray,
+                   depth: np.ndarray | None = None) -> tuple[np.ndarray, int, float]:
         """The part of region ``one`` (its box at x, y) that is the hand: its thickest part
         and what joins it in the same colour class (fingers, a sleeve), so pieces of another
         colour touching the hand stay pieces and their cells are read. Thickness counts the
         print the region closes in (see :meth:`_depth`): a hand over markers is cut into
-        strips by their black squares, and is still thicker than a peep beside it."""
+        strips by their black squares, and is still thicker than a peep beside it. ``sat``:
+        the saturation over its box; returns the part, its label and the skin's highest
+        saturation."""
         s = self.s
         dt = self._depth(one, x, y) if depth is None else depth
         core = dt >= min(HAND_CORE_MM * s, HAND_CORE_SHARE * float(dt[one > 0].max()))
         labels = self.px.label[y:y + one.shape[0], x:x + one.shape[1]]
         main = int(np.bincount(labels[core & (one > 0)]).argmax())
         # A piece of the hand's label touching it is more saturated than skin.
-        sat = _saturation(self.px.balanced[y:y + one.shape[0], x:x + one.shape[1]])
         skin = float(np.median(sat[core & (one > 0)])) + HAND_SAT_ABOVE
         same = (((labels == main) | (labels >= NONE)) & (one > 0) & (sat <= skin)
                 | core).view(np.uint8)
