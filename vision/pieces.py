@@ -55,6 +55,9 @@ HOLE_MM2 = 100.0  # holes smaller than this in a piece are highlights or eyes
 PEEP_CORE_MM = 11.0  # a peep is 35 mm wide; bean clusters are never this thick
 MIN_PEEP_CORE_MM2 = 25.0
 PEEP_PAIR_CORE_MM2 = 700.0  # one peep's core is about 400 mm2; a larger one may hold two
+PEEP_BODY_MM = 14.0  # a peep's body is this thick at its middle (17.5 mm, less a blurred rim) ...
+PEEP_APART_MM = 28.0  # ... and two peeps' middles stand this far apart at the least ...
+PEEP_NECK_DIP_MM = 1.5  # ... with the pieces between them thinner by this (where they touch)
 PEEP_PARTS_MM = 25.0  # one player's peep cores nearer are one peep (two touching: 35 mm apart)
 PEEP_SURE_MM = 17.0  # no heap of beans is this thick: a peep whatever its shading says
 # ... or this thick, with a core a peep's length long (a peep's is 38 mm; a heap's is
@@ -462,27 +465,37 @@ class _Reader:
         n, lab, stats, _ = components(core, 8)
         labels = self.px.label[sl]
         n_players = len(self.px.players)
-        cores = []
+        todo: list[tuple[np.ndarray, bool, np.ndarray | None]] = []
+        # Two peeps touching make one core with two thick middles; measured without an egg
+        # beside them, as a heap leaning on an egg is as thick as a peep there.
+        alone = cv2.distanceTransform(comp, cv2.DIST_L2, 5) / s
         for j in range(1, n):
             if self.mm2(stats[j, cv2.CC_STAT_AREA]) < MIN_PEEP_CORE_MM2:
                 continue
-            one = lab == j
-            # Two players' peeps side by side make one thick core: split it by colour. A core
-            # too small for two peeps is one, whatever colours its shading takes.
-            by_player = np.bincount(labels[one & (labels < n_players)], minlength=n_players)
+            one = (lab == j).view(np.uint8)
+            parts = _touching_peeps(one, alone, s)
+            if len(parts) > 1:
+                # Each peep keeps the pieces nearer its own core than the other's.
+                todo += [(part, False, territory) for part, territory in parts]
+                continue
+            # Two players' peeps side by side can make one core of one thickness: split it by
+            # colour. A core too small for two peeps is one, whatever colours its shading takes.
+            by_player = np.bincount(labels[(one > 0) & (labels < n_players)], minlength=n_players)
             split = np.nonzero(by_player >= MIN_PEEP_CORE_MM2 * s * s)[0]
             if len(split) >= 2 and self.mm2(stats[j, cv2.CC_STAT_AREA]) >= PEEP_PAIR_CORE_MM2:
-                cores += [(one & (labels == p)).astype(np.uint8) for p in split]
+                todo += [(((one > 0) & (labels == p)).view(np.uint8), True, None) for p in split]
             else:
-                cores.append(one.astype(np.uint8))
+                todo.append((one, True, None))
         found: list[_FoundPeep] = []
-        todo = [(one, True) for one in cores]
         while todo:
-            one, may_split = todo.pop()
+            one, may_split, territory = todo.pop()
             reach = cv2.distanceTransform(1 - one, cv2.DIST_L2, 5) / s
             region = (reach <= PEEP_CORE_MM + 1.0) & (comp > 0)
             # Its centre: the part leaning over an egg counts too (it is there, unseen).
             whole = (reach <= PEEP_CORE_MM + 1.0) & ((comp > 0) | (egg > 0))
+            if territory is not None:
+                region &= territory
+                whole &= territory
             votes = np.bincount(labels[region & (labels < len(self.px.players))],
                                 minlength=len(self.px.players))
             if votes.sum() == 0:
@@ -502,7 +515,7 @@ class _Reader:
             if peep_coloured and may_split and self.mm2(int(one.sum())) >= PEEP_PAIR_CORE_MM2:
                 parts = self._same_player_peeps(one, comp, labels == owner, sl)
                 if len(parts) > 1:
-                    todo += [(part, False) for part in parts]
+                    todo += [(part, False, None) for part in parts]
                     continue
             # The body's rim: within reach of the core and in the peep's colour, so that a
             # bean tucked against the peep keeps its own pixels (by reach alone when the
@@ -513,6 +526,9 @@ class _Reader:
                 if peep_coloured else (reach <= PEEP_CORE_MM + 1.0) & (comp > 0)
             body_reach = BODY_REACH_CLEAR_MM if peep_share >= PEEP_CLEAR_SHARE else BODY_REACH_MM
             inner = (reach <= body_reach) & (comp > 0)
+            if territory is not None:
+                rim &= territory
+                inner &= territory
             body = cv2.morphologyEx((rim | inner).astype(np.uint8), cv2.MORPH_CLOSE, disk(s))
             self.body[sl] |= body
             ys, xs = np.nonzero(whole)
@@ -656,6 +672,73 @@ def _median(values: np.ndarray) -> float:
     n = len(values)
     mid = np.partition(values, [(n - 1) // 2, n // 2])
     return float((mid[(n - 1) // 2] + mid[n // 2]) / mid.dtype.type(2))
+
+
+def _touching_peeps(core: np.ndarray, thick: np.ndarray, s: float
+                    ) -> list[tuple[np.ndarray, np.ndarray | None]]:
+    """``core`` split into one core per peep where two peeps touch and their cores run
+    together: the pieces' thickness (``thick``, mm) peaks at each peep's middle, at least
+    ``PEEP_BODY_MM``, ``PEEP_APART_MM`` or more apart, and dips between them where they
+    touch. Each part comes with the pixels nearer it than any other (its territory); a
+    core with one such peak is ``[(core, None)]``.
+
+    >>> two = np.zeros((60, 110), np.uint8)
+    >>> _ = cv2.ellipse(two, (30, 30), (27, 17), 0, 0, 360, 1, -1)
+    >>> _ = cv2.ellipse(two, (70, 30), (27, 17), 0, 0, 360, 1, -1)
+    >>> dt = cv2.distanceTransform(two, cv2.DIST_L2, 5)
+    >>> core = (dt >= 11).astype(np.uint8)
+    >>> cv2.connectedComponents(core)[0] - 1  # one core runs through where they touch
+    1
+    >>> [int(np.nonzero(part)[1].mean()) for part, _ in _touching_peeps(core, dt, 1.0)]
+    [30, 68]
+    >>> one = np.zeros((60, 80), np.uint8)
+    >>> _ = cv2.ellipse(one, (40, 30), (30, 17), 0, 0, 360, 1, -1)
+    >>> dt = cv2.distanceTransform(one, cv2.DIST_L2, 5)
+    >>> len(_touching_peeps((dt >= 11).astype(np.uint8), dt, 1.0))
+    1
+    """
+    d = np.where(core > 0, thick, 0).astype(np.float32)
+    if float(d.max()) < PEEP_BODY_MM * s:
+        return [(core, None)]
+    # Peaks: the thickest pixel within half the least distance apart.
+    top = (d >= PEEP_BODY_MM * s) & (d >= cv2.dilate(d, disk(PEEP_APART_MM * s / 2)))
+    ys, xs = np.nonzero(top)
+    order = np.argsort(-d[ys, xs], kind="stable")
+    peaks: list[tuple[int, int]] = []
+    for k in order.tolist():
+        x, y = int(xs[k]), int(ys[k])
+        if all((x - px) ** 2 + (y - py) ** 2 >= (PEEP_APART_MM * s) ** 2 for px, py in peaks):
+            peaks.append((x, y))
+    if len(peaks) < 2:
+        return [(core, None)]
+    # Keep a peak only if the straight way to every thicker one dips between them.
+    kept = [peaks[0]]
+    for x, y in peaks[1:]:
+        low = float(d[y, x])
+        if all(_lowest_between(d, (x, y), other) < low - PEEP_NECK_DIP_MM * s
+               for other in kept):
+            kept.append((x, y))
+    if len(kept) < 2:
+        return [(core, None)]
+    seeds = np.ones(core.shape, np.uint8)
+    for x, y in kept:
+        seeds[y, x] = 0
+    _, nearest = cv2.distanceTransformWithLabels(seeds, cv2.DIST_L2, 5,
+                                                 labelType=cv2.DIST_LABEL_PIXEL)
+    lut = np.zeros(int(nearest.max()) + 1, np.int32)
+    for k, (x, y) in enumerate(kept):
+        lut[nearest[y, x]] = k
+    which = lut[nearest]
+    return [(((which == k) & (core > 0)).view(np.uint8), which == k)
+            for k in range(len(kept))]
+
+
+def _lowest_between(d: np.ndarray, a: tuple[int, int], b: tuple[int, int]) -> float:
+    """The least of ``d`` on the straight line from pixel ``a`` to pixel ``b``."""
+    n = max(abs(a[0] - b[0]), abs(a[1] - b[1])) + 1
+    xs = np.rint(np.linspace(a[0], b[0], n)).astype(np.intp)
+    ys = np.rint(np.linspace(a[1], b[1], n)).astype(np.intp)
+    return float(d[ys, xs].min())
 
 
 @dataclass(frozen=True)

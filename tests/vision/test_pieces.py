@@ -447,6 +447,35 @@ def test_two_of_one_players_peeps_touching_are_two_peeps(seed, cells):
         assert _pieces(obs, cell) == {p: (v["troops"], v["peep"]) for p, v in want.items()}
 
 
+@pytest.mark.parametrize("seed, cell", [(264, "0,0/5"), (282, "1,-1/1"), (398, "0,1/1")])
+def test_two_peeps_touching_end_to_end_are_two_peeps(seed, cell, monkeypatch):
+    """Two peeps touching, one of one player's head against the other's body or two
+    players' peeps end to end: their cores run together into one, centred between them,
+    so the peep of this cell was read in the one beside (these benchmark seeds read it
+    missing). The thickness peaks at each peep's middle and dips where they touch."""
+    parts: list[int] = []
+
+    def spy(core, thick, s):
+        out = touching(core, thick, s)
+        parts.append(len(out))
+        return out
+
+    touching = pieces._touching_peeps
+    monkeypatch.setattr(pieces, "_touching_peeps", spy)
+    scene, obs = _bench_scene(seed)
+    want = scene.truth.cells[cell]["pieces"]
+    player = next(p for p, v in want.items() if v["peep"])
+    here = next(p["centre_mm"] for p in scene.truth.pieces if p["kind"] == "peep"
+                and p["player"] == player and p["cell"] == cell)
+    others = [p["centre_mm"] for p in scene.truth.pieces
+              if p["kind"] in ("peep", "understudy") and p["centre_mm"] != here]
+    # Peeps are 35 x 60 mm: centres closer than 60 mm touch (or nearly).
+    assert min(math.dist(here, o) for o in others) < 60.0
+    assert cell not in scene.truth.hand_cover
+    assert 2 in parts  # one core, split in two
+    assert _pieces(obs, cell) == {p: (v["troops"], v["peep"]) for p, v in want.items()}
+
+
 @pytest.mark.parametrize("seed, cell", [(15, "1,-1/c"), (36, "0,-1/c"), (274, "-2,1/c"),
                                         (400, "0,-1/c")])
 def test_a_supply_center_partly_under_a_printed_understudy_is_read(seed, cell):
