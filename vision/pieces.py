@@ -468,7 +468,7 @@ class _Reader:
         todo: list[tuple[np.ndarray, bool, np.ndarray | None]] = []
         # Two peeps touching make one core with two thick middles; measured without an egg
         # beside them, as a heap leaning on an egg is as thick as a peep there.
-        alone = cv2.distanceTransform(comp, cv2.DIST_L2, 5) / s
+        alone = cv2.distanceTransform(comp, cv2.DIST_L2, 5) / s if egg.any() else own
         for j in range(1, n):
             if self.mm2(stats[j, cv2.CC_STAT_AREA]) < MIN_PEEP_CORE_MM2:
                 continue
@@ -677,10 +677,10 @@ def _median(values: np.ndarray) -> float:
 def _touching_peeps(core: np.ndarray, thick: np.ndarray, s: float
                     ) -> list[tuple[np.ndarray, np.ndarray | None]]:
     """``core`` split into one core per peep where two peeps touch and their cores run
-    together: the pieces' thickness (``thick``, mm) peaks at each peep's middle, at least
-    ``PEEP_BODY_MM``, ``PEEP_APART_MM`` or more apart, and dips between them where they
-    touch. Each part comes with the pixels nearer it than any other (its territory); a
-    core with one such peak is ``[(core, None)]``.
+    together: the pieces' thickness (``thick``, mm; ``s`` pixels a mm) peaks at each peep's
+    middle, at least ``PEEP_BODY_MM``, ``PEEP_APART_MM`` or more apart, and dips between
+    them where they touch. Each part comes with the pixels nearer it than any other (its
+    territory); a core with one such peak is ``[(core, None)]``.
 
     >>> two = np.zeros((60, 110), np.uint8)
     >>> _ = cv2.ellipse(two, (30, 30), (27, 17), 0, 0, 360, 1, -1)
@@ -698,10 +698,10 @@ def _touching_peeps(core: np.ndarray, thick: np.ndarray, s: float
     1
     """
     d = np.where(core > 0, thick, 0).astype(np.float32)
-    if float(d.max()) < PEEP_BODY_MM * s:
+    if float(d.max()) < PEEP_BODY_MM:
         return [(core, None)]
     # Peaks: the thickest pixel within half the least distance apart.
-    top = (d >= PEEP_BODY_MM * s) & (d >= cv2.dilate(d, disk(PEEP_APART_MM * s / 2)))
+    top = (d >= PEEP_BODY_MM) & (d >= cv2.dilate(d, disk(PEEP_APART_MM * s / 2)))
     ys, xs = np.nonzero(top)
     order = np.argsort(-d[ys, xs], kind="stable")
     peaks: list[tuple[int, int]] = []
@@ -715,7 +715,7 @@ def _touching_peeps(core: np.ndarray, thick: np.ndarray, s: float
     kept = [peaks[0]]
     for x, y in peaks[1:]:
         low = float(d[y, x])
-        if all(_lowest_between(d, (x, y), other) < low - PEEP_NECK_DIP_MM * s
+        if all(_lowest_between(d, (x, y), other) < low - PEEP_NECK_DIP_MM
                for other in kept):
             kept.append((x, y))
     if len(kept) < 2:
