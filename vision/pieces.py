@@ -14,10 +14,11 @@ in millimetres, with per-pixel players from :mod:`vision.piece_pixels`:
 3. **Peeps.** On all pieces' foreground together, whatever is thicker than a
    cluster of beans can be (distance to the edge over ``PEEP_CORE_MM``) and
    mostly in its owner's *peep* colour rather than their bean colour is a
-   peep's body; its owner is the majority player over it. A core holding two
-   players' colours (their peeps side by side) is split into one per player;
-   one player's cores too near for two peeps (a gap between tiles cuts a peep
-   lying across it) are one peep.
+   peep's body; its owner is the majority player over it. Two peeps touching
+   make one core whose thickness peaks twice: it is split between the peaks.
+   Else a core holding two players' colours (their peeps side by side) is
+   split into one per player; one player's cores too near for two peeps (a
+   gap between tiles cuts a peep lying across it) are one peep.
 4. **Beans.** Round every region of pieces with a player's colour in it, the
    bean net (:mod:`vision.bean_net`) marks each bean's centre: it has learnt
    from rendered tables how touching beans, beans half under a peep and dark
@@ -475,7 +476,7 @@ class _Reader:
             one = (lab == j).view(np.uint8)
             parts = _touching_peeps(one, alone, s)
             if len(parts) > 1:
-                # Each peep keeps the pieces nearer its own core than the other's.
+                # Each peep keeps the pieces nearer its own middle than the other's.
                 todo += [(part, False, territory) for part, territory in parts]
                 continue
             # Two players' peeps side by side can make one core of one thickness: split it by
@@ -699,7 +700,7 @@ def _touching_peeps(core: np.ndarray, thick: np.ndarray, s: float
     """
     d = np.where(core > 0, thick, 0).astype(np.float32)
     ys, xs = np.nonzero(d >= PEEP_BODY_MM)
-    # Two peaks need two body-thick pixels that far apart (one peep's are within 25 mm).
+    # Two peaks that far apart need two body-thick pixels that far apart.
     if not len(xs) or np.hypot(np.ptp(xs), np.ptp(ys)) < PEEP_APART_MM * s:
         return [(core, None)]
     # Peaks: the thickest pixel of a square window half the least distance wide (a square:
@@ -715,7 +716,8 @@ def _touching_peeps(core: np.ndarray, thick: np.ndarray, s: float
             peaks.append((x, y))
     if len(peaks) < 2:
         return [(core, None)]
-    # Keep a peak only if the straight way to every thicker one dips between them.
+    # Keep a peak only if the straight way to every thicker one dips between them (or leaves
+    # the core).
     kept = [peaks[0]]
     for x, y in peaks[1:]:
         low = float(d[y, x])
