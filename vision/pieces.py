@@ -58,7 +58,7 @@ MIN_PEEP_CORE_MM2 = 25.0
 PEEP_PAIR_CORE_MM2 = 700.0  # one peep's core is about 400 mm2; a larger one may hold two
 PEEP_BODY_MM = 14.0  # a peep's body is this thick at its middle (17.5 mm, less a blurred rim) ...
 PEEP_APART_MM = 28.0  # ... and two peeps' middles stand this far apart at the least ...
-PEEP_NECK_DIP_MM = 1.5  # ... with the pieces between them thinner by this (where they touch)
+PEEP_NECK_DIP_MM = 3.0  # ... with the pieces between them thinner by this (where they touch)
 PEEP_PARTS_MM = 25.0  # one player's peep cores nearer are one peep (two touching: 35 mm apart)
 PEEP_SURE_MM = 17.0  # no heap of beans is this thick: a peep whatever its shading says
 # ... or this thick, with a core a peep's length long (a peep's is 38 mm; a heap's is
