@@ -56,10 +56,10 @@ HOLE_MM2 = 100.0  # holes smaller than this in a piece are highlights or eyes
 PEEP_CORE_MM = 11.0  # a peep is 35 mm wide; bean clusters are never this thick
 MIN_PEEP_CORE_MM2 = 25.0
 PEEP_PAIR_CORE_MM2 = 700.0  # one peep's core is about 400 mm2; a larger one may hold two
-PEEP_BODY_MM = 14.0  # a peep's body is this thick at its middle (17.5 mm, less a blurred rim) ...
-PEEP_APART_MM = 28.0  # ... and two peeps' middles stand this far apart at the least ...
-PEEP_NECK_DIP_MM = 3.0  # ... with the pieces between them thinner by this (where they touch)
 PEEP_PARTS_MM = 25.0  # one player's peep cores nearer are one peep (two touching: 35 mm apart)
+PEEP_BODY_MM = 14.0  # a peep's body is this thick at its middle (17.5 mm, less a blurred rim) ...
+PEEP_APART_MM = PEEP_PARTS_MM  # ... two such peaks this far apart are two peeps' middles ...
+PEEP_NECK_DIP_MM = 3.0  # ... when the pieces between them are thinner by this (where they touch)
 PEEP_SURE_MM = 17.0  # no heap of beans is this thick: a peep whatever its shading says
 # ... or this thick, with a core a peep's length long (a peep's is 38 mm; a heap's is
 # under 30): a printed understudy is flat, and its colour is as near the beans' as a peep's.
