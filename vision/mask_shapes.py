@@ -133,3 +133,18 @@ def fill_holes_below(mask: np.ndarray, max_px: int) -> np.ndarray:
         if int(inside.sum()) > max_px:
             out[y:y + h, x:x + w][inside > 0] = 0
     return out
+
+
+def nearest_seed(seeds: np.ndarray) -> np.ndarray:
+    """Each pixel's nearest seed: ``seeds`` holds seed numbers (1, 2, ...; 0 elsewhere), the
+    result the number of the seed nearest every pixel.
+
+    >>> seeds = np.zeros((1, 7), np.int32); seeds[0, 1] = 1; seeds[0, 5] = 2
+    >>> nearest_seed(seeds).tolist()
+    [[1, 1, 1, 1, 2, 2, 2]]
+    """
+    _, nearest = cv2.distanceTransformWithLabels(
+        (seeds == 0).view(np.uint8), cv2.DIST_L2, 5, labelType=cv2.DIST_LABEL_PIXEL)
+    owner_of = np.zeros(int(nearest.max()) + 1, np.int32)
+    owner_of[nearest[seeds > 0]] = seeds[seeds > 0]
+    return owner_of[nearest]

@@ -42,7 +42,7 @@ import numpy as np
 from calibration.profile import Profile
 from companion.rules.peepwar.board import parse_cell
 from vision import bean_net
-from vision.mask_shapes import disk, fill_holes, fill_holes_below, long_side
+from vision.mask_shapes import disk, fill_holes, fill_holes_below, long_side, nearest_seed
 from vision.mosaic import Mosaic
 from vision.occlusion import PIECE_MAX_MM2, find_occluders
 from vision.piece_pixels import (
@@ -58,8 +58,10 @@ MIN_PEEP_CORE_MM2 = 25.0
 PEEP_PAIR_CORE_MM2 = 700.0  # one peep's core is about 400 mm2; a larger one may hold two
 PEEP_PARTS_MM = 25.0  # one player's peep cores nearer are one peep (two touching: 35 mm apart)
 PEEP_BODY_MM = 14.0  # a peep's body is this thick at its middle (17.5 mm, less a blurred rim) ...
-PEEP_APART_MM = PEEP_PARTS_MM  # ... two such peaks this far apart are two peeps' middles ...
-PEEP_NECK_DIP_MM = 3.0  # ... when the pieces between them are thinner by this (where they touch)
+# ... two such peaks this far apart are two peeps' middles (a split whose parts' centres
+# fall nearer than that after all is joined again, as one peep's parts are) ...
+PEEP_APART_MM = PEEP_PARTS_MM
+PEEP_NECK_DIP_MM = 3.0  # ... when the pieces between them are thinner by more than this
 PEEP_SURE_MM = 17.0  # no heap of beans is this thick: a peep whatever its shading says
 # ... or this thick, with a core a peep's length long (a peep's is 38 mm; a heap's is
 # under 30): a printed understudy is flat, and its colour is as near the beans' as a peep's.
@@ -559,11 +561,7 @@ class _Reader:
         seeds = np.zeros_like(inner, np.int32)
         for k, j in enumerate(big, 1):
             seeds[lab == j] = k
-        _, nearest = cv2.distanceTransformWithLabels(
-            (seeds == 0).view(np.uint8), cv2.DIST_L2, 5, labelType=cv2.DIST_LABEL_PIXEL)
-        owner_of = np.zeros(int(nearest.max()) + 1, np.int32)
-        owner_of[nearest[seeds > 0]] = seeds[seeds > 0]
-        split = owner_of[nearest]
+        split = nearest_seed(seeds)
         return [((split == k) & (one > 0)).view(np.uint8) for k in range(1, len(big) + 1)]
 
     def _peep(self, player: str, centre, share: float) -> None:
@@ -703,8 +701,8 @@ def _touching_peeps(core: np.ndarray, thick: np.ndarray, s: float
     # Two peaks that far apart need two body-thick pixels that far apart.
     if not len(xs) or np.hypot(np.ptp(xs), np.ptp(ys)) < PEEP_APART_MM * s:
         return [(core, None)]
-    # Peaks: the thickest pixel of a square window half the least distance wide (a square:
-    # OpenCV dilates by one in two passes, a row and a column, many times faster).
+    # Peaks: the thickest pixel of a square window reaching half the least distance each way
+    # (a square: OpenCV dilates by one in two passes, a row and a column, many times faster).
     half = int(round(PEEP_APART_MM * s / 2))
     top = (d >= PEEP_BODY_MM) & (d >= cv2.dilate(d, np.ones((2 * half + 1,) * 2, np.uint8)))
     ys, xs = np.nonzero(top)
@@ -716,8 +714,8 @@ def _touching_peeps(core: np.ndarray, thick: np.ndarray, s: float
             peaks.append((x, y))
     if len(peaks) < 2:
         return [(core, None)]
-    # Keep a peak only if the straight way to every thicker one dips between them (or leaves
-    # the core).
+    # Keep a peak only if the straight way to every thicker peak kept dips between them (or
+    # leaves the core).
     kept = [peaks[0]]
     for x, y in peaks[1:]:
         low = float(d[y, x])
@@ -726,17 +724,12 @@ def _touching_peeps(core: np.ndarray, thick: np.ndarray, s: float
             kept.append((x, y))
     if len(kept) < 2:
         return [(core, None)]
-    seeds = np.ones(core.shape, np.uint8)
-    for x, y in kept:
-        seeds[y, x] = 0
-    _, nearest = cv2.distanceTransformWithLabels(seeds, cv2.DIST_L2, 5,
-                                                 labelType=cv2.DIST_LABEL_PIXEL)
-    lut = np.zeros(int(nearest.max()) + 1, np.int32)
-    for k, (x, y) in enumerate(kept):
-        lut[nearest[y, x]] = k
-    which = lut[nearest]
+    seeds = np.zeros(core.shape, np.int32)
+    for k, (x, y) in enumerate(kept, 1):
+        seeds[y, x] = k
+    which = nearest_seed(seeds)
     return [(((which == k) & (core > 0)).view(np.uint8), which == k)
-            for k in range(len(kept))]
+            for k in range(1, len(kept) + 1)]
 
 
 def _lowest_between(d: np.ndarray, a: tuple[int, int], b: tuple[int, int]) -> float:

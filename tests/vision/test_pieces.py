@@ -449,10 +449,10 @@ def test_two_of_one_players_peeps_touching_are_two_peeps(seed, cells):
 
 @pytest.mark.parametrize("seed, cell", [(264, "0,0/5"), (282, "1,-1/1"), (398, "0,1/1")])
 def test_two_peeps_touching_end_to_end_are_two_peeps(seed, cell, monkeypatch):
-    """Two peeps touching, one of one player's head against the other's body or two
-    players' peeps end to end: their cores run together into one, centred between them,
-    so the peep of this cell was read in the one beside (these benchmark seeds read it
-    missing). The thickness peaks at each peep's middle and dips where they touch."""
+    """Two peeps (or a peep and an understudy) touching, of one player or of two: their
+    cores run together into one, centred between them, so the peep of this cell was read
+    in the one beside (these benchmark seeds read it missing). The thickness peaks at each
+    peep's middle and dips where they touch."""
     parts: list[int] = []
 
     def spy(core, thick, s):
@@ -472,7 +472,7 @@ def test_two_peeps_touching_end_to_end_are_two_peeps(seed, cell, monkeypatch):
     # Peeps are 35 x 60 mm: centres closer than 60 mm touch (or nearly).
     assert min(math.dist(here, o) for o in others) < 60.0
     assert cell not in scene.truth.hand_cover
-    assert 2 in parts  # one core, split in two
+    assert any(n > 1 for n in parts)  # a core split between peeps
     assert _pieces(obs, cell) == {p: (v["troops"], v["peep"]) for p, v in want.items()}
 
 
