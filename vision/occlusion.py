@@ -1,7 +1,8 @@
 """Where the camera cannot see the pieces: hands, arms and sleeves over the tiles.
 
 Works on the table-frame mosaic with per-pixel players (:mod:`vision.piece_pixels`),
-once the Supply Centers are set aside (their discs are never a hand). What it
+once the Supply Centers are set aside (a disc is only a hand's when a hand goes all
+round it). What it
 finds is one mask; the reader (:mod:`vision.pieces`) reports the cells it
 touches ``occluded``, never empty.
 
@@ -10,7 +11,9 @@ touches ``occluded``, never empty.
 - A player's colour region far too big or thick for pieces. A dark hand is cut
   up by the print under it, so its thickness is measured with what it closes
   in, and its fingers beyond that print are its own; of a region that also
-  holds pieces only the hand's part occludes.
+  holds pieces only the hand's part occludes. A hand over a tile's middle is as
+  thick as an egg there and is taken for a Supply Center; the region that goes
+  all round that disc, a hand's breadth wide, is a hand with the disc.
 - Foreground at the board's outer edge that goes on past it, in its own
   colour, over the table: an arm or a finger reaching in.
 - A pale hand may not stand out from the paper at all, but it hides the
@@ -62,6 +65,9 @@ HAND_CORE_SHARE = 0.7  # ... and what joins it in its own colour class occlude
 FINGER_MM = 40.0  # so do pieces of that colour class this near it ...
 FINGER_GAP_MM = 10.0  # ... joined to it across print no wider than this
 HAND_SAT_ABOVE = 0.10  # saturation above the hand's core that is a piece, not skin
+# A region covering these shares of the bands this far (mm) round a Supply Center's disc
+# buries it: a hand over it.
+BURIED_BANDS = (((3.0, 6.0), 0.85), ((12.0, 18.0), 0.75))
 HIDDEN_MIN_MM2 = 40.0  # this much solid print hidden together ...
 HIDDEN_THICK_MM = 10.0  # ... over a breadth this thick (more than a finger) is under a hand
 HIDDEN_JOIN_MM = 6.0  # hidden print this close together is one patch
@@ -115,8 +121,38 @@ class _Occlusion:
                 # Not too thick itself: is it with the print it closes in?
                 depth = self._depth(one, x, y)
                 if float(depth[one > 0].max()) / s <= HAND_THICK_MM:
-                    continue
+                    buried = self._with_buried_egg(one, x, y)
+                    if buried is None:
+                        continue
+                    one, depth = buried, None
             self._occlude_hand(one, x, y, depth)
+
+    def _with_buried_egg(self, one: np.ndarray, x: int, y: int) -> np.ndarray | None:
+        """Region ``one`` (its box at x, y) with the Supply Center it buries, if it is a
+        hand over one: a hand over a tile's middle is as thick as an egg there, so it is
+        taken for one, and what is left of the hand is a ring about it, no thicker than
+        pieces. The egg's disc is the hand's when the region, with the print it closes in
+        (see :meth:`_depth`), covers most of a band close round it and most of one a
+        hand's breadth out (beans round an egg reach a bean's length from it at most).
+        None if it buries none."""
+        s = self.s
+        filled, pad = self._filled(one, x, y)
+        sl, into = grown_box(x, y, one.shape, pad, self.m.cell_map.shape)
+        egg = np.zeros_like(filled)
+        egg[into] = self.egg[sl]
+        if not egg[pad:-pad, pad:-pad].any():
+            return None
+        n, cc = cv2.connectedComponents(egg, connectivity=8)
+        out = one.copy()
+        for i in range(1, n):
+            disc = (cc == i).view(np.uint8)
+            for (near, far), share in BURIED_BANDS:
+                band = cv2.dilate(disc, disk(far * s)) & ~cv2.dilate(disc, disk(near * s)) & 1
+                if cv2.countNonZero(band & filled) < share * cv2.countNonZero(band):
+                    break
+            else:
+                out |= disc[pad:-pad, pad:-pad]
+        return out if (out != one).any() else None
 
     def reaching_in(self) -> None:
         """Foreground at the board's outer edge that goes on, in its own colour, well past
@@ -246,13 +282,18 @@ class _Occlusion:
         the print it closes in, over its box: where a dark hand lies over print, the print
         shows as holes and notches in it. Bare paper between pieces (a marker's white
         squares) stays a gap."""
+        filled, pad = self._filled(one, x, y)
+        return cv2.distanceTransform(filled, cv2.DIST_L2, 3)[pad:-pad, pad:-pad]
+
+    def _filled(self, one: np.ndarray, x: int, y: int) -> tuple[np.ndarray, int]:
+        """Region ``one`` (its box at x, y) with the print it closes in, in its box grown by
+        the returned pad on every side."""
         pad = int(HAND_BRIDGE_MM * self.s) + 2
         box = cv2.copyMakeBorder(one, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
         sl, into = grown_box(x, y, one.shape, pad, self.m.cell_map.shape)
         not_paper = np.zeros_like(box)
         not_paper[into] = (self.px.shaded[sl] | (self.m.cell_map[sl] < 0)) & (self.egg[sl] == 0)
-        filled = box | (close_by_distance(box, HAND_BRIDGE_MM * self.s) & not_paper)
-        return cv2.distanceTransform(filled, cv2.DIST_L2, 3)[pad:-pad, pad:-pad]
+        return box | (close_by_distance(box, HAND_BRIDGE_MM * self.s) & not_paper), pad
 
     def unknown_occluders(self) -> None:
         unk = ((self.px.label == UNKNOWN) & (self.egg == 0)).astype(np.uint8)

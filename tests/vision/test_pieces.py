@@ -235,6 +235,9 @@ def _occluded(obs: dict) -> set[str]:
           "frame's floor of saturation until no piece anywhere was coloured"),
     (20, "a brown hand over markers: their print cuts it into strips thinner than the "
          "peep beside it, and the peep was taken for the hand's core"),
+    (266, "a dark hand over a Supply Center: as thick as an egg at the tile's middle, it "
+          "was taken for one, and the rest of it, a ring round that egg, was no thicker "
+          "than pieces"),
 ])
 def test_a_hand_that_does_not_stand_out_still_occludes_what_it_covers(seed, why):
     """These benchmark scenes read the covered cells as pieces or empty before."""
