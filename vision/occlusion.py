@@ -1,10 +1,9 @@
 """Where the camera cannot see the pieces: hands, arms and sleeves over the tiles.
 
 Works on the table-frame mosaic with per-pixel players (:mod:`vision.piece_pixels`),
-once the Supply Centers are set aside (a disc is only a hand's when a hand goes all
-round it). What it
-finds is one mask; the reader (:mod:`vision.pieces`) reports the cells it
-touches ``occluded``, never empty.
+once the Supply Centers are set aside (a disc is only a hand's when a hand goes
+all round it). What it finds is one mask; the reader (:mod:`vision.pieces`)
+reports the cells it touches ``occluded``, never empty.
 
 - Large foreground regions no player's colour explains (a hand, an arm; not a
   peep's glossy top, ringed by its colour).
