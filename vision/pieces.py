@@ -85,6 +85,11 @@ OCCLUDED_MIN_SHARE = 0.004
 MAX_LEGAL_TROOPS = 5
 BORDER_WARN_MM = 1.5
 DOUBT_CONFIDENCE = 0.7  # a doubtful bean, or a peak that may be one more
+# A greyish bean (its colour model's chroma, the length of its first two features, under
+# this: the blackberry beans' is 0.1 to 0.16, the next greyest 0.57) shows the net little
+# colour against shadow and print, and its peaks run cooler: from it, a peak of
+# bean_net.DOUBT_LOW is a (doubtful) bean.
+GREY_BEAN_CHROMA = 0.3
 # Smaller regions of pieces are specks: the net is not run on them, nor on those with less
 # of any player's colour. A dark bean on a marker or in shadow shows only a speck of
 # foreground (15-25 mm2): the net, seeing the whole bean round it, still finds it.
@@ -187,6 +192,10 @@ class _Reader:
         self.regions: tuple[int, np.ndarray, np.ndarray] = (
             1, np.zeros((h, w), np.uint16), np.zeros((1, 5), np.int32))
         self._planes: bean_net.Planes | None = None  # made once the peeps are found
+        self._bean_threshold = [
+            bean_net.DOUBT_LOW
+            if float(np.hypot(*profile.colours[p].bean.mean[:2])) < GREY_BEAN_CHROMA
+            else bean_net.THRESHOLD for p in px.players]
 
     def mm2(self, px_count: float) -> float:
         return px_count / (self.s * self.s)
@@ -373,7 +382,7 @@ class _Reader:
         player = self.px.players[pi]
         name = self.m.cell_names[ci]
         cell = self.cells[name]
-        if heat < bean_net.THRESHOLD:
+        if heat < self._bean_threshold[pi]:
             cell.lower(DOUBT_CONFIDENCE)
             self.warn(name, f"perhaps one more {player} bean ({heat:.0%} sure)")
             return
