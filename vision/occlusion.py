@@ -37,6 +37,7 @@ from vision.mask_shapes import (
 )
 from vision.mosaic import Mosaic
 from vision.piece_pixels import NONE, UNKNOWN, PixelClasses
+from vision.srgb import SRGB_TO_LINEAR
 
 OCCLUDER_MIN_MM2 = 250.0
 OCCLUDER_MIN_THICK_MM = 4.5
@@ -67,6 +68,10 @@ HAND_SAT_ABOVE = 0.10  # saturation above the hand's core that is a piece, not s
 # A region covering these shares of the bands this far (mm) round a Supply Center's disc
 # buries it: a hand over it.
 BURIED_BANDS = (((3.0, 6.0), 0.85), ((12.0, 18.0), 0.75))
+SKIN_CHROMA_MIN = 0.15  # an occluder this far from grey in chroma has a hue of its own ...
+SKIN_NEARER = 0.5  # ... and pixels nearer it than this share of that are its fingers,
+SKIN_OPEN_MM = 3.0  # ... where they are this thick
+SKIN_SPREAD_MIN = 4  # sRGB levels between a pixel's channels: less is grey for this
 HIDDEN_MIN_MM2 = 40.0  # this much solid print hidden together ...
 HIDDEN_THICK_MM = 10.0  # ... over a breadth this thick (more than a finger) is under a hand
 HIDDEN_JOIN_MM = 6.0  # hidden print this close together is one patch
@@ -81,6 +86,7 @@ def find_occluders(mosaic: Mosaic, px: PixelClasses, egg: np.ndarray) -> np.ndar
     found.reaching_in()
     found.unknown_occluders()
     found.hidden_print()
+    found.pale_skin()
     return found.occluder
 
 
@@ -118,29 +124,30 @@ class _Occlusion:
             depth = None
             if self.mm2(area) <= PIECE_MAX_MM2 and thickest(one) / s <= PIECE_MAX_THICK_MM:
                 # Not too thick itself: is it with the print it closes in?
-                depth = self._depth(one, x, y)
+                filled, pad = self._filled(one, x, y)
+                depth = cv2.distanceTransform(filled, cv2.DIST_L2, 3)[pad:-pad, pad:-pad]
                 if float(depth[one > 0].max()) / s <= HAND_THICK_MM:
-                    buried = self._with_buried_egg(one, x, y)
+                    buried = self._with_buried_egg(one, x, y, filled, pad)
                     if buried is None:
                         continue
                     one, depth = buried, None
             self._occlude_hand(one, x, y, depth)
 
-    def _with_buried_egg(self, one: np.ndarray, x: int, y: int) -> np.ndarray | None:
+    def _with_buried_egg(self, one: np.ndarray, x: int, y: int, filled: np.ndarray, pad: int
+                         ) -> np.ndarray | None:
         """Region ``one`` (its box at x, y) with the Supply Center it buries, if it is a
         hand over one: a hand over a tile's middle is as thick as an egg there, so it is
         taken for one, and what is left of the hand is a ring about it, no thicker than
         pieces. The egg's disc is the hand's when the region, with the print it closes in
         (see :meth:`_depth`), covers most of a band close round it and most of one a
         hand's breadth out (beans round an egg reach a bean's length from it at most).
-        None if it buries none."""
+        ``filled``, ``pad``: what :meth:`_filled` gives for it. None if it buries none."""
         s = self.s
-        filled, pad = self._filled(one, x, y)
+        if not self.egg[y:y + one.shape[0], x:x + one.shape[1]].any():
+            return None
         sl, into = grown_box(x, y, one.shape, pad, self.m.cell_map.shape)
         egg = np.zeros_like(filled)
         egg[into] = self.egg[sl]
-        if not egg[pad:-pad, pad:-pad].any():
-            return None
         n, cc = cv2.connectedComponents(egg, connectivity=8)
         out = one.copy()
         for i in range(1, n):
@@ -338,6 +345,61 @@ class _Occlusion:
                 hand[sl] |= one
         if hand.any():
             self.occluder |= cv2.dilate(hand, disk(HIDDEN_GROW_MM * s))
+
+    def pale_skin(self) -> None:
+        """Each occluder's pale fingers: pixels not taken for pieces or print (a pale hand is
+        as pale as paper to the foreground test), within a finger's length of it and joined
+        to it, whose hue is nearer the occluder's own than the paper's (grey), where they lie
+        thicker than a piece's rim. A hand no
+        more coloured than SKIN_CHROMA_MIN cannot be told from paper this way."""
+        occ = self.occluder
+        if not occ.any():
+            return
+        s = self.s
+        pad = int(math.ceil(FINGER_MM * s))
+        for x, y, region, _ in regions(occ, 1):
+            sl, _ = grown_box(x, y, region.shape, pad, occ.shape)
+            one = np.zeros((sl[0].stop - sl[0].start, sl[1].stop - sl[1].start), bool)
+            oy, ox = y - sl[0].start, x - sl[1].start
+            one[oy:oy + region.shape[0], ox:ox + region.shape[1]] = region > 0
+            shaded = self.px.shaded[sl]
+            hand = _chroma(self.px.balanced[sl][one & ~shaded][::4])  # a sample for a median
+            if len(hand) == 0:
+                continue
+            tint = np.median(hand, axis=0)
+            if float(np.linalg.norm(tint)) < SKIN_CHROMA_MIN:
+                continue
+            bal = self.px.balanced[sl]
+            # Grey paper cannot be nearer the tint than grey: only tinted pixels are looked at.
+            b, g, r = cv2.split(bal)
+            tinted = cv2.subtract(cv2.max(cv2.max(b, g), r),
+                                  cv2.min(cv2.min(b, g), r)) >= SKIN_SPREAD_MIN
+            near = (tinted & self.m.on_tiles[sl] & self.m.in_frame[sl] & ~self.px.fg[sl]
+                    & ~shaded & (self.egg[sl] == 0)
+                    & (cv2.distanceTransform((~one).view(np.uint8), cv2.DIST_L2, 3)
+                       <= FINGER_MM * s))
+            ys, xs = np.nonzero(near)
+            if not len(ys):
+                continue
+            f = _chroma(bal[ys, xs])
+            like = (np.linalg.norm(f - tint, axis=1) < SKIN_NEARER * np.linalg.norm(tint))
+            grow = np.zeros_like(one, np.uint8)
+            grow[ys[like], xs[like]] = 1
+            # A finger is 15 mm wide: the tinted rims of pieces and their shadows are not.
+            grow = cv2.morphologyEx(grow, cv2.MORPH_OPEN, disk(SKIN_OPEN_MM * s)) | one
+            _, gc = cv2.connectedComponents(grow, connectivity=8)
+            held = np.zeros(int(gc.max()) + 1, bool)
+            held[gc[one]] = True
+            held[0] = False
+            occ[sl] |= held[gc].view(np.uint8)
+
+
+def _chroma(bgr: np.ndarray) -> np.ndarray:
+    """(N, 2) chroma (3R/S - 1, 3B/S - 1 in linear light, as calibration's features) of
+    white-balanced sRGB pixels (N, 3): (0, 0) is grey."""
+    lin = SRGB_TO_LINEAR[bgr.reshape(-1, 3)].astype(np.float32)
+    total = np.maximum(lin.sum(axis=1), 1e-4)
+    return np.stack([3 * lin[:, 2] / total - 1, 3 * lin[:, 0] / total - 1], axis=1)
 
 
 def _saturation(bgr: np.ndarray) -> np.ndarray:

@@ -264,6 +264,17 @@ def test_fingers_cut_off_the_hand_by_print_are_the_hand(seed, cells):
     assert all(cover.get(c, 0) > 0 for c in _occluded(obs))
 
 
+def test_a_pale_hands_fingers_over_paper_are_the_hand():
+    """Benchmark scene 346: a pale hand under a warm lamp, found by the print its palm hides;
+    its fingers over bare paper are no piece and hide no print, but they are tinted like
+    the palm: cell 0,0/2, a fifth under them, was read empty before."""
+    scene, obs = _bench_scene(346)
+    cover = scene.truth.hand_cover
+    assert 0.2 < cover["0,0/2"] < 0.3
+    assert "0,0/2" in _occluded(obs)
+    assert all(cover.get(c, 0) > 0 for c in _occluded(obs))
+
+
 @pytest.mark.parametrize("seed, player, cell, beside", [(267, "red", "1,0/3", "0,0/0")])
 def test_a_peep_across_the_gap_between_tiles_is_one_peep(seed, player, cell, beside,
                                                          monkeypatch):
