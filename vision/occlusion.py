@@ -16,7 +16,8 @@ reports the cells it touches ``occluded``, never empty.
 - Foreground at the board's outer edge that goes on past it, in its own
   colour, over the table: an arm or a finger reaching in.
 - A pale hand may not stand out from the paper at all, but it hides the
-  markers' solid print over a breadth no piece does.
+  markers' solid print over a breadth no piece does; its fingers over bare
+  paper are tinted like it (every occluder grows into what is tinted like it).
 """
 
 from __future__ import annotations
