@@ -67,6 +67,7 @@ PEEP_SURE_MM = 17.0  # no heap of beans is this thick: a peep whatever its shadi
 # under 30): a printed understudy is flat, and its colour is as near the beans' as a peep's.
 PEEP_LONG_SURE_MM = 16.0
 PEEP_LONG_CORE_MM = 30.0
+PEEP_NO_BEAN_MM = 10.0  # no bean's centre is found this near a peep's middle
 PEEP_COLOUR_SHARE = 0.5  # of a peep's pixels nearer its owner's peep model than bean model
 PEEP_CLEAR_SHARE = 0.75  # ... this many: the colour tells body from bean near its edge
 BODY_REACH_MM = 9.0  # a peep's body whatever the colour: this near its core ...
@@ -188,6 +189,8 @@ class _Reader:
         self.occluder = np.zeros((h, w), np.uint8)
         self.body = np.zeros((h, w), np.uint8)  # peeps found
         self.eggs: list[tuple[float, float, float]] = []  # Supply Centers: x, y, radius (px)
+        self.peeps_at: list[tuple[str, str, float, float]] = []  # cell, player, x, y (px)
+        self.beans_at: list[tuple[float, float]] = []  # sure beans' centres (px)
         # Regions of pieces (count, labels, stats as connectedComponentsWithStats gives).
         self.regions: tuple[int, np.ndarray, np.ndarray] = (
             1, np.zeros((h, w), np.uint16), np.zeros((1, 5), np.int32))
@@ -387,6 +390,7 @@ class _Reader:
             self.warn(name, f"perhaps one more {player} bean ({heat:.0%} sure)")
             return
         cell.troops[player] = cell.troops.get(player, 0) + 1
+        self.beans_at.append((float(at[0]), float(at[1])))
         if heat < bean_net.DOUBT_HIGH:
             cell.lower(DOUBT_CONFIDENCE)
             self.warn(name, f"a doubtful {player} bean ({heat:.0%} sure)")
@@ -589,6 +593,7 @@ class _Reader:
             cell.lower(0.6)
         cell.peeps[player] = cell.peeps.get(player, 0) + 1
         cell.lower(min(1.0, 0.4 + share))
+        self.peeps_at.append((name, player, float(centre[0]), float(centre[1])))
         if cell.peeps[player] > 1:
             self.warn(name, f"{cell.peeps[player]} of {player}'s peeps (one is the most)")
             cell.lower(0.5)
@@ -596,6 +601,21 @@ class _Reader:
         if other >= 0:
             self.warn(name, f"{player}'s peep stands on the border with "
                       f"{self.m.cell_names[other]}")
+            cell.lower(0.6)
+
+    def heaps_not_peeps(self) -> None:
+        """A peep with a bean's centre near its middle was a heap of beans as thick as a
+        peep: a peep is 35 mm wide, and beans beside it or under it show round its edge
+        (over 500 scenes no peep had a bean found within 12 mm of its centre)."""
+        if not (self.peeps_at and self.beans_at):
+            return
+        beans = np.array(self.beans_at)
+        for name, player, x, y in self.peeps_at:
+            if np.hypot(beans[:, 0] - x, beans[:, 1] - y).min() >= PEEP_NO_BEAN_MM * self.s:
+                continue
+            cell = self.cells[name]
+            cell.peeps[player] -= 1
+            self.warn(name, f"beans heaped as thick as a peep, not {player}'s peep")
             cell.lower(0.6)
 
     def finish(self) -> None:
@@ -822,6 +842,7 @@ def read_pieces(mosaic: Mosaic, profile: Profile) -> PieceReading:
     """Every cell of the mosaic: Supply Center, each player's troops and peep, or occluded."""
     r = _prepared(mosaic, profile)
     r.beans_by_net()
+    r.heaps_not_peeps()
     r.mark_occluded()
     r.finish()
     return PieceReading(r.cells, r.warnings, r.px.players)

@@ -328,6 +328,19 @@ def test_a_heap_of_beans_as_thick_as_an_understudy_is_beans(seed, player, cell):
     assert _pieces(obs, cell)[player] == (len(_beans(scene, cell, player)), False)
 
 
+@pytest.mark.parametrize("seed, player, cell", [
+    (225, "yellow", "1,1/4"), (597, "yellow", "1,-2/c"), (673, "orange", "1,-1/2"),
+])
+def test_a_heap_thick_as_a_peep_with_a_bean_found_at_its_middle_is_beans(seed, player, cell):
+    """Benchmark scenes with a heap of four or five beans packed as thick as a peep, read as
+    a peep before; the bean net finds a bean's centre near its middle, which no peep has."""
+    scene, obs = _bench_scene(seed)
+    assert not any(p["cell"] == cell and p["kind"] != "bean" for p in scene.truth.pieces)
+    assert _pieces(obs, cell)[player] == (len(_beans(scene, cell, player)), False)
+    assert any(w.startswith(f"cell {cell}: beans heaped as thick as a peep")
+               for w in obs["warnings"])
+
+
 def test_an_arm_across_tiles_is_one_hand_though_the_seams_cut_it():
     """Benchmark scene 86: an arm reaches over three tiles. Each tile's part of it alone is
     no bigger or thicker than touching pieces; across the seams it is one hand (before,
