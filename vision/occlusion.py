@@ -27,6 +27,7 @@ import math
 import cv2
 import numpy as np
 
+from calibration.colour import features
 from companion.rules.peepwar.board import ACROSS_FLATS_MM
 from vision.mask_shapes import (
     close_by_distance,
@@ -140,7 +141,7 @@ class _Occlusion:
         hand over one: a hand over a tile's middle is as thick as an egg there, so it is
         taken for one, and what is left of the hand is a ring about it, no thicker than
         pieces. The egg's disc is the hand's when the region, with the print it closes in
-        (see :meth:`_depth`), covers most of a band close round it and most of one a
+        (see :meth:`_filled`), covers most of a band close round it and most of one a
         hand's breadth out (beans round an egg reach a bean's length from it at most).
         ``filled``, ``pad``: what :meth:`_filled` gives for it. None if it buries none."""
         s = self.s
@@ -350,9 +351,9 @@ class _Occlusion:
     def pale_skin(self) -> None:
         """Each occluder's pale fingers: pixels not taken for pieces or print (a pale hand is
         as pale as paper to the foreground test), within a finger's length of it and joined
-        to it, whose hue is nearer the occluder's own than the paper's (grey), where they lie
-        thicker than a piece's rim. A hand no
-        more coloured than SKIN_CHROMA_MIN cannot be told from paper this way."""
+        to it, whose chroma lies within SKIN_NEARER of the occluder's own tint's distance
+        from grey, where they lie thicker than a piece's rim. An occluder no more coloured
+        than SKIN_CHROMA_MIN cannot be told from paper this way."""
         occ = self.occluder
         if not occ.any():
             return
@@ -371,7 +372,8 @@ class _Occlusion:
             if float(np.linalg.norm(tint)) < SKIN_CHROMA_MIN:
                 continue
             bal = self.px.balanced[sl]
-            # Grey paper cannot be nearer the tint than grey: only tinted pixels are looked at.
+            # Only pixels with some colour in 8 bits are looked at: it is quicker, and a
+            # near-black pixel's chroma in linear light is noise.
             b, g, r = cv2.split(bal)
             tinted = cv2.subtract(cv2.max(cv2.max(b, g), r),
                                   cv2.min(cv2.min(b, g), r)) >= SKIN_SPREAD_MIN
@@ -396,11 +398,9 @@ class _Occlusion:
 
 
 def _chroma(bgr: np.ndarray) -> np.ndarray:
-    """(N, 2) chroma (3R/S - 1, 3B/S - 1 in linear light, as calibration's features) of
-    white-balanced sRGB pixels (N, 3): (0, 0) is grey."""
-    lin = SRGB_TO_LINEAR[bgr.reshape(-1, 3)].astype(np.float32)
-    total = np.maximum(lin.sum(axis=1), 1e-4)
-    return np.stack([3 * lin[:, 2] / total - 1, 3 * lin[:, 0] / total - 1], axis=1)
+    """(N, 2) chroma of white-balanced sRGB pixels (N, 3): the first two of calibration's
+    colour features; (0, 0) is grey."""
+    return features(SRGB_TO_LINEAR[bgr.reshape(-1, 3)])[:, :2]
 
 
 def _saturation(bgr: np.ndarray) -> np.ndarray:

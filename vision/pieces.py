@@ -24,7 +24,9 @@ in millimetres, with per-pixel players from :mod:`vision.piece_pixels`:
    from rendered tables how touching beans, beans half under a peep and dark
    glossy beans look, which outlines and areas alone do not tell. A bean is
    the player's whose colour lies round its centre (off the peeps first), and
-   belongs to the cell under its centre.
+   belongs to the cell under its centre; a greyish bean's (blackberry) peaks
+   run cooler, and count from a lower heat. A peep with a bean's centre near
+   its middle was a heap of beans as thick as a peep, and is dropped.
 
 Every count comes with a confidence and, when it is a close call, a warning
 naming the cell ("cell 1,0/2: a bean between red and orange").
@@ -189,8 +191,9 @@ class _Reader:
         self.occluder = np.zeros((h, w), np.uint8)
         self.body = np.zeros((h, w), np.uint8)  # peeps found
         self.eggs: list[tuple[float, float, float]] = []  # Supply Centers: x, y, radius (px)
-        self.peeps_at: list[tuple[str, str, float, float]] = []  # cell, player, x, y (px)
-        self.beans_at: list[tuple[float, float]] = []  # sure beans' centres (px)
+        # Peeps found: cell, player, x, y (px), and the warnings they gave.
+        self.peeps_at: list[tuple[str, str, float, float, list[str]]] = []
+        self.beans_at: list[tuple[float, float]] = []  # centres (px) of beans at peaks >= 0.5
         # Regions of pieces (count, labels, stats as connectedComponentsWithStats gives).
         self.regions: tuple[int, np.ndarray, np.ndarray] = (
             1, np.zeros((h, w), np.uint16), np.zeros((1, 5), np.int32))
@@ -390,7 +393,8 @@ class _Reader:
             self.warn(name, f"perhaps one more {player} bean ({heat:.0%} sure)")
             return
         cell.troops[player] = cell.troops.get(player, 0) + 1
-        self.beans_at.append((float(at[0]), float(at[1])))
+        if heat >= bean_net.THRESHOLD:
+            self.beans_at.append((float(at[0]), float(at[1])))
         if heat < bean_net.DOUBT_HIGH:
             cell.lower(DOUBT_CONFIDENCE)
             self.warn(name, f"a doubtful {player} bean ({heat:.0%} sure)")
@@ -588,12 +592,12 @@ class _Reader:
                 return
         name = self.m.cell_names[ci]
         cell = self.cells[name]
+        said = len(self.warnings)
         if across:
             self.warn(name, f"{player}'s peep lies across the gap between tiles")
             cell.lower(0.6)
         cell.peeps[player] = cell.peeps.get(player, 0) + 1
         cell.lower(min(1.0, 0.4 + share))
-        self.peeps_at.append((name, player, float(centre[0]), float(centre[1])))
         if cell.peeps[player] > 1:
             self.warn(name, f"{cell.peeps[player]} of {player}'s peeps (one is the most)")
             cell.lower(0.5)
@@ -602,19 +606,24 @@ class _Reader:
             self.warn(name, f"{player}'s peep stands on the border with "
                       f"{self.m.cell_names[other]}")
             cell.lower(0.6)
+        self.peeps_at.append((name, player, float(centre[0]), float(centre[1]),
+                              self.warnings[said:]))
 
     def heaps_not_peeps(self) -> None:
-        """A peep with a bean's centre near its middle was a heap of beans as thick as a
-        peep: a peep is 35 mm wide, and beans beside it or under it show round its edge
-        (over 500 scenes no peep had a bean found within 12 mm of its centre)."""
+        """A peep with a bean's centre (at a peak of 0.5 or more) near its middle was a heap
+        of beans as thick as a peep: a peep is 35 mm wide, and beans beside it or under it
+        show round its edge (over 500 scenes no peep had one within 12 mm of its centre).
+        The peep's warnings go with it; the confidence it lowered stays lowered."""
         if not (self.peeps_at and self.beans_at):
             return
         beans = np.array(self.beans_at)
-        for name, player, x, y in self.peeps_at:
+        for name, player, x, y, said in self.peeps_at:
             if np.hypot(beans[:, 0] - x, beans[:, 1] - y).min() >= PEEP_NO_BEAN_MM * self.s:
                 continue
             cell = self.cells[name]
             cell.peeps[player] -= 1
+            for text in said:
+                self.warnings.remove(text)
             self.warn(name, f"beans heaped as thick as a peep, not {player}'s peep")
             cell.lower(0.6)
 
