@@ -127,7 +127,7 @@ class _Occlusion:
             if self.mm2(area) <= PIECE_MAX_MM2 and thickest(one) / s <= PIECE_MAX_THICK_MM:
                 # Not too thick itself: is it with the print it closes in?
                 filled, pad = self._filled(one, x, y)
-                depth = cv2.distanceTransform(filled, cv2.DIST_L2, 3)[pad:-pad, pad:-pad]
+                depth = _depth(filled, pad)
                 if float(depth[one > 0].max()) / s <= HAND_THICK_MM:
                     buried = self._with_buried_egg(one, x, y, filled, pad)
                     if buried is None:
@@ -290,8 +290,7 @@ class _Occlusion:
         the print it closes in, over its box: where a dark hand lies over print, the print
         shows as holes and notches in it. Bare paper between pieces (a marker's white
         squares) stays a gap."""
-        filled, pad = self._filled(one, x, y)
-        return cv2.distanceTransform(filled, cv2.DIST_L2, 3)[pad:-pad, pad:-pad]
+        return _depth(*self._filled(one, x, y))
 
     def _filled(self, one: np.ndarray, x: int, y: int) -> tuple[np.ndarray, int]:
         """Region ``one`` (its box at x, y) with the print it closes in, in its box grown by
@@ -395,6 +394,12 @@ class _Occlusion:
             held[gc[one]] = True
             held[0] = False
             occ[sl] |= held[gc].view(np.uint8)
+
+
+def _depth(filled: np.ndarray, pad: int) -> np.ndarray:
+    """Each pixel's distance to the edge of ``filled`` (as :meth:`_Occlusion._filled`
+    gives it), over the region's own box (``pad`` cut off every side)."""
+    return cv2.distanceTransform(filled, cv2.DIST_L2, 3)[pad:-pad, pad:-pad]
 
 
 def _chroma(bgr: np.ndarray) -> np.ndarray:
