@@ -37,6 +37,7 @@ VERTEX_MARKER_MM = 32.0
 VERTEX_MARKER_DIST_MM = 66.0  # centre from the tile centre; leaves 2 modules to the cut edge
 CENTRAL_MARKER_MM = 15.0
 CENTRAL_MARKER_DIST_MM = 33.0
+CENTRAL_SLOTS = slice(6, 12)  # of tile_slots(): the central markers
 
 # The colour-calibration card's four corner markers (top-left, top-right, bottom-right,
 # bottom-left), far above the tiles' id range.

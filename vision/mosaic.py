@@ -25,6 +25,7 @@ import numpy as np
 from companion.rules.peepwar.board import R_MM, cells_of, hexagon_mm, parse_cell
 from vision.cells import slot_outline_mm
 from vision.geometry import apply_h, pixels_in
+from vision.kit_layout import CENTRAL_SLOTS, tile_slots
 from vision.print_fit import FIT_MAX_MARKERS, fit_to_print
 from vision.tile_art import tile_image, tile_image_size
 from vision.tiles import TableView, TileDetection
@@ -92,6 +93,9 @@ class Mosaic:
     # tiles' edges (the mosaic holds only the tiles), at a few points.
     frame: np.ndarray
     to_frame: Callable[[np.ndarray], np.ndarray]
+    # Corners (4 x 2, px) of every tile's central marker (in the central cell's ring) the
+    # detector did not see: something on it, or too small to read at this resolution.
+    unseen_central_markers: list[np.ndarray]
 
     def beyond(self, pts_px: np.ndarray) -> np.ndarray:
         """BGR (float) of the frame at mosaic points ``pts_px`` (N, 2), which may lie off the
@@ -187,8 +191,11 @@ def build_mosaic(frame: np.ndarray, view: TableView) -> Mosaic:
     shrink = max(1, int(round(SOLID_SHRINK_MM * s)))
     solid = cv2.erode(solid, np.ones((2 * shrink + 1, 2 * shrink + 1), np.uint8))
     centres = {t.hex: (np.array([t.pose.x, t.pose.y]) - origin) * s for t in tiles}
+    unseen = [(t.pose.apply(slot.corners_mm) - origin) * s
+              for t in tiles for slot in tile_slots()[CENTRAL_SLOTS]
+              if slot.slot not in t.markers_seen]
     return Mosaic(image, s, origin, cell_map, names, ink > 0, in_frame > 0, centres, solid > 0,
-                  frame, lambda pts: view.to_image(apply_h(to_mm, pts)))
+                  frame, lambda pts: view.to_image(apply_h(to_mm, pts)), unseen)
 
 
 def _fitted(tile: TileDetection, image: np.ndarray, in_frame: np.ndarray,

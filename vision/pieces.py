@@ -25,7 +25,9 @@ in millimetres, with per-pixel players from :mod:`vision.piece_pixels`:
    glossy beans look, which outlines and areas alone do not tell. A bean is
    the player's whose colour lies round its centre (off the peeps first), and
    belongs to the cell under its centre; a greyish bean's (blackberry) peaks
-   run cooler, and count from a lower heat. A peep with a bean's centre near
+   run cooler, and count from a lower heat; one lying on a central marker is as
+   dark as the ink (no region of pieces) but hides the marker from the detector,
+   so the net also looks over those markers. A peep with a bean's centre near
    its middle was a heap of beans as thick as a peep, and is dropped.
 
 Every count comes with a confidence and, when it is a close call, a warning
@@ -93,6 +95,8 @@ DOUBT_CONFIDENCE = 0.7  # a doubtful bean, or a peak that may be one more
 # colour against shadow and print, and its peaks run cooler: from it, a peak of
 # bean_net.DOUBT_LOW is a (doubtful) bean.
 GREY_BEAN_CHROMA = 0.3
+PRINT_BOX_MM = 6.0  # a marker the detector did not see is looked over this far round it
+PRINT_SAME_BEAN_MM = 6.0  # two boxes finding a peak this near found one bean
 # Smaller regions of pieces are specks: the net is not run on them, nor on those with less
 # of any player's colour. A dark bean on a marker or in shadow shows only a speck of
 # foreground (15-25 mm2): the net, seeing the whole bean round it, still finds it.
@@ -336,6 +340,8 @@ class _Reader:
                                minlength=n).tolist()
         batches: dict[tuple[int, ...], list] = {}
         ran = np.zeros(n, bool)
+        orphans: list[tuple[float, float, float]] = []  # peaks near no region run over
+        looked: list[tuple[int, int, int, int]] = []  # boxes the net was run over
         for i, (x, y, w, h, area) in enumerate(stats[1:].tolist(), 1):
             if self.mm2(area) < NET_MIN_MM2 or self.mm2(coloured[i]) < NET_MIN_COLOURED_MM2:
                 continue
@@ -343,13 +349,60 @@ class _Reader:
             box = (max(x - ctx, 0), max(y - ctx, 0), min(x + w + ctx, W), min(y + h + ctx, H))
             x_in = bean_net.net_input(self.planes(), box, bean_net.BATCH_STEP)
             batches.setdefault(x_in.shape, []).append((i, box, x_in))
+            looked.append(box)
         for group in batches.values():
             out = bean_net.run(np.stack([g[2] for g in group]))
             for (i, box, _), found in zip(group, bean_net.peaks_of_batch(out), strict=True):
                 for p in found:
                     at = (box[0] + p.x, box[1] + p.y)
-                    if self._nearest_region(at, ran) == i:
+                    nearest = self._nearest_region(at, ran)
+                    if nearest == i:
                         self._net_bean(at, p.heat)
+                    elif nearest == 0:
+                        orphans.append((p.heat, *at))
+        self._grey_beans_on_markers(ran, orphans, looked)
+
+    def _grey_beans_on_markers(self, ran: np.ndarray, orphans: list[tuple[float, float, float]],
+                            looked: list[tuple[int, int, int, int]]) -> None:
+        """A greyish bean lying on a marker's print is about as dark as the ink and makes no
+        region of pieces, but it hides the marker from the detector. Where a greyish player
+        plays, the net also looks over every central marker not seen (unless a region's
+        box in ``looked`` held it already). Its sure peaks there and the sure ``orphans``
+        (heat, x, y: peaks found in a region's box but nearer no region) are beans when
+        of a greyish player's colour; peaks this near one another from two boxes are one."""
+        grey = [i for i, t in enumerate(self._bean_threshold) if t < bean_net.THRESHOLD]
+        if not grey:
+            return
+        s = self.s
+        H, W = self.m.ink.shape
+        pad = PRINT_BOX_MM * s
+        batches: dict[tuple[int, ...], list] = {}
+        for corners in self.m.unseen_central_markers:
+            (x0, y0), (x1, y1) = corners.min(axis=0) - pad, corners.max(axis=0) + pad
+            box = (max(int(x0), 0), max(int(y0), 0), min(int(x1) + 1, W), min(int(y1) + 1, H))
+            if box[2] - box[0] < 8 or box[3] - box[1] < 8 or any(
+                    a[0] <= box[0] and a[1] <= box[1] and box[2] <= a[2] and box[3] <= a[3]
+                    for a in looked):
+                continue
+            x_in = bean_net.net_input(self.planes(), box, bean_net.BATCH_STEP)
+            batches.setdefault(x_in.shape, []).append((box, x_in))
+        found = list(orphans)
+        for group in batches.values():
+            out = bean_net.run(np.stack([g[1] for g in group]))
+            for (box, _), peaks in zip(group, bean_net.peaks_of_batch(out, bean_net.THRESHOLD),
+                                       strict=True):
+                for p in peaks:
+                    at = (box[0] + p.x, box[1] + p.y)
+                    if self._nearest_region(at, ran) == 0:
+                        found.append((p.heat, *at))
+        taken: list[tuple[float, float]] = []
+        near = PRINT_SAME_BEAN_MM * s
+        for heat, x, y in sorted(found, reverse=True):
+            if heat < bean_net.THRESHOLD or any(
+                    (x - a) ** 2 + (y - b) ** 2 < near * near for a, b in taken):
+                continue
+            taken.append((x, y))
+            self._net_bean((x, y), heat, only=grey)
 
     def _nearest_region(self, at: tuple[float, float], ran: np.ndarray) -> int:
         """The region of pieces at mosaic point ``at``, else the nearest within the net's
@@ -365,7 +418,8 @@ class _Reader:
                         lambda win: ran[win])
         return 0 if near is None else near[0]
 
-    def _net_bean(self, at: tuple[float, float], heat: float) -> None:
+    def _net_bean(self, at: tuple[float, float], heat: float,
+                  only: list[int] | None = None) -> None:
         """A peak of the bean net's heat at mosaic point ``at``: a bean (or a doubt) of the
         player whose colour lies round it, in the cell under it."""
         # Beans lie beside an egg half, never on its dome. The egg's radius is measured on
@@ -383,7 +437,7 @@ class _Reader:
             if ci < 0:
                 return
         pi, margin, second = self._whose(at)
-        if pi < 0:
+        if pi < 0 or (only is not None and pi not in only):
             return
         player = self.px.players[pi]
         name = self.m.cell_names[ci]
