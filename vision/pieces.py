@@ -107,6 +107,9 @@ EDGE_SNAP_MM = 4.0  # a bean centred this near a tile's cell map, but off it, is
 PEEP_SNAP_MM = 6.0  # ... a peep this near (half a 7 mm gap between tiles, and the edge's 1.5)
 WHOSE_MM = 4.0  # a bean's colour is read this near its centre ...
 WHOSE_FAR_MM = 7.0  # ... or this near, when little of it shows there
+# ... each pixel voting by its colour margin, within these bounds: half a vote for a close
+# call, up to two for a clear one.
+VOTE_MIN, VOTE_MAX = 0.5, 2.0
 WHOSE_MIN_MM2 = 3.0  # ... from at least this much of a player's colour
 WHOLE_BEAN_MAX_DISTANCE = 10.0  # a bean no pixel of which is near a model, read whole: this near
 
@@ -489,7 +492,10 @@ class _Reader:
             mine = labels < n_players
             if np.count_nonzero(mine) < WHOSE_MIN_MM2 * s * s:
                 continue
-            votes = np.bincount(labels[mine], minlength=n_players)
+            # Each pixel votes by how clearly it is its player's: a glossy bean's lit side
+            # is paler than its colour, near the next colour (red lit looks orange).
+            sure = np.clip(self.px.margin[sl][near][mine], VOTE_MIN, VOTE_MAX)
+            votes = np.bincount(labels[mine], weights=sure, minlength=n_players)
             pi = int(np.argmax(votes))
             margins = self.px.margin[sl][near][labels == pi]
             seconds = self.px.runner_up[sl][near][labels == pi]
