@@ -616,6 +616,22 @@ def test_a_dark_bean_showing_only_a_speck_of_foreground_is_counted(seed, cell):
     assert _pieces(obs, cell) == want
 
 
+@pytest.mark.parametrize("seed, cell", [(120, "0,0/4"), (206, "-1,1/4"), (316, "0,-1/3"),
+                                        (326, "1,0/3")])
+def test_a_peep_shaded_like_its_beans_with_no_bean_in_it_is_a_peep(seed, cell):
+    """A peep (a marshmallow one, or an understudy card) whose pixels read nearer its
+    owner's bean colour than their peep colour, and not so thick that no heap could be:
+    it was taken for a heap of beans (these cells lost their peep). The net finds no bean
+    in it, so it is a peep, and the referee is told how it was read."""
+    scene, obs = _bench_scene(seed)
+    want = {p: (v["troops"], v["peep"]) for p, v in scene.truth.cells[cell]["pieces"].items()}
+    assert cell not in scene.truth.hand_cover
+    assert _pieces(obs, cell) == want
+    owner = next(p for p, (_, peep) in want.items() if peep)
+    assert f"cell {cell}: {owner}'s peep, in the colour of {owner}'s beans" in obs["warnings"]
+    assert obs["cells"][cell]["confidence"] <= pieces.DOUBT_CONFIDENCE
+
+
 # The order in which bench/vision_pieces.py first meets each kind of look (player, real
 # bean photos, printed peeps): the n-th is calibrated from card photo n.
 BENCH_LOOK_ORDER = [("red", False, False), ("orange", False, False), ("yellow", False, False),
