@@ -93,8 +93,9 @@ class Mosaic:
     # tiles' edges (the mosaic holds only the tiles), at a few points.
     frame: np.ndarray
     to_frame: Callable[[np.ndarray], np.ndarray]
-    # Corners (4 x 2, px) of every tile's central marker (in the central cell's ring) the
-    # detector did not see: something on it, or too small to read at this resolution.
+    # Corners (4 x 2, px) of every tile's central marker (in the central cell's ring) that
+    # did not place its tile: not detected (something on it, or too small to read at this
+    # resolution) or dropped from the fit as an outlier.
     unseen_central_markers: list[np.ndarray]
 
     def beyond(self, pts_px: np.ndarray) -> np.ndarray:

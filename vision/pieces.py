@@ -103,7 +103,7 @@ DOUBT_CONFIDENCE = 0.7  # a doubtful bean, or a peak that may be one more
 # bean_net.DOUBT_LOW is a (doubtful) bean.
 GREY_BEAN_CHROMA = 0.3
 PRINT_BOX_MM = 6.0  # a marker the detector did not see is looked over this far round it
-PRINT_SAME_BEAN_MM = 6.0  # two boxes finding a peak this near found one bean
+PRINT_SAME_BEAN_MM = 6.0  # ... and a peak there this near another found one bean
 # Smaller regions of pieces are specks: the net is not run on them, nor on those with less
 # of any player's colour. A dark bean on a marker or in shadow shows only a speck of
 # foreground (15-25 mm2): the net, seeing the whole bean round it, still finds it.
@@ -208,8 +208,10 @@ class _Reader:
         # Peeps found: cell, player, x, y (px), and the warnings they gave.
         self.peeps_at: list[tuple[str, str, float, float, list[str]]] = []
         self.beans_at: list[tuple[float, float]] = []  # centres (px) of beans at peaks >= 0.5
-        # Cores as thick as a peep's but in its owner's bean colour: player, centre, share.
-        self.maybe_peeps: list[tuple[str, tuple[float, float], float]] = []
+        self.counted_at: list[tuple[float, float]] = []  # centres (px) of every bean counted
+        # Cores as thick as a peep's but in its owner's bean colour, and their pixels (flat
+        # mosaic indices).
+        self.maybe_peeps: list[tuple[_FoundPeep, np.ndarray]] = []
         # Regions of pieces (count, labels, stats as connectedComponentsWithStats gives).
         self.regions: tuple[int, np.ndarray, np.ndarray] = (
             1, np.zeros((h, w), np.uint16), np.zeros((1, 5), np.int32))
@@ -392,7 +394,7 @@ class _Reader:
         for corners in self.m.unseen_central_markers:
             (x0, y0), (x1, y1) = corners.min(axis=0) - pad, corners.max(axis=0) + pad
             box = (max(int(x0), 0), max(int(y0), 0), min(int(x1) + 1, W), min(int(y1) + 1, H))
-            if box[2] - box[0] < 8 or box[3] - box[1] < 8 or any(
+            if box[2] - box[0] < 8 or box[3] - box[1] < 8 or any(  # (px): mostly off the mosaic
                     a[0] <= box[0] and a[1] <= box[1] and box[2] <= a[2] and box[3] <= a[3]
                     for a in looked):
                 continue
@@ -407,7 +409,7 @@ class _Reader:
                     at = (box[0] + p.x, box[1] + p.y)
                     if self._nearest_region(at, ran) == 0:
                         found.append((p.heat, *at))
-        taken: list[tuple[float, float]] = []
+        taken = list(self.counted_at)
         near = PRINT_SAME_BEAN_MM * s
         for heat, x, y in sorted(found, reverse=True):
             if heat < bean_net.THRESHOLD or any(
@@ -433,7 +435,8 @@ class _Reader:
     def _net_bean(self, at: tuple[float, float], heat: float,
                   only: list[int] | None = None) -> None:
         """A peak of the bean net's heat at mosaic point ``at``: a bean (or a doubt) of the
-        player whose colour lies round it, in the cell under it."""
+        player whose colour lies round it, in the cell under it (dropped unless that player
+        is in ``only``, when given)."""
         # Beans lie beside an egg half, never on its dome. The egg's radius is measured on
         # its foreground, which beans touching its rim widen: a bean's centre found a few
         # millimetres inside that radius is still beside the egg.
@@ -459,6 +462,7 @@ class _Reader:
             self.warn(name, f"perhaps one more {player} bean ({heat:.0%} sure)")
             return
         cell.troops[player] = cell.troops.get(player, 0) + 1
+        self.counted_at.append((float(at[0]), float(at[1])))
         if heat >= bean_net.THRESHOLD:
             self.beans_at.append((float(at[0]), float(at[1])))
         if heat < bean_net.DOUBT_HIGH:
@@ -600,14 +604,13 @@ class _Reader:
             thick = float(own[one > 0].max())
             if not peep_coloured and thick < PEEP_SURE_MM and not (
                     thick >= PEEP_LONG_SURE_MM and long_side(one) >= PEEP_LONG_CORE_MM * s):
-                # ... unless no bean is found in it (peeps_not_heaps, once beans are), and
-                # no hand is beside it (what shows of a peep under a hand is off centre).
+                # ... unless no bean is found in it (peeps_not_heaps, once beans are).
                 ys, xs = np.nonzero(whole)
-                if len(xs) and not (cv2.dilate(whole.view(np.uint8), disk(PEEP_ALONE_CLEAR_MM * s))
-                                    & self.occluder[sl]).any():
-                    self.maybe_peeps.append((
-                        self.px.players[owner], (float(xs.mean()) + x0, float(ys.mean()) + y0),
-                        float(votes[owner]) / float(votes.sum())))
+                if len(xs):
+                    self.maybe_peeps.append((_FoundPeep(
+                        self.px.players[owner], float(xs.mean()) + x0, float(ys.mean()) + y0,
+                        float(votes[owner]) / float(votes.sum()), len(xs)),
+                        (ys + y0) * self.px.fg.shape[1] + (xs + x0)))
                 continue
             if peep_coloured and may_split and self.mm2(int(one.sum())) >= PEEP_PAIR_CORE_MM2:
                 parts = self._same_player_peeps(one, comp, labels == owner, sl)
@@ -690,12 +693,25 @@ class _Reader:
         return name
 
     def peeps_not_heaps(self) -> None:
-        """A core as thick as a peep's, in its owner's bean colour, with no bean's centre
-        found near it: a peep (shaded like a bean, or an understudy card), not a heap."""
-        beans = np.array(self.beans_at) if self.beans_at else np.zeros((0, 2))
-        for player, (x, y), share in self.maybe_peeps:
+        """A core as thick as a peep's, in its owner's bean colour, with no bean counted near
+        its middle: a peep (shaded like a bean, or an understudy card), not a heap. Not
+        beside a hand (what shows of a peep under a hand is off its centre); parts across
+        a gap between tiles are one peep, and none is taken where its owner's peep is."""
+        if not self.maybe_peeps:
+            return
+        s = self.s
+        hand = cv2.dilate(self.occluder, disk(PEEP_ALONE_CLEAR_MM * s)).ravel() \
+            if self.occluder.any() else None
+        clear = [part for part, at in self.maybe_peeps if hand is None or not hand[at].any()]
+        beans = np.array(self.counted_at) if self.counted_at else np.zeros((0, 2))
+        apart = PEEP_PARTS_MM * s
+        found = [(p, x, y) for _, p, x, y, _ in self.peeps_at]
+        for player, (x, y), share in _whole_peeps(clear, apart):
             if len(beans) and np.hypot(beans[:, 0] - x, beans[:, 1] - y).min() \
-                    < PEEP_ALONE_MM * self.s:
+                    < PEEP_ALONE_MM * s:
+                continue
+            if any(p == player and (px - x) ** 2 + (py - y) ** 2 < apart**2
+                   for p, px, py in found):
                 continue
             name = self._peep(player, (x, y), share)
             if name is not None:

@@ -669,7 +669,7 @@ def test_a_red_bean_whose_lit_side_looks_orange_is_red(seed, cell):
     assert _pieces(obs, cell) == want
 
 
-@pytest.mark.parametrize("seed, cell", [(119, "0,1/c"), (210, "0,0/c"), (248, "-2,0/c"),
+@pytest.mark.parametrize("seed, cell", [(128, "0,1/c"), (210, "0,0/c"), (248, "-2,0/c"),
                                         (468, "0,0/c")])
 def test_a_grey_bean_on_a_central_marker_is_found_by_the_marker_it_hides(seed, cell):
     """A blackberry bean lying on one of the central ring's markers is as dark as the ink
@@ -686,7 +686,7 @@ def test_a_grey_bean_on_a_central_marker_is_found_by_the_marker_it_hides(seed, c
         x, y = mosaic.to_px([centre])[0]
         r = int(round(3 * mosaic.px_per_mm))
         xi, yi = int(round(x)), int(round(y))
-        bare = fg[yi - r:yi + r + 1, xi - r:xi + r + 1].sum() == 0
+        bare = fg[max(yi - r, 0):yi + r + 1, max(xi - r, 0):xi + r + 1].sum() == 0
         under = any(cv2.pointPolygonTest(c.astype(np.float32), (float(x), float(y)), True)
                     > -6 * mosaic.px_per_mm for c in unseen)
         on_marker.append(bare and under)
