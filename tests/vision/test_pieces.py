@@ -301,8 +301,8 @@ def test_a_peep_across_the_gap_between_tiles_is_one_peep(seed, player, cell, bes
     a, b = (np.array(tile_centre_mm(parse_cell(c).tile)) for c in (cell, beside))
     along = (b - a) / np.linalg.norm(b - a)
     assert abs(float(np.dot(np.subtract(centre, (a + b) / 2), along))) < 22.5
-    (found, whole), = parts
-    assert found == whole + 1  # two parts of one peep, taken as one
+    found, whole = parts[0]  # the peeps found by their colour (those in their beans'
+    assert found == whole + 1  # colour are joined later): two parts of one peep, one
     assert _pieces(obs, cell)[player][1] is True
     assert _pieces(obs, beside).get(player, (0, False))[1] is False
 
