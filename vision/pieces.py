@@ -507,10 +507,11 @@ class _Reader:
                 continue
             # Each pixel votes by how clearly it is its player's: a glossy bean's lit side
             # is paler than its colour, near the next colour (red lit looks orange).
-            sure = np.clip(self.px.margin[sl][near][mine], VOTE_MIN, VOTE_MAX)
+            all_margins = self.px.margin[sl][near]
+            sure = np.clip(all_margins[mine], VOTE_MIN, VOTE_MAX)
             votes = np.bincount(labels[mine], weights=sure, minlength=n_players)
             pi = int(np.argmax(votes))
-            margins = self.px.margin[sl][near][labels == pi]
+            margins = all_margins[labels == pi]
             seconds = self.px.runner_up[sl][near][labels == pi]
             # A pixel the mode filter gave to pi can have pi as its own runner-up.
             second = np.bincount(seconds, minlength=n_players)
