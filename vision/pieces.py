@@ -39,6 +39,7 @@ naming the cell ("cell 1,0/2: a bean between red and orange").
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -352,32 +353,41 @@ class _Reader:
         # Only regions with some player's colour can hold a bean of theirs.
         coloured = np.bincount(lab.ravel()[np.flatnonzero(self.px.label < len(self.px.players))],
                                minlength=n).tolist()
-        batches: dict[tuple[int, ...], list] = {}
         ran = np.zeros(n, bool)
-        orphans: list[tuple[float, float, float]] = []  # peaks near no region run over
-        looked: list[tuple[int, int, int, int]] = []  # boxes the net was run over
+        boxes: list[tuple[int, tuple[int, int, int, int]]] = []
         for i, (x, y, w, h, area) in enumerate(stats[1:].tolist(), 1):
             if self.mm2(area) < NET_MIN_MM2 or self.mm2(coloured[i]) < NET_MIN_COLOURED_MM2:
                 continue
             ran[i] = True
-            box = (max(x - ctx, 0), max(y - ctx, 0), min(x + w + ctx, W), min(y + h + ctx, H))
+            boxes.append((i, (max(x - ctx, 0), max(y - ctx, 0),
+                              min(x + w + ctx, W), min(y + h + ctx, H))))
+        orphans: list[tuple[float, float, float]] = []  # peaks near no region run over
+        for i, at, heat in self._peaks_in(boxes, bean_net.DOUBT_LOW):
+            nearest = self._nearest_region(at, ran)
+            if nearest == i:
+                self._net_bean(at, heat)
+            elif nearest == 0:
+                orphans.append((heat, *at))
+        self._grey_beans_on_markers(ran, orphans, [box for _, box in boxes])
+
+    def _peaks_in(self, boxes: list[tuple[int, tuple[int, int, int, int]]], floor: float
+                  ) -> Iterator[tuple[int, tuple[float, float], float]]:
+        """The net's peaks hotter than ``floor`` in each of ``boxes`` (key, (x0, y0, x1, y1)),
+        boxes of one shape run as one batch: (key, mosaic point, heat) each."""
+        batches: dict[tuple[int, ...], list] = {}
+        for key, box in boxes:
             x_in = bean_net.net_input(self.planes(), box, bean_net.BATCH_STEP)
-            batches.setdefault(x_in.shape, []).append((i, box, x_in))
-            looked.append(box)
+            batches.setdefault(x_in.shape, []).append((key, box, x_in))
         for group in batches.values():
             out = bean_net.run(np.stack([g[2] for g in group]))
-            for (i, box, _), found in zip(group, bean_net.peaks_of_batch(out), strict=True):
+            for (key, box, _), found in zip(group, bean_net.peaks_of_batch(out, floor),
+                                            strict=True):
                 for p in found:
-                    at = (box[0] + p.x, box[1] + p.y)
-                    nearest = self._nearest_region(at, ran)
-                    if nearest == i:
-                        self._net_bean(at, p.heat)
-                    elif nearest == 0:
-                        orphans.append((p.heat, *at))
-        self._grey_beans_on_markers(ran, orphans, looked)
+                    yield key, (box[0] + p.x, box[1] + p.y), p.heat
 
-    def _grey_beans_on_markers(self, ran: np.ndarray, orphans: list[tuple[float, float, float]],
-                            looked: list[tuple[int, int, int, int]]) -> None:
+    def _grey_beans_on_markers(self, ran: np.ndarray,
+                               orphans: list[tuple[float, float, float]],
+                               looked: list[tuple[int, int, int, int]]) -> None:
         """A greyish bean lying on a marker's print is about as dark as the ink and makes no
         region of pieces, but it hides the marker from the detector. Where a greyish player
         plays, the net also looks over every central marker not seen (unless a region's
@@ -390,7 +400,7 @@ class _Reader:
         s = self.s
         H, W = self.m.ink.shape
         pad = PRINT_BOX_MM * s
-        batches: dict[tuple[int, ...], list] = {}
+        boxes: list[tuple[int, tuple[int, int, int, int]]] = []
         for corners in self.m.unseen_central_markers:
             (x0, y0), (x1, y1) = corners.min(axis=0) - pad, corners.max(axis=0) + pad
             box = (max(int(x0), 0), max(int(y0), 0), min(int(x1) + 1, W), min(int(y1) + 1, H))
@@ -398,17 +408,11 @@ class _Reader:
                     a[0] <= box[0] and a[1] <= box[1] and box[2] <= a[2] and box[3] <= a[3]
                     for a in looked):
                 continue
-            x_in = bean_net.net_input(self.planes(), box, bean_net.BATCH_STEP)
-            batches.setdefault(x_in.shape, []).append((box, x_in))
+            boxes.append((0, box))
         found = list(orphans)
-        for group in batches.values():
-            out = bean_net.run(np.stack([g[1] for g in group]))
-            for (box, _), peaks in zip(group, bean_net.peaks_of_batch(out, bean_net.THRESHOLD),
-                                       strict=True):
-                for p in peaks:
-                    at = (box[0] + p.x, box[1] + p.y)
-                    if self._nearest_region(at, ran) == 0:
-                        found.append((p.heat, *at))
+        for _, at, heat in self._peaks_in(boxes, bean_net.THRESHOLD):
+            if self._nearest_region(at, ran) == 0:
+                found.append((heat, *at))
         taken = list(self.counted_at)
         near = PRINT_SAME_BEAN_MM * s
         for heat, x, y in sorted(found, reverse=True):
