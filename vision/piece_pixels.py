@@ -83,14 +83,43 @@ class PixelClasses:
 
 def _paper_white(image: np.ndarray, paper: np.ndarray) -> np.ndarray:
     """Linear BGR of the paper: the median of the brighter unprinted paper pixels."""
-    px = image[::3, ::3][paper[::3, ::3]][::2]  # a sample is enough for a median
-    if len(px) < 50:
+    # A sample is enough for a median: every other paper pixel of every third row and column
+    # (flat indices: indexing a strided view by a mask would copy it first).
+    sub = paper[::3, ::3]
+    at = np.flatnonzero(sub)[::2]
+    if len(at) < 50:
         return np.ones(3, np.float32)
-    lum = px.max(axis=1)
-    lo, hi = np.percentile(lum, [55, 97])
+    r, c = np.divmod(at, sub.shape[1])
+    px = image.reshape(-1, image.shape[2])[3 * r * image.shape[1] + 3 * c, :3]
+    lum = np.maximum(np.maximum(px[:, 0], px[:, 1]), px[:, 2])
+    counts = np.bincount(lum, minlength=256)
+    lo, hi = _percentile_of_counts(counts, 55), _percentile_of_counts(counts, 97)
     sel = px[(lum >= lo) & (lum <= hi)]
-    srgb = np.median(sel if len(sel) else px, axis=0)
+    if not len(sel):
+        sel = px
+    srgb = np.array([_percentile_of_counts(np.bincount(sel[:, k], minlength=256), 50)
+                     for k in range(3)])
     return SRGB_TO_LINEAR[np.clip(np.round(srgb), 1, 255).astype(np.uint8)].astype(np.float32)
+
+
+def _percentile_of_counts(counts: np.ndarray, q: float) -> float:
+    """``np.percentile(values, q)`` (linear method) of the integers whose counts
+    (``np.bincount``) are ``counts``: 8-bit samples are counted faster than sorted.
+
+    >>> values = np.array([3, 9, 9, 4, 250, 0, 17])
+    >>> [bool(_percentile_of_counts(np.bincount(values), q) == np.percentile(values, q))
+    ...  for q in (0, 50, 55, 97, 100)]
+    [True, True, True, True, True]
+    """
+    cum = np.cumsum(counts)
+    n = int(cum[-1])
+    pos = q / 100 * (n - 1)
+    f = int(pos)
+    t = pos - f
+    a = int(np.searchsorted(cum, f, side="right"))
+    b = int(np.searchsorted(cum, min(f + 1, n - 1), side="right"))
+    # numpy's own lerp, so that the result is the same to the last bit
+    return a + (b - a) * t if t < 0.5 else b - (b - a) * (1 - t)
 
 
 def _balance_lut(gains: np.ndarray) -> np.ndarray:
