@@ -23,6 +23,7 @@ quantised to 8 bits (its heat within 0.05 of the float net's).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -124,36 +125,51 @@ def peaks(out: np.ndarray, floor: float = DOUBT_LOW) -> list[Peak]:
     return peaks_of_batch(out[None], floor)[0]
 
 
-def peaks_of_batch(outs: np.ndarray, floor: float = DOUBT_LOW) -> list[list[Peak]]:
-    """:func:`peaks` of each of the net's answers ``outs`` (N x 3 x h x w), found together.
+def peaks_of_batch(outs: Sequence[np.ndarray], floor: float = DOUBT_LOW) -> list[list[Peak]]:
+    """:func:`peaks` of each of the net's answers ``outs`` (3 x h x w each, of any sizes; or
+    one N x 3 x h x w array), found together: a frame's boxes cost one search, not one each.
 
     >>> outs = np.full((2, 3, 4, 5), -9.0, np.float32); outs[:, 1:] = 0.0
     >>> outs[0, 0, 3, 4] = outs[1, 0, 0, 0] = 3.0  # a corner apiece: each map its own
     >>> [[(p.x, p.y) for p in one] for one in peaks_of_batch(outs)]
     [[(17.5, 13.5)], [(1.5, 1.5)]]
+    >>> wide = np.zeros((3, 2, 9), np.float32); wide[0] = -9.0; wide[0, 1, 8] = 3.0
+    >>> [[(p.x, p.y) for p in one] for one in peaks_of_batch([outs[0], wide, outs[1]])]
+    [[(17.5, 13.5)], [(33.5, 5.5)], [(1.5, 1.5)]]
     """
-    n, _, h, w = outs.shape
-    # Every map ringed by -inf and stacked into one image: one dilation finds the maxima
-    # of all, and no map's edge sees the next map.
-    pad = np.full((n, h + 2, w + 2), -np.inf, np.float32)
-    pad[:, 1:-1, 1:-1] = outs[:, 0]
-    logit = pad[:, 1:-1, 1:-1]
-    top = cv2.dilate(pad.reshape(n * (h + 2), w + 2), np.ones((3, 3), np.uint8))
-    top = top.reshape(n, h + 2, w + 2)[:, 1:-1, 1:-1]
+    if not len(outs):
+        return []
+    # Every map ringed by -inf and stacked, left-aligned, into one image (rows of -inf
+    # between, -inf right of narrower maps): one dilation finds the maxima of all, and no
+    # map's edge sees the next map.
+    sizes = np.array([o.shape[1:] for o in outs])
+    starts = np.concatenate([[0], np.cumsum(sizes[:, 0] + 2)])  # each map's first row, ring's
+    width = int(sizes[:, 1].max()) + 2
+    pad = np.full((int(starts[-1]), width), -np.inf, np.float32)
+    shift = np.zeros((2, int(starts[-1]), width), np.float32)
+    for k, o in enumerate(outs):
+        rows, cols = slice(starts[k] + 1, starts[k] + 1 + o.shape[1]), slice(1, 1 + o.shape[2])
+        pad[rows, cols] = o[0]
+        shift[:, rows, cols] = o[1:]
+    logit = pad[1:-1, 1:-1]
+    top = cv2.dilate(pad, np.ones((3, 3), np.uint8))[1:-1, 1:-1]
     # Maxima of the logits (the heat itself is 1.0 over a whole sure plateau); of equal
     # neighbours only the first in row order, so a plateau is one peak.
-    earlier = np.maximum(np.maximum(pad[:, 1:-1, :-2], pad[:, :-2, :-2]),
-                         np.maximum(pad[:, :-2, 1:-1], pad[:, :-2, 2:]))
+    earlier = np.maximum(np.maximum(pad[1:-1, :-2], pad[:-2, :-2]),
+                         np.maximum(pad[:-2, 1:-1], pad[:-2, 2:]))
     floor_logit = float(np.log(floor / (1.0 - floor)))
-    ks, ys, xs = np.nonzero((logit >= top) & (logit > earlier) & (logit > floor_logit))
-    value = outs[ks, 0, ys, xs]
+    ys, xs = np.nonzero((logit >= top) & (logit > earlier) & (logit > floor_logit))
+    ks = np.searchsorted(starts, ys + 1, side="right") - 1
+    value = logit[ys, xs]
+    dx, dy = shift[0, ys + 1, xs + 1], shift[1, ys + 1, xs + 1]
+    ys = ys - starts[ks]  # row within its map
     order = np.lexsort((-value, ks))  # by map, hottest first (row order among equals)
-    ks, ys, xs, value = ks[order], ys[order], xs[order], value[order]
+    ks, ys, xs, value, dx, dy = ks[order], ys[order], xs[order], value[order], dx[order], dy[order]
     half = (STRIDE - 1) / 2
-    px = STRIDE * (xs + outs[ks, 1, ys, xs]) + half
-    py = STRIDE * (ys + outs[ks, 2, ys, xs]) + half
+    px = STRIDE * (xs + dx) + half
+    py = STRIDE * (ys + dy) + half
     heat = 1.0 / (1.0 + np.exp(-np.clip(value, -30.0, 30.0)))
-    found: list[list[Peak]] = [[] for _ in range(n)]
+    found: list[list[Peak]] = [[] for _ in range(len(outs))]
     for k, x, y, hh in zip(ks.tolist(), px.tolist(), py.tolist(), heat.tolist(), strict=True):
         found[k].append(Peak(x, y, hh))
     return found

@@ -378,12 +378,14 @@ class _Reader:
         for key, box in boxes:
             x_in = bean_net.net_input(self.planes(), box, bean_net.BATCH_STEP)
             batches.setdefault(x_in.shape, []).append((key, box, x_in))
+        answers = []  # (key, box, the net's answer): every batch's, for one peak search
         for group in batches.values():
             out = bean_net.run(np.stack([g[2] for g in group]))
-            for (key, box, _), found in zip(group, bean_net.peaks_of_batch(out, floor),
-                                            strict=True):
-                for p in found:
-                    yield key, (box[0] + p.x, box[1] + p.y), p.heat
+            answers += [(key, box, one) for (key, box, _), one in zip(group, out, strict=True)]
+        for (key, box, _), found in zip(answers, bean_net.peaks_of_batch(
+                [one for _, _, one in answers], floor), strict=True):
+            for p in found:
+                yield key, (box[0] + p.x, box[1] + p.y), p.heat
 
     def _grey_beans_on_markers(self, ran: np.ndarray,
                                orphans: list[tuple[float, float, float]],
