@@ -103,23 +103,25 @@ def _sample_offsets() -> np.ndarray:
 
 
 def _homographies(quads: np.ndarray) -> np.ndarray:
-    """Unit square -> each quad, batched (N, 3, 3): four exact correspondences each."""
-    n = len(quads)
-    unit = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], float)
-    a = np.zeros((n, 8, 8))
-    b = np.zeros((n, 8))
-    for k, (u, v) in enumerate(unit):
-        x, y = quads[:, k, 0], quads[:, k, 1]
-        a[:, 2 * k, 0:3] = (u, v, 1)
-        a[:, 2 * k, 6] = -u * x
-        a[:, 2 * k, 7] = -v * x
-        a[:, 2 * k + 1, 3:6] = (u, v, 1)
-        a[:, 2 * k + 1, 6] = -u * y
-        a[:, 2 * k + 1, 7] = -v * y
-        b[:, 2 * k] = x
-        b[:, 2 * k + 1] = y
-    h = np.linalg.solve(a, b[:, :, None])[:, :, 0]
-    return np.concatenate([h, np.ones((n, 1))], axis=1).reshape(n, 3, 3)
+    """Unit square -> each quad, batched (N, 3, 3), in closed form (Heckbert's square to
+    quadrilateral: a tenth of the cost of solving each 8 x 8 system).
+
+    >>> quad = np.array([[[10.0, 20.0], [50.0, 22.0], [47.0, 61.0], [8.0, 55.0]]])
+    >>> h = _homographies(quad)[0]
+    >>> uv = np.array([[0, 0, 1], [1, 0, 1], [1, 1, 1], [0, 1, 1]], float) @ h.T
+    >>> np.allclose(uv[:, :2] / uv[:, 2:], quad[0])
+    True
+    """
+    (x0, y0), (x1, y1), (x2, y2), (x3, y3) = (quads[:, k].T for k in range(4))
+    sx, sy = x0 - x1 + x2 - x3, y0 - y1 + y2 - y3
+    dx1, dx2, dy1, dy2 = x1 - x2, x3 - x2, y1 - y2, y3 - y2
+    den = dx1 * dy2 - dx2 * dy1
+    g = (sx * dy2 - dx2 * sy) / den
+    h = (dx1 * sy - sx * dy1) / den
+    one = np.ones_like(g)
+    return np.stack([x1 - x0 + g * x1, x3 - x0 + h * x3, x0,
+                     y1 - y0 + g * y1, y3 - y0 + h * y3, y0,
+                     g, h, one], axis=1).reshape(-1, 3, 3)
 
 
 def _otsu_split(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -168,9 +170,9 @@ def identify(gray: np.ndarray, quads: np.ndarray) -> tuple[np.ndarray, np.ndarra
     weights = 1 << np.arange(MARKER_BITS * MARKER_BITS, dtype=np.int64)[::-1]
     inner = white[:, 1:-1, 1:-1].reshape(len(quads), -1).astype(np.int64)
     cand_codes = inner @ weights
-    ids, corners = [], []
+    ids, rows, turns = [], [], []
     taken: set[int] = set()
-    for n in np.nonzero(ok)[0]:
+    for n in np.nonzero(ok)[0].tolist():
         hit = exact.get(int(cand_codes[n]))
         if hit is None and MAX_BIT_ERRORS:
             dist = np.bitwise_count(codes ^ cand_codes[n])
@@ -184,10 +186,12 @@ def identify(gray: np.ndarray, quads: np.ndarray) -> tuple[np.ndarray, np.ndarra
             continue
         taken.add(mid)
         ids.append(mid)
-        corners.append(quads[n][(np.arange(4) + k) % 4])
+        rows.append(n)
+        turns.append(k)
     if not ids:
         return np.zeros(0, int), np.zeros((0, 4, 2))
-    return np.array(ids, int), np.array(corners)
+    order = (np.arange(4)[None, :] + np.array(turns)[:, None]) % 4
+    return np.array(ids, int), quads[np.array(rows)[:, None], order]
 
 
 def to_gray(frame: np.ndarray, pale_colours: bool = False) -> np.ndarray:
