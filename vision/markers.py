@@ -64,6 +64,12 @@ def _candidate_finder(min_perimeter_rate: float) -> cv2.aruco.ArucoDetector:
     p.minMarkerPerimeterRate = min_perimeter_rate
     p.maxErroneousBitsInBorderRate = 0.5
     p.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_NONE
+    # Every candidate is read by identify(), so OpenCV's own read of each is wasted: a
+    # candidate whose contrast is under minOtsuStdDev is read as uniform (never the decoy),
+    # and at one pixel a module the warp it reads from is smallest. Same candidates, in the
+    # same order; 0.2-0.3 ms a frame less.
+    p.minOtsuStdDev = 1e9
+    p.perspectiveRemovePixelPerCell = 1
     return cv2.aruco.ArucoDetector(decoy, p)
 
 
