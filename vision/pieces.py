@@ -514,11 +514,13 @@ class _Reader:
             # Each pixel votes by how clearly it is its player's: a glossy bean's lit side
             # is paler than its colour, near the next colour (red lit looks orange).
             all_margins = self.px.margin[sl][near]
-            sure = np.clip(all_margins[mine], VOTE_MIN, VOTE_MAX)
+            # (np.clip's own overhead is twice this on so few pixels)
+            sure = np.minimum(np.maximum(all_margins[mine], VOTE_MIN), VOTE_MAX)
             votes = np.bincount(labels[mine], weights=sure, minlength=n_players)
             pi = int(np.argmax(votes))
-            margins = all_margins[labels == pi]
-            seconds = self.px.runner_up[sl][near][labels == pi]
+            theirs = labels == pi
+            margins = all_margins[theirs]
+            seconds = self.px.runner_up[sl][near][theirs]
             # A pixel the mode filter gave to pi can have pi as its own runner-up.
             second = np.bincount(seconds, minlength=n_players)
             second[pi] = -1
