@@ -154,6 +154,7 @@ def main() -> int:
     conf: Counter = Counter()
     by_look: Counter = Counter()
     times: list[float] = []
+    best: list[float] = []  # per frame, the fastest of three reads in a row
     wrong: list[str] = []
     kinds: Counter = Counter()
     fields: Counter = Counter()
@@ -166,6 +167,12 @@ def main() -> int:
         t0 = time.perf_counter()
         obs = read_table(scene.frame, profile)
         times.append(time.perf_counter() - t0)
+        runs = [times[-1]]
+        for _ in range(2):  # best of three: the machine's other load, not the frame's cost
+            t0 = time.perf_counter()
+            read_table(scene.frame, profile)
+            runs.append(time.perf_counter() - t0)
+        best.append(min(runs))
         found = {(t["q"], t["r"]) for t in obs["tiles"]}
         board_ok = True
         for tt in scene.truth.tiles:
@@ -237,7 +244,9 @@ def main() -> int:
     for a in names:
         print(f"{a:>8}" + "".join(f"{conf.get((a, b), 0):>8}" for b in names))
     print(f"\nwhole frame (tiles + pieces), one core, {w}x{h}: median "
-          f"{np.median(times) * 1000:.1f} ms, p95 {np.percentile(times, 95) * 1000:.1f} ms")
+          f"{np.median(times) * 1000:.1f} ms, p95 {np.percentile(times, 95) * 1000:.1f} ms "
+          f"(each frame's first read, after rendering it); best of 3 reads in a row: median "
+          f"{np.median(best) * 1000:.1f} ms")
     if args.timing_scenes:
         big = GameSpec(size=(1920, 1080))
         ts = []
