@@ -13,7 +13,10 @@ Prints cell-exact accuracy (every count and flag right), board-exact accuracy
 how many wrong and right cells came with a confidence under 0.8 (the ones a
 referee would be asked to look at; a wrong cell read empty has none),
 the confusion matrix between player colours, and the median time of a whole
-frame (tiles and pieces) on one core at the chosen size and at 1920x1080. Each
+frame (tiles and pieces) on one core at the chosen size and at 1920x1080: each
+frame's first read, just after rendering it, and (at the chosen size) each
+frame's best of three reads in a row, as a live service reads frame after frame
+with its code and tables warm (two more reads a scene, about 80 ms). Each
 scene's players are new to the reader, so their colour tables are built first
 (:func:`vision.table.prepare_reader`, as the live service does once at start)
 and not timed: a game reads every frame with the same tables.

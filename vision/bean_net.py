@@ -125,9 +125,11 @@ def peaks(out: np.ndarray, floor: float = DOUBT_LOW) -> list[Peak]:
     return peaks_of_batch(out[None], floor)[0]
 
 
-def peaks_of_batch(outs: Sequence[np.ndarray], floor: float = DOUBT_LOW) -> list[list[Peak]]:
+def peaks_of_batch(outs: Sequence[np.ndarray] | np.ndarray, floor: float = DOUBT_LOW
+                   ) -> list[list[Peak]]:
     """:func:`peaks` of each of the net's answers ``outs`` (3 x h x w each, of any sizes; or
     one N x 3 x h x w array), found together: a frame's boxes cost one search, not one each.
+    Read as float32, as the net gives them.
 
     >>> outs = np.full((2, 3, 4, 5), -9.0, np.float32); outs[:, 1:] = 0.0
     >>> outs[0, 0, 3, 4] = outs[1, 0, 0, 0] = 3.0  # a corner apiece: each map its own

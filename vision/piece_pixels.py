@@ -104,7 +104,8 @@ def _paper_white(image: np.ndarray, paper: np.ndarray) -> np.ndarray:
 
 def _percentile_of_counts(counts: np.ndarray, q: float) -> float:
     """``np.percentile(values, q)`` (linear method) of the integers whose counts
-    (``np.bincount``) are ``counts``: 8-bit samples are counted faster than sorted.
+    (``np.bincount``) are ``counts``, at least one: 8-bit samples are counted faster than
+    sorted.
 
     >>> values = np.array([3, 9, 9, 4, 250, 0, 17])
     >>> [bool(_percentile_of_counts(np.bincount(values), q) == np.percentile(values, q))
@@ -439,7 +440,9 @@ def _feature_cells(lin_bgr: np.ndarray, white_y: np.ndarray) -> np.ndarray:
     """Index of each white-balanced linear BGR row in the quantised feature grid."""
     px = np.maximum(lin_bgr, _EPS)
     b, g, r = px[:, 0], px[:, 1], px[:, 2]
-    total = b + g + r  # a sum over rows of three costs three times this
+    # (b + g) + r is the order numpy's sum over each row of three takes, so the cells are
+    # the same; adding whole columns costs a third of that sum.
+    total = b + g + r
     y = px @ np.array([0.0722, 0.7152, 0.2126], np.float32)
     light = np.cbrt(y / np.maximum(white_y, _EPS))
     i = np.minimum((r / total * CHROMA_STEPS).astype(np.int32), CHROMA_STEPS - 1)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 
+import cv2
 import numpy as np
 
 from calibration.profile import Profile
@@ -46,6 +47,8 @@ def read_table_view(frame: np.ndarray, profile: Profile,
                     intrinsics: Intrinsics | None = None) -> tuple[dict, TableView]:
     """:func:`read_table`, and the table geometry it found (for drawing overlays)."""
     t0 = time.perf_counter()
+    if frame.ndim == 3 and frame.shape[2] == 4:
+        frame = cv2.cvtColor(frame, cv2.COLOR_BGRA2BGR)  # a PNG's alpha says nothing of the table
     view = find_tiles(frame, intrinsics if intrinsics is not None else profile.intrinsics)
     t1 = time.perf_counter()
     timings = {"tiles": (t1 - t0) * 1000}
@@ -56,6 +59,10 @@ def read_table_view(frame: np.ndarray, profile: Profile,
         if not profile.colours:
             warnings.append("the profile has no players' colours, so pieces are not read: "
                             "run companion calibrate with the colour card")
+            cells = {name: {"occluded": True} for name in _all_cells(view)}
+        elif frame.ndim != 3 or frame.shape[2] != 3:
+            warnings.append("the frame has no colour, so pieces (told apart by their colours) "
+                            "are not read: give the camera's colour frames")
             cells = {name: {"occluded": True} for name in _all_cells(view)}
         else:
             mosaic = build_mosaic(frame, view)

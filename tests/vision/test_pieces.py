@@ -225,6 +225,24 @@ def _bench_scene(seed: int):
     return scene, read_table(scene.frame, profile_for(scene.truth.looks, seed=0))
 
 
+def test_a_frame_with_alpha_reads_as_its_colours_and_a_grey_one_reads_no_pieces() -> None:
+    """Frames other than the camera's BGR: a PNG's alpha channel is dropped; a grey frame
+    still places its tiles, but pieces are told apart by colour, so every cell is left
+    occluded with a warning, never called empty (and nothing raises)."""
+    scene = render_game(7, GameSpec(), flavour_cutouts(str(PHOTOS.resolve())))
+    profile = profile_for(scene.truth.looks, seed=0)
+    bgr = read_table(scene.frame, profile)
+    assert any("pieces" in cell for cell in bgr["cells"].values())  # there is something to read
+
+    bgra = read_table(cv2.cvtColor(scene.frame, cv2.COLOR_BGR2BGRA), profile)
+    assert bgra["tiles"] == bgr["tiles"] and bgra["cells"] == bgr["cells"]
+
+    grey = read_table(cv2.cvtColor(scene.frame, cv2.COLOR_BGR2GRAY), profile)
+    assert [t["id"] for t in grey["tiles"]] == [t["id"] for t in bgr["tiles"]]
+    assert grey["cells"] and all(c == {"occluded": True} for c in grey["cells"].values())
+    assert any("no colour" in w for w in grey["warnings"])
+
+
 def _occluded(obs: dict) -> set[str]:
     return {c for c, v in obs["cells"].items() if v.get("occluded")}
 
