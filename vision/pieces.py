@@ -93,6 +93,8 @@ SC_RIM_MIN_MM = 20.0  # ... its radius from this ...
 SC_RIM_MAX_MM = 29.0  # ... to this ...
 SC_RIM_SHARE = 0.6  # ... with this much of its rim on the foreground's outline ...
 SC_RIM_FILL = 0.6  # ... and this much of its disc foreground
+SC_PEEP_MM = 15.0  # a covered egg's or token's visible part is centred this near the
+# tile's centre (its own centre within SC_RIM_OFFSET_MM, the card over it shifts the rest)
 RIM_SECTORS = 36
 OCCLUDED_MIN_SHARE = 0.004
 MAX_LEGAL_TROOPS = 5
@@ -728,6 +730,40 @@ class _Reader:
                 self.peeps_at[-1][4].append(self.warnings[-1])  # goes with the peep
                 self.cells[name].lower(DOUBT_CONFIDENCE)
 
+    def eggs_not_peeps(self) -> None:
+        """An egg half or token in a player's peep colour with cards or pieces over part of
+        its rim is no Supply Center by its shape, but as thick and coloured as a peep: in a
+        central cell where no Supply Center was found, a player's second peep (a player has
+        one in a cell at most) whose middle is within SC_PEEP_MM of the tile's centre is the
+        Supply Center. Its own warnings, and the other's "2 of" one, go."""
+        s = self.s
+        for (q, r), (cx, cy) in self.m.tile_centres_px.items():
+            name = f"{q},{r}/c"
+            cell = self.cells.get(name)
+            if cell is None or cell.supply_center:
+                continue
+            for player, n in cell.peeps.items():
+                mine = [p for p in self.peeps_at if p[0] == name and p[1] == player]
+                if n < 2 or len(mine) < 2:
+                    continue
+                egg = min(mine, key=lambda p: math.hypot(p[2] - cx, p[3] - cy))
+                if math.hypot(egg[2] - cx, egg[3] - cy) > SC_PEEP_MM * s:
+                    continue
+                cell.peeps[player] -= 1
+                self.peeps_at.remove(egg)
+                gone = list(egg[4])
+                for *_, said in mine:
+                    if said is not egg[4]:
+                        gone += [t for t in said if f"of {player}'s peeps" in t]
+                        said[:] = [t for t in said if t not in gone]
+                for text in gone:
+                    self.warnings.remove(text)
+                cell.supply_center = True
+                cell.lower(0.6)
+                self.warn(name, f"a Supply Center in {player}'s colour, partly covered (not a "
+                          f"second peep of {player}'s)")
+                break
+
     def heaps_not_peeps(self) -> None:
         """A peep with a bean's centre (at a peak of 0.5 or more) near its middle was a heap
         of beans as thick as a peep: a peep is 35 mm wide, and beans beside it or under it
@@ -971,6 +1007,7 @@ def read_pieces(mosaic: Mosaic, profile: Profile) -> PieceReading:
     r = _prepared(mosaic, profile)
     r.beans_by_net()
     r.peeps_not_heaps()
+    r.eggs_not_peeps()
     r.heaps_not_peeps()
     r.mark_occluded()
     r.finish()

@@ -740,3 +740,26 @@ def test_a_dark_bean_with_no_foreground_at_all_is_read_by_what_is_dark_round_it(
     assert _pieces(obs, cell) == want
     assert f"cell {cell}: a dark bean, read as purple's by its colour as a whole" \
         in obs["warnings"]
+
+
+@pytest.mark.parametrize("seed, cell, player", [
+    (7, "1,-1/c", "purple"),  # a token, cards over a third of it and beans on its rim
+    (219, "-1,1/c", "yellow"),  # an egg half between two understudy cards
+    (293, "-1,2/c", "red"),  # a pink token under a card, read in red's peep colour
+])
+def test_a_supply_center_in_a_players_colour_half_under_cards_is_no_second_peep(
+        seed: int, cell: str, player: str) -> None:
+    """Cards over part of an egg half or token hide its rim, so its shape does not say
+    Supply Center, and it is as thick as a peep and in one player's peep colour; but that
+    player's own peep stands in the cell too, and a player has one peep in a cell at most.
+    The one whose middle lies near the tile's centre is the Supply Center."""
+    scene, obs = _bench_profile_scene(seed)
+    truth = scene.truth.cells[cell]
+    assert truth["supply_center"] and truth["pieces"][player]["peep"]
+    got = obs["cells"][cell]
+    assert got["supply_center"] is True
+    assert _pieces(obs, cell) == {p: (v["troops"], v["peep"]) for p, v in truth["pieces"].items()}
+    said = [w for w in obs["warnings"] if w.startswith(f"cell {cell}:")]
+    assert any("Supply Center in " + player in w for w in said), said
+    assert not any(f"of {player}'s peeps" in w for w in said), said
+    assert got["confidence"] <= 0.6
