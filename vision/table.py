@@ -56,13 +56,14 @@ def read_table_view(frame: np.ndarray, profile: Profile,
     cells: dict[str, dict] = {}
     cell_conf: list[float] = []
     if view.tiles and view.homography is not None:
-        if not profile.colours:
-            warnings.append("the profile has no players' colours, so pieces are not read: "
-                            "run companion calibrate with the colour card")
-            cells = {name: {"occluded": True} for name in _all_cells(view)}
-        elif frame.ndim != 3 or frame.shape[2] != 3:
-            warnings.append("the frame has no colour, so pieces (told apart by their colours) "
-                            "are not read: give the camera's colour frames")
+        unread = (
+            "the profile has no players' colours, so pieces are not read: run companion "
+            "calibrate with the colour card" if not profile.colours else
+            "the frame has no colour, so pieces (told apart by their colours) are not read: "
+            "give the camera's colour frames" if frame.ndim != 3 or frame.shape[2] != 3 else None)
+        if unread:
+            # No cell is called empty that was not looked at.
+            warnings.append(unread)
             cells = {name: {"occluded": True} for name in _all_cells(view)}
         else:
             mosaic = build_mosaic(frame, view)
