@@ -115,7 +115,7 @@ NET_MIN_COLOURED_MM2 = 12.0
 EGG_RIM_BEAN_MM = 3.0  # a bean's centre this far inside an egg's measured rim is on it
 EDGE_SNAP_MM = 4.0  # a bean centred this near a tile's cell map, but off it, is in it
 PEEP_SNAP_MM = 6.0  # ... a peep this near (half a 7 mm gap between tiles, and the edge's 1.5)
-WHOSE_MM = 4.0  # a bean's colour is read this near its centre ...
+WHOSE_MM = 5.0  # a bean's colour is read this near its centre ...
 WHOSE_FAR_MM = 7.0  # ... or this near, when little of it shows there
 # ... each pixel voting by its colour margin, within these bounds: half a vote for a close
 # call, up to two for a clear one.
