@@ -89,6 +89,7 @@ def find_occluders(mosaic: Mosaic, px: PixelClasses, egg: np.ndarray) -> np.ndar
     found.unknown_occluders()
     found.hidden_print()
     found.pale_skin()
+    found.specks_in_pieces()
     return found.occluder
 
 
@@ -394,6 +395,18 @@ class _Occlusion:
             held[gc[one]] = True
             held[0] = False
             occ[sl] |= held[gc].view(np.uint8)
+
+
+    def specks_in_pieces(self) -> None:
+        """An occluder no bigger than a highlight and ringed by one player's colour is part
+        of a piece: a hand's region that runs on into a peep or card it touches picks up
+        specks inside it (its glossy top, its eyes), which would occlude the cell."""
+        occ = self.occluder
+        if not occ.any():
+            return
+        for x, y, one, _ in regions(occ, 1):
+            if self._inside_a_piece(one, x, y):
+                occ[y:y + one.shape[0], x:x + one.shape[1]] &= 1 - one
 
 
 def _depth(filled: np.ndarray, pad: int) -> np.ndarray:

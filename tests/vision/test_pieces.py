@@ -674,6 +674,21 @@ def _bench_profile_scene(seed: int):
     return scene, read_table(scene.frame, profile)
 
 
+@pytest.mark.parametrize("seed, cells", [(382, ("1,0/c", "1,-1/1")), (86, ("0,0/c",))])
+def test_a_speck_inside_a_peep_a_hand_touches_does_not_occlude_its_cell(seed, cells):
+    """A hand touching a chain of peeps (382) or a printed understudy (86) is one region
+    with them; what the hand's part of it picked up inside the peep or card (its glossy top,
+    an eye) was a speck of occluder, and grown by 2 mm it occluded a cell no hand covers.
+    Ringed by one player's colour, it is part of the piece: the cells are read."""
+    scene, obs = _bench_profile_scene(seed)
+    for cell in cells:
+        assert scene.truth.hand_cover.get(cell, 0.0) == 0.0
+        want = {p: (v["troops"], v["peep"]) for p, v in scene.truth.cells[cell]["pieces"].items()}
+        assert not obs["cells"][cell].get("occluded"), cell
+        assert _pieces(obs, cell) == want, cell
+    assert any(c.get("occluded") for c in obs["cells"].values())  # the hand itself still is
+
+
 @pytest.mark.parametrize("seed, cell", [(216, "-1,2/2"), (327, "0,-1/3"), (455, "1,1/3")])
 def test_a_red_bean_whose_lit_side_looks_orange_is_red(seed, cell):
     """Glossy red beans among red beans, the orange player using photographed beans: a
