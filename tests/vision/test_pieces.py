@@ -689,6 +689,18 @@ def test_a_speck_inside_a_peep_a_hand_touches_does_not_occlude_its_cell(seed, ce
     assert any(c.get("occluded") for c in obs["cells"].values())  # the hand itself still is
 
 
+@pytest.mark.parametrize("seed, cell", [(4, "0,0/c"), (4, "4,0/4"), (176, "0,0/4"),
+                                        (427, "1,1/0")])
+def test_a_beans_colour_is_read_from_enough_of_its_body(seed, cell):
+    """Read within 4 mm of its centre, one bean in each of these cells came out another
+    player's (a purple or blue bean read as the other, a red one as orange). Within 5 mm
+    more of the bean's own body votes, and each is read right."""
+    scene, obs = _bench_profile_scene(seed)
+    want = {p: (v["troops"], v["peep"]) for p, v in scene.truth.cells[cell]["pieces"].items()}
+    assert cell not in scene.truth.hand_cover
+    assert _pieces(obs, cell) == want
+
+
 @pytest.mark.parametrize("seed, cell", [(216, "-1,2/2"), (327, "0,-1/3"), (455, "1,1/3")])
 def test_a_red_bean_whose_lit_side_looks_orange_is_red(seed, cell):
     """Glossy red beans among red beans, the orange player using photographed beans: a
