@@ -18,6 +18,8 @@ reports the cells it touches ``occluded``, never empty.
 - A pale hand may not stand out from the paper at all, but it hides the
   markers' solid print over a breadth no piece does; its fingers over bare
   paper are tinted like it (every occluder grows into what is tinted like it).
+- Last, a speck of occluder ringed by one player's colour is part of a piece (a
+  hand's region running on into a peep it touches picks up its glossy top).
 """
 
 from __future__ import annotations
@@ -395,7 +397,6 @@ class _Occlusion:
             held[gc[one]] = True
             held[0] = False
             occ[sl] |= held[gc].view(np.uint8)
-
 
     def specks_in_pieces(self) -> None:
         """An occluder no bigger than a highlight and ringed by one player's colour is part
