@@ -77,7 +77,7 @@ SKIN_NEARER = 0.5  # ... and pixels nearer it than this share of that are its fi
 SKIN_OPEN_MM = 3.0  # ... where they are this thick
 SKIN_SPREAD_MIN = 4  # sRGB levels between a pixel's channels: less is grey for this
 HIDDEN_MIN_MM2 = 40.0  # this much solid print hidden together ...
-HIDDEN_THICK_MM = 10.0  # ... over a breadth this thick (more than a finger) is under a hand
+HIDDEN_THICK_MM = 8.0  # ... this far from its edge (16 mm across: a finger) is under a hand
 HIDDEN_JOIN_MM = 6.0  # hidden print this close together is one patch
 HIDDEN_GROW_MM = 8.0  # a hand reaches this far past the print it hides
 
