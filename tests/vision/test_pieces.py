@@ -683,6 +683,17 @@ def test_a_long_fingers_tip_beyond_the_print_occludes_its_cell():
     assert obs["cells"]["0,0/5"].get("occluded") is True
 
 
+def test_a_pale_hand_is_found_by_print_hidden_over_a_fingers_breadth():
+    """Scene 1144: a pale hand over four cells of a tile (from 15 to 89 % of each) stands
+    out from the paper too little to be foreground, and the markers' print it hides lay in
+    patches under 20 mm across, so its cells were read empty. Print hidden over 16 mm (a
+    finger's breadth) is a hand's: all four are occluded."""
+    scene, obs = _bench_profile_scene(1144)
+    for cell in ("1,-1/1", "1,-1/2", "1,-1/3", "1,-1/c"):
+        assert scene.truth.hand_cover[cell] > 0.1
+        assert obs["cells"][cell].get("occluded") is True, cell
+
+
 @pytest.mark.parametrize("seed, cells", [(382, ("1,0/c", "1,-1/1")), (86, ("0,0/c",))])
 def test_a_speck_inside_a_peep_a_hand_touches_does_not_occlude_its_cell(seed, cells):
     """A hand touching a chain of peeps (382) or a printed understudy (86) is one region
