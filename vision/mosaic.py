@@ -15,6 +15,7 @@ the bean net reads, :mod:`vision.bean_net`), alongside:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -38,6 +39,7 @@ INK_GROW_MM = 1.0
 SOLID_LEVEL = 60  # art darker than this is solid print ...
 SOLID_SHRINK_MM = 1.0  # ... kept this far inside it (fit error; thin strokes go)
 TILE_EDGE_MM = 1.5  # pixels this close to a tile's cut edge may show the table: left out
+OVERLAP_GROW_PX = 1.5
 
 
 @lru_cache(maxsize=80)
@@ -170,6 +172,7 @@ def build_mosaic(frame: np.ndarray, view: TableView) -> Mosaic:
             cv2.fillPoly(cell_map, [outline], len(names), cv2.LINE_8, 3)
             names.append(name)
         cv2.fillPoly(tiles_mask, [px(hexes[t.hex])], 1, cv2.LINE_8, 3)
+    _split_overlaps(cell_map, tiles, [hexes[t.hex] for t in tiles], px)
     edge = max(1, int(round(TILE_EDGE_MM * s)))
     inner = cv2.erode(tiles_mask, np.ones((2 * edge + 1, 2 * edge + 1), np.uint8))
     cell_map[inner == 0] = -1
@@ -197,6 +200,76 @@ def build_mosaic(frame: np.ndarray, view: TableView) -> Mosaic:
               if slot.slot not in t.markers_seen]
     return Mosaic(image, s, origin, cell_map, names, ink > 0, in_frame > 0, centres, solid > 0,
                   frame, lambda pts: view.to_image(apply_h(to_mm, pts)), unseen)
+
+
+def _outward_normals(outline_mm: np.ndarray) -> np.ndarray:
+    """The outward unit normals (n x 2) of the convex ``outline_mm``'s edges."""
+    edge = np.roll(outline_mm, -1, axis=0) - outline_mm
+    normal = np.stack([edge[:, 1], -edge[:, 0]], axis=1) / np.linalg.norm(edge, axis=1)[:, None]
+    return -normal if np.dot(normal[0], outline_mm[0] - outline_mm.mean(axis=0)) < 0 else normal
+
+
+def _split_overlaps(cell_map: np.ndarray, tiles: list[TileDetection],
+                    outlines_mm: list[np.ndarray], px: Callable[[np.ndarray], np.ndarray]
+                    ) -> None:
+    """Where two tiles overlap, give each pixel to the tile it lies deeper inside.
+
+    Painted in turn, the later tile would take all of the overlap, and a bean lying
+    just off its edge (on the other tile, a pixel's rounding away) would be counted
+    in its cell. Split where the two edges that face each other are equally far, the
+    overlap goes to neither tile's edge, however the tiles are turned.
+    """
+    per_tile = len(cells_of((0, 0)))
+    outlines, ends = _cell_outlines()
+    reach = 4 * R_MM
+    # Tile j's outline grown by a pixel and a half: its fill took the pixels its edge
+    # crosses, which tile i's overlap, cut exactly, would not.
+    grow = 1 + OVERLAP_GROW_PX / PX_PER_MM / (R_MM * math.sqrt(3) / 2)
+    centres = [np.array([t.pose.x, t.pose.y]) for t in tiles]
+    apart = 2 * R_MM * grow
+    exact = [o.astype(np.float32) for o in outlines_mm]
+    normals: dict[int, np.ndarray] = {}
+    cells: dict[int, list[np.ndarray]] = {}
+    for j in range(1, len(tiles)):
+        cj = centres[j]
+        grown = (cj + (outlines_mm[j] - cj) * grow).astype(np.float32)
+        for i in range(j):
+            if np.hypot(*(cj - centres[i])) > apart:
+                continue  # no hexagons that far apart can touch
+            area, both = cv2.intersectConvexConvex(exact[i], grown)
+            if area <= 0 or both is None:
+                continue
+            ci = centres[i]
+            for t in (i, j):
+                if t not in normals:
+                    normals[t] = _outward_normals(outlines_mm[t])
+            # Depth inside a tile, near its edge that faces the other, is its apothem
+            # less n . (p - c): deeper inside i where w . p > k.
+            ni = normals[i][int(np.argmax(normals[i] @ (cj - ci)))]
+            nj = normals[j][int(np.argmax(normals[j] @ (ci - cj)))]
+            w = nj - ni
+            norm = float(np.linalg.norm(w))
+            if norm < 1e-9:
+                continue
+            w /= norm
+            k = (float(nj @ cj) - float(ni @ ci)) / norm
+            mid = (ci + cj) / 2
+            on = mid + w * (k - float(w @ mid))  # the split line's point nearest the two
+            along = np.array([-w[1], w[0]])
+            side = np.array([on + along * reach, on + along * reach + w * reach,
+                             on - along * reach + w * reach, on - along * reach], np.float32)
+            area, theirs = cv2.intersectConvexConvex(both, side)
+            if area <= 0 or theirs is None:
+                continue
+            # Tile j was painted after tile i: paint tile i's cells again over its part.
+            if i not in cells:
+                cells[i] = [c.astype(np.float32) for c in
+                            np.split(tiles[i].cell_frame().apply(outlines), ends)]
+            for n, cell in enumerate(cells[i]):
+                area, part = cv2.intersectConvexConvex(cell, theirs)
+                if area > 0 and part is not None:
+                    cv2.fillPoly(cell_map, [px(part.reshape(-1, 2).astype(float))],
+                                 i * per_tile + n, cv2.LINE_8, 3)
 
 
 def _fitted(tile: TileDetection, image: np.ndarray, in_frame: np.ndarray,

@@ -810,3 +810,20 @@ def test_a_supply_center_in_a_players_colour_half_under_cards_is_no_second_peep(
     assert any("Supply Center in " + player in w for w in said), said
     assert not any(f"of {player}'s peeps" in w for w in said), said
     assert got["confidence"] <= 0.6
+
+
+@pytest.mark.parametrize("seed, cell, other", [(252, "1,-1/5", "2,-2/2"),
+                                               (304, "1,-1/0", "2,-1/3"),
+                                               (438, "0,1/0", "1,1/3")])
+def test_a_bean_just_off_an_overlapping_tiles_edge_is_counted_in_its_own_cell(seed, cell,
+                                                                              other):
+    """In each scene two tiles overlap by a few millimetres, and a bean of ``cell`` lies
+    3 to 4 mm inside its own tile, just off the edge of the other, laid over it. The later
+    tile's cells took the whole overlap, and a pixel's rounding put the bean in ``other``.
+    Split down the middle, the overlap gives the bean to its own cell."""
+    scene, obs = _bench_profile_scene(seed)
+    for name in (cell, other):
+        assert name not in scene.truth.hand_cover
+        want = {p: (v["troops"], v["peep"])
+                for p, v in scene.truth.cells.get(name, {"pieces": {}})["pieces"].items()}
+        assert _pieces(obs, name) == want, name
