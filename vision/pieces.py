@@ -87,6 +87,16 @@ BODY_REACH_CLEAR_MM = 6.0  # ... or this near when its colour is clear
 MIN_FRAGMENT_MM2 = 40.0  # regions of pieces under 0.6 of this hold no peep
 SC_MIN_RADIUS_MM = 19.5  # a Supply Center covers the 40 mm circle: thicker than any peep
 SC_SEARCH_MM = 4.8  # ... that thick this near the tile's centre, where the egg is set
+# ... unless it is one peep with beans packed round it: this much of the disc this wide
+# round it in one player's peep colour, and that colour's piece there a peep's size (35 x
+# 60 mm) and shape (measured over seeds 0-999: peeps 31-37 mm across, eggs in a peep's
+# colour with one leaning on them longer or larger)
+ONE_PEEP_SHARE = 0.45
+ONE_PEEP_DISC_MM = 15.0
+ONE_PEEP_REACH_MM = 40.0
+ONE_PEEP_ACROSS_MM = (29.0, 38.0)
+ONE_PEEP_LONG_MM = (55.0, 67.0)
+ONE_PEEP_AREA_MM2 = (1300.0, 1750.0)
 SC_RIM_OFFSET_MM = 5.0  # a partly covered egg or token: its centre this near the tile's ...
 SC_RIM_MIDDLE_MM = 8.0  # ... foreground over half the disc this wide round the tile's centre ...
 SC_RIM_MIN_MM = 20.0  # ... its radius from this ...
@@ -255,8 +265,8 @@ class _Reader:
                 continue
             k = np.argmax(np.where(near, dt, -1))
             thick = float(dt.ravel()[k]) / s
-            if thick >= SC_MIN_RADIUS_MM:
-                ey, ex = np.unravel_index(k, dt.shape)
+            ey, ex = np.unravel_index(k, dt.shape)
+            if thick >= SC_MIN_RADIUS_MM and not self._one_peep_at(int(ex + x0), int(ey + y0)):
                 confidence = min(1.0, 0.5 + (thick - SC_MIN_RADIUS_MM) / 3)
                 radius = min(thick, 30.0)
             else:
@@ -271,6 +281,54 @@ class _Reader:
             cv2.circle(self.egg, (int(round(ex + x0)), int(round(ey + y0))),
                        int(round((radius + 1.5) * s)), 1, -1)
             self.eggs.append((float(ex + x0), float(ey + y0), radius * s))
+
+    def _one_peep_at(self, x: int, y: int) -> bool:
+        """Whether what is as thick as a Supply Center at mosaic point (x, y) is one peep
+        with beans packed round it: most of the disc of ONE_PEEP_DISC_MM round it in one
+        player's peep colour, and that colour's piece there (its convex hull: an egg's
+        highlight or shading cuts into it) of a peep's size and shape, not an egg's round.
+
+        A peep is 35 mm wide: alone it is thinner than any Supply Center, but beans touching
+        it all round make it as thick. An egg or token in a peep's colour is round, and with
+        a peep leaning on it, larger than one peep."""
+        s = self.s
+        H, W = self.px.label.shape
+        n_players = len(self.px.players)
+        r = int(round(ONE_PEEP_DISC_MM * s))
+        sl = (slice(max(y - r, 0), min(y + r + 1, H)), slice(max(x - r, 0), min(x + r + 1, W)))
+        yy, xx = np.ogrid[sl[0], sl[1]]
+        disc = (xx - x) ** 2 + (yy - y) ** 2 <= r * r
+        label = self.px.label[sl][disc]
+        counts = np.bincount(label[label < n_players], minlength=n_players)
+        if not counts.any():
+            return False
+        p = int(np.argmax(counts))
+        peep_coloured = np.count_nonzero((label == p) & self.px.peepish[sl][disc])
+        if peep_coloured < ONE_PEEP_SHARE * np.count_nonzero(disc):
+            return False
+        r = int(round(ONE_PEEP_REACH_MM * s))
+        y0, x0 = max(y - r, 0), max(x - r, 0)
+        sl = (slice(y0, min(y + r + 1, H)), slice(x0, min(x + r + 1, W)))
+        mine = ((self.px.label[sl] == p) & self.px.peepish[sl]).astype(np.uint8)
+        mine = cv2.morphologyEx(mine, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        n, parts, stats, _ = cv2.connectedComponentsWithStats(mine, connectivity=8)
+        if n < 2:
+            return False
+        k = int(parts[y - y0, x - x0]) or 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+        outline, _ = cv2.findContours((parts == k).view(np.uint8), cv2.RETR_EXTERNAL,
+                                      cv2.CHAIN_APPROX_SIMPLE)
+        m = cv2.moments(cv2.convexHull(np.vstack(outline)))
+        if m["m00"] <= 0:
+            return False
+        # A filled ellipse's axes are 4 standard deviations long.
+        a, b, c = m["mu20"] / m["m00"], m["mu02"] / m["m00"], m["mu11"] / m["m00"]
+        half_gap = math.sqrt(((a - b) / 2) ** 2 + c * c)
+        small, large = (a + b) / 2 - half_gap, (a + b) / 2 + half_gap
+        across, length = 4 * math.sqrt(max(small, 0.0)) / s, 4 * math.sqrt(large) / s
+        area = self.mm2(m["m00"])
+        return (ONE_PEEP_ACROSS_MM[0] <= across <= ONE_PEEP_ACROSS_MM[1]
+                and ONE_PEEP_LONG_MM[0] <= length <= ONE_PEEP_LONG_MM[1]
+                and ONE_PEEP_AREA_MM2[0] <= area <= ONE_PEEP_AREA_MM2[1])
 
     # --- occlusion -------------------------------------------------------------------------
 

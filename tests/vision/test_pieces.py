@@ -827,3 +827,31 @@ def test_a_bean_just_off_an_overlapping_tiles_edge_is_counted_in_its_own_cell(se
         want = {p: (v["troops"], v["peep"])
                 for p, v in scene.truth.cells.get(name, {"pieces": {}})["pieces"].items()}
         assert _pieces(obs, name) == want, name
+
+
+@pytest.mark.parametrize("seed, cell", [(141, "-1,0/c"), (359, "1,0/c"), (482, "0,0/c")])
+def test_a_peep_with_beans_packed_round_it_over_a_tiles_centre_is_no_supply_center(seed,
+                                                                                  cell):
+    """A peep over a central cell with beans touching it all round is as thick as an egg
+    (19.5 mm from its middle to the paper) and was read as a Supply Center, its peep lost
+    and beans under the egg's disc uncounted. Its peep-coloured part is one peep's size
+    and shape: there is no Supply Center, and the peep and beans are read."""
+    scene, obs = _bench_profile_scene(seed)
+    assert not scene.truth.cells[cell]["supply_center"]
+    assert cell not in scene.truth.hand_cover
+    assert obs["cells"][cell]["supply_center"] is False
+    want = {p: (v["troops"], v["peep"]) for p, v in scene.truth.cells[cell]["pieces"].items()}
+    assert _pieces(obs, cell) == want
+
+
+@pytest.mark.parametrize("seed, cell", [(228, "0,0/c"), (300, "1,-1/c"), (88, "1,1/c")])
+def test_a_supply_center_with_a_peep_leaning_on_it_is_still_one(seed, cell):
+    """An egg or token with a peep beside it, touching, as thick and as peep-coloured as a
+    peep with beans round it: the piece of that colour is round, or larger than one peep,
+    and it stays a Supply Center (a peep's size taken looser, 20-50 mm across, 40-90 mm
+    long, 1000-3000 mm2, each of these was read as a peep)."""
+    scene, obs = _bench_profile_scene(seed)
+    assert scene.truth.cells[cell]["supply_center"]
+    assert obs["cells"][cell]["supply_center"] is True
+    want = {p: (v["troops"], v["peep"]) for p, v in scene.truth.cells[cell]["pieces"].items()}
+    assert _pieces(obs, cell) == want
