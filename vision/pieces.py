@@ -106,7 +106,7 @@ SC_RIM_FILL = 0.6  # ... and this much of its disc foreground
 SC_PEEP_MM = 15.0  # a covered egg's or token's visible part is centred this near the
 # tile's centre (its own centre within SC_RIM_OFFSET_MM, the card over it shifts the rest)
 RIM_SECTORS = 36
-OCCLUDED_MIN_SHARE = 0.004
+OCCLUDED_MIN_SHARE = 0.006  # of a cell under a hand (grown by 2 mm): occluded
 MAX_LEGAL_TROOPS = 5
 BORDER_WARN_MM = 1.5
 DOUBT_CONFIDENCE = 0.7  # a doubtful bean, or a peak that may be one more

@@ -855,3 +855,17 @@ def test_a_supply_center_with_a_peep_leaning_on_it_is_still_one(seed, cell):
     assert obs["cells"][cell]["supply_center"] is True
     want = {p: (v["troops"], v["peep"]) for p, v in scene.truth.cells[cell]["pieces"].items()}
     assert _pieces(obs, cell) == want
+
+
+@pytest.mark.parametrize("seed, cell", [(266, "0,0/3"), (896, "1,0/2"), (510, "0,-1/4")])
+def test_a_hand_grazing_a_cell_does_not_occlude_it(seed, cell):
+    """A hand beside these cells (none of it over them) is found up to their edges, and
+    grown by 2 mm for its blur it covered 0.4 to 0.6 % of each: they were read occluded.
+    A hand must cover 0.6 % of a cell to occlude it."""
+    scene, obs = _bench_profile_scene(seed)
+    assert cell not in scene.truth.hand_cover
+    assert not obs["cells"].get(cell, {}).get("occluded")
+    want = {p: (v["troops"], v["peep"])
+            for p, v in scene.truth.cells.get(cell, {"pieces": {}})["pieces"].items()}
+    assert _pieces(obs, cell) == want
+    assert any(c.get("occluded") for c in obs["cells"].values())  # the hand itself is
