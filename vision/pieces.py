@@ -105,6 +105,9 @@ SC_RIM_SHARE = 0.6  # ... with this much of its rim on the foreground's outline 
 SC_RIM_FILL = 0.6  # ... and this much of its disc foreground
 SC_PEEP_MM = 15.0  # a covered egg's or token's visible part is centred this near the
 # tile's centre (its own centre within SC_RIM_OFFSET_MM, the card over it shifts the rest)
+SC_COVERED_RIM_SHARE = 0.4  # an egg under a card read as a lone peep: this much of its rim
+SC_COVERED_MAX_MM = 28.0  # ... of a radius up to this (the largest ring is beans round a peep)
+SC_COVERED_OFFSET_MM = 4.5  # ... centred this near the tile's centre
 RIM_SECTORS = 36
 OCCLUDED_MIN_SHARE = 0.006  # of a cell under a hand (grown by 2 mm): occluded
 MAX_LEGAL_TROOPS = 5
@@ -218,6 +221,9 @@ class _Reader:
         self.occluder = np.zeros((h, w), np.uint8)
         self.body = np.zeros((h, w), np.uint8)  # peeps found
         self.eggs: list[tuple[float, float, float]] = []  # Supply Centers: x, y, radius (px)
+        # Central cells where none was found: the region round the tile's centre (foreground,
+        # closed and filled) and its box's top-left corner.
+        self._no_supply_center: dict[str, tuple[np.ndarray, int, int]] = {}
         # Peeps found: cell, player, x, y (px), and the warnings they gave.
         self.peeps_at: list[tuple[str, str, float, float, list[str]]] = []
         self.beans_at: list[tuple[float, float]] = []  # centres (px) of beans at peaks >= 0.5
@@ -272,6 +278,7 @@ class _Reader:
             else:
                 rim = _egg_rim(crop, (cx - x0, cy - y0), s)
                 if rim is None:
+                    self._no_supply_center[name] = (crop, x0, y0)
                     continue
                 ex, ey, radius, arc = rim
                 confidence = 0.5 + 0.4 * arc
@@ -822,6 +829,42 @@ class _Reader:
                           f"second peep of {player}'s)")
                 break
 
+    def covered_eggs_not_peeps(self) -> None:
+        """An egg half or token under an understudy's card shows too little of itself to be
+        found (the card's white margin cuts it short of an egg's thickness and hides half
+        its rim), and what shows is read as a peep of the player whose colour is nearest:
+        in a central cell where no Supply Center was found, a peep of a player with no beans
+        there, within SC_PEEP_MM of the tile's centre, is the Supply Center when the region
+        round the centre shows SC_COVERED_RIM_SHARE of an egg's rim (of radius up to
+        SC_COVERED_MAX_MM, centred within SC_COVERED_OFFSET_MM of the tile's centre).
+
+        A peep there with beans of its own stays a peep: a peep's ends, beans round it,
+        show as much of such a rim."""
+        s = self.s
+        for (q, r), (cx, cy) in self.m.tile_centres_px.items():
+            name = f"{q},{r}/c"
+            cell = self.cells.get(name)
+            if cell is None or cell.supply_center or name not in self._no_supply_center:
+                continue
+            alone = [p for p in self.peeps_at if p[0] == name and not cell.troops.get(p[1])
+                     and math.hypot(p[2] - cx, p[3] - cy) <= SC_PEEP_MM * s]
+            if not alone:
+                continue
+            crop, x0, y0 = self._no_supply_center[name]
+            rim = _egg_rim(crop, (cx - x0, cy - y0), s, SC_COVERED_RIM_SHARE)
+            if (rim is None or rim[2] > SC_COVERED_MAX_MM
+                    or math.hypot(rim[0] + x0 - cx, rim[1] + y0 - cy) > SC_COVERED_OFFSET_MM * s):
+                continue
+            egg = min(alone, key=lambda p: math.hypot(p[2] - cx, p[3] - cy))
+            cell.peeps[egg[1]] -= 1
+            self.peeps_at.remove(egg)
+            for text in egg[4]:
+                self.warnings.remove(text)
+            cell.supply_center = True
+            cell.lower(0.6)
+            self.warn(name, f"a Supply Center partly covered (its rim shows), not a peep of "
+                      f"{egg[1]}'s")
+
     def heaps_not_peeps(self) -> None:
         """A peep with a bean's centre (at a peak of 0.5 or more) near its middle was a heap
         of beans as thick as a peep: a peep is 35 mm wide, and beans beside it or under it
@@ -851,8 +894,8 @@ class _Reader:
                 cell.supply_center = False
 
 
-def _egg_rim(region: np.ndarray, centre: tuple[float, float], s: float
-             ) -> tuple[float, float, float, float] | None:
+def _egg_rim(region: np.ndarray, centre: tuple[float, float], s: float,
+             share: float = SC_RIM_SHARE) -> tuple[float, float, float, float] | None:
     """An egg half or token cut by something lying over it (a printed understudy's white
     card hides a band of it): most of a circle's rim, of an egg's or token's radius, round
     a point near the tile's centre, on the outline of ``region`` (foreground round the
@@ -899,7 +942,7 @@ def _egg_rim(region: np.ndarray, centre: tuple[float, float], s: float
     score = seen * (len(p) + 1) + counts.sum(axis=2)
     j, k = np.unravel_index(int(np.argmax(score)), score.shape)
     arc = float(seen[j, k]) / RIM_SECTORS
-    if arc < SC_RIM_SHARE:
+    if arc < share:
         return None
     radius = SC_RIM_MIN_MM + k + 0.5
     disc = ((xx - ox[j]) ** 2 + (yy - oy[j]) ** 2 <= (radius * s) ** 2)
@@ -1066,6 +1109,7 @@ def read_pieces(mosaic: Mosaic, profile: Profile) -> PieceReading:
     r.beans_by_net()
     r.peeps_not_heaps()
     r.eggs_not_peeps()
+    r.covered_eggs_not_peeps()
     r.heaps_not_peeps()
     r.mark_occluded()
     r.finish()

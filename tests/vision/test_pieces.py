@@ -869,3 +869,28 @@ def test_a_hand_grazing_a_cell_does_not_occlude_it(seed, cell):
             for p, v in scene.truth.cells.get(cell, {"pieces": {}})["pieces"].items()}
     assert _pieces(obs, cell) == want
     assert any(c.get("occluded") for c in obs["cells"].values())  # the hand itself is
+
+
+@pytest.mark.parametrize("seed, cell", [(124, "1,-1/c"), (615, "0,-2/c"), (740, "0,-1/c")])
+def test_an_egg_under_a_card_read_as_a_lone_peep_is_a_supply_center(seed, cell):
+    """An understudy's card over half of an egg or token: what shows of it is too thin for
+    an egg and shows under 60 % of its rim, and was read as the peep of a player with no
+    beans there. It shows 40 % of an egg's rim round the tile's centre: a Supply Center."""
+    scene, obs = _bench_profile_scene(seed)
+    assert scene.truth.cells[cell]["supply_center"]
+    assert cell not in scene.truth.hand_cover
+    assert obs["cells"][cell]["supply_center"] is True
+    want = {p: (v["troops"], v["peep"]) for p, v in scene.truth.cells[cell]["pieces"].items()}
+    assert _pieces(obs, cell) == want
+
+
+@pytest.mark.parametrize("seed, cell", [(1064, "0,-1/c"), (1023, "1,-1/c")])
+def test_a_peep_with_its_beans_at_a_tiles_centre_stays_a_peep(seed, cell):
+    """A peep near the middle of a central cell with no Supply Center, its beans round it:
+    the peep's ends and the beans show 40 % or more of an egg's rim too, but a peep with
+    beans of its own is not taken for an egg under a card."""
+    scene, obs = _bench_profile_scene(seed)
+    assert not scene.truth.cells[cell]["supply_center"]
+    assert obs["cells"][cell]["supply_center"] is False
+    want = {p: (v["troops"], v["peep"]) for p, v in scene.truth.cells[cell]["pieces"].items()}
+    assert _pieces(obs, cell) == want
