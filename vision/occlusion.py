@@ -239,8 +239,9 @@ class _Occlusion:
     def _occlude_hand(self, one: np.ndarray, x: int, y: int,
                       depth: np.ndarray | None = None) -> None:
         """Occlude the hand in region ``one`` (its box at x, y), and its fingers beyond the
-        print that cuts them off it: pieces of foreground in the hand's colour class within
-        a finger's length of it, joined to it across print no wider than FINGER_GAP_MM.
+        print or the egg that cuts them off it: pieces of foreground in the hand's colour
+        class within a finger's length of it, joined to it across print no wider than
+        FINGER_GAP_MM or over a Supply Center's disc.
         ``depth``: the region's :meth:`_depth`, if measured already."""
         s = self.s
         pad = int(math.ceil(FINGER_MM * s))
@@ -253,8 +254,10 @@ class _Occlusion:
         hand[oy:oy + one.shape[0], ox:ox + one.shape[1]] = part
         apart = cv2.distanceTransform(1 - hand, cv2.DIST_L2, 3)
         labels, free = self.px.label[sl], self.egg[sl] == 0
-        # The hand's colour class, as in _hand_part: its own label, or no player's.
-        mine = (self.px.fg[sl] & ((labels == main) | (labels >= NONE)) & free
+        # The hand's colour class, as in _hand_part: its own label, or no player's; over a
+        # Supply Center's disc too, as a finger lying across an egg is (its tip beyond the
+        # egg was cut off the hand).
+        mine = (self.px.fg[sl] & ((labels == main) | (labels >= NONE))
                 & (apart <= FINGER_MM * s) & (sat <= skin))
         across = self.px.shaded[sl] & free & (apart <= FINGER_GAP_MM * s)
         joined = ((hand > 0) | mine | across).view(np.uint8)

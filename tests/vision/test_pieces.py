@@ -894,3 +894,13 @@ def test_a_peep_with_its_beans_at_a_tiles_centre_stays_a_peep(seed, cell):
     assert obs["cells"][cell]["supply_center"] is False
     want = {p: (v["troops"], v["peep"]) for p, v in scene.truth.cells[cell]["pieces"].items()}
     assert _pieces(obs, cell) == want
+
+
+@pytest.mark.parametrize("seed, cell", [(412, "1,1/2"), (470, "0,-1/3")])
+def test_a_finger_lying_across_an_egg_occludes_the_cell_its_tip_is_over(seed, cell):
+    """A hand's finger lies over a Supply Center's egg and its tip over the cell beyond
+    (6 to 8 % of it). The egg's disc, set aside, cut the finger off the hand: the tip was
+    not looked for as the hand's, and the cell was read empty. It is occluded."""
+    scene, obs = _bench_profile_scene(seed)
+    assert scene.truth.hand_cover[cell] > 0.05
+    assert obs["cells"][cell].get("occluded") is True
