@@ -240,8 +240,8 @@ class _Occlusion:
                       depth: np.ndarray | None = None) -> None:
         """Occlude the hand in region ``one`` (its box at x, y), and its fingers beyond the
         print or the egg that cuts them off it: pieces of foreground in the hand's colour
-        class within a finger's length of it, joined to it across print no wider than
-        FINGER_GAP_MM or over a Supply Center's disc.
+        class within a finger's length of it, joined to it across print or a seam between
+        tiles no wider than FINGER_GAP_MM, or over a Supply Center's disc.
         ``depth``: the region's :meth:`_depth`, if measured already."""
         s = self.s
         pad = int(math.ceil(FINGER_MM * s))
@@ -259,7 +259,9 @@ class _Occlusion:
         # egg was cut off the hand).
         mine = (self.px.fg[sl] & ((labels == main) | (labels >= NONE))
                 & (apart <= FINGER_MM * s) & (sat <= skin))
-        across = self.px.shaded[sl] & free & (apart <= FINGER_GAP_MM * s)
+        # Print, or a seam between tiles (off the mosaic's tiles, never foreground).
+        across = ((self.px.shaded[sl] | ~self.m.on_tiles[sl]) & free
+                  & (apart <= FINGER_GAP_MM * s))
         joined = ((hand > 0) | mine | across).view(np.uint8)
         n, cc = cv2.connectedComponents(joined, connectivity=8)
         held = np.zeros(n, bool)

@@ -904,3 +904,13 @@ def test_a_finger_lying_across_an_egg_occludes_the_cell_its_tip_is_over(seed, ce
     scene, obs = _bench_profile_scene(seed)
     assert scene.truth.hand_cover[cell] > 0.05
     assert obs["cells"][cell].get("occluded") is True
+
+
+def test_a_fingertip_across_a_seam_between_tiles_occludes_its_cells():
+    """Scene 105: a hand on the table reaches onto a tile, its fingertip over two cells (5
+    and 11 % of them) across the seam from the rest of the hand's region, and they were read
+    empty. Joined across the seam, the fingertip is the hand's: both are occluded."""
+    scene, obs = _bench_profile_scene(105)
+    for cell in ("1,0/0", "1,0/1"):
+        assert scene.truth.hand_cover[cell] > 0.05
+        assert obs["cells"][cell].get("occluded") is True, cell
