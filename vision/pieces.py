@@ -217,7 +217,8 @@ class _Reader:
         self.cells = {name: CellRead() for name in mosaic.cell_names}
         self.warnings: list[str] = []
         h, w = mosaic.cell_map.shape
-        self.egg = np.zeros((h, w), np.uint8)
+        self.egg = np.zeros((h, w), np.uint8)  # Supply Centers' discs: no pieces there
+        self.egg_core = np.zeros((h, w), np.uint8)  # ... their parts no peep leans over
         self.occluder = np.zeros((h, w), np.uint8)
         self.body = np.zeros((h, w), np.uint8)  # peeps found
         self.eggs: list[tuple[float, float, float]] = []  # Supply Centers: x, y, radius (px)
@@ -287,6 +288,12 @@ class _Reader:
             self.cells[name].lower(confidence)
             cv2.circle(self.egg, (int(round(ex + x0)), int(round(ey + y0))),
                        int(round((radius + 1.5) * s)), 1, -1)
+            # The thickest point lies off the tile's centre towards what leans on the egg
+            # (a peep): the disc halfway back, as much smaller, is the egg's for certain.
+            off = math.hypot(ex + x0 - cx, ey + y0 - cy) / s
+            cv2.circle(self.egg_core, (int(round((ex + x0 + cx) / 2)),
+                                       int(round((ey + y0 + cy) / 2))),
+                       int(round((radius - off / 2 + 1.5) * s)), 1, -1)
             self.eggs.append((float(ex + x0), float(ey + y0), radius * s))
 
     def _one_peep_at(self, x: int, y: int) -> bool:
@@ -369,9 +376,14 @@ class _Reader:
 
     def peeps(self) -> None:
         """Peeps from the shape of all players' pieces together; keeps the regions of pieces
-        (``self.regions``) for the beans."""
+        (``self.regions``) for the beans.
+
+        Only the core of an egg's disc is set aside for peeps: a peep leaning on the egg
+        pulls the disc's measured centre towards it, and the whole disc hid half the peep
+        (it was not found, or found in the cell beside). The beans' regions leave out all
+        of the disc (their boxes stay as found)."""
         s = self.s
-        blocked = (self.egg > 0) | (self.occluder > 0)
+        blocked = (self.egg_core > 0) | (self.occluder > 0)
         # Peeps are measured on all foreground: a peep's glossy top can be nearer no model.
         ours = (self.px.fg & ~blocked).astype(np.uint8)
         if not ours.any():
@@ -392,12 +404,19 @@ class _Reader:
             # region cannot hold a peep's core (unless an egg beside it adds thickness);
             # one too large for pieces still goes to _peeps, which marks it an occluder.
             if (min(w, h) + 1 < 2 * PEEP_CORE_MM * s and self.mm2(area) <= PIECE_MAX_MM2
-                    and not self.egg[y0:y1, x0:x1].any()):
+                    and not self.egg_core[y0:y1, x0:x1].any()):
                 continue
             comp = (lab[y0:y1, x0:x1] == i).astype(np.uint8)
             found += self._peeps(comp, x0, y0)
         for player, centre, share in _whole_peeps(found, PEEP_PARTS_MM * s):
             self._peep(player, centre, share)
+        for ex, ey, radius in self.eggs:
+            # The disc round the core is no region's for the beans (in place: the peeps
+            # are found).
+            r = int(math.ceil(radius + 1.5 * s)) + 1
+            box = (slice(max(int(ey) - r, 0), int(ey) + r + 1),
+                   slice(max(int(ex) - r, 0), int(ex) + r + 1))
+            lab[box][self.egg[box] > 0] = 0
 
     def planes(self) -> bean_net.Planes:
         if self._planes is not None:
@@ -618,7 +637,7 @@ class _Reader:
         """
         s = self.s
         sl = (slice(y0, y0 + comp.shape[0]), slice(x0, x0 + comp.shape[1]))
-        egg = self.egg[sl]
+        egg = self.egg_core[sl]
         dt = cv2.distanceTransform(comp | egg, cv2.DIST_L2, 5) / s
         own = dt * (comp > 0)
         if self.mm2(int(comp.sum())) > PIECE_MAX_MM2:

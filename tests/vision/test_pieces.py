@@ -914,3 +914,16 @@ def test_a_fingertip_across_a_seam_between_tiles_occludes_its_cells():
     for cell in ("1,0/0", "1,0/1"):
         assert scene.truth.hand_cover[cell] > 0.05
         assert obs["cells"][cell].get("occluded") is True, cell
+
+
+@pytest.mark.parametrize("seed, cell", [(90, "0,0/c"), (110, "-1,2/c")])
+def test_a_peep_leaning_on_an_egg_is_found(seed, cell):
+    """A peep leaning on a Supply Center's egg pulls the egg's thickest point 4 mm towards
+    it, and the egg's whole disc, set aside, hid half the peep: it was not found. Only the
+    disc's core (halfway back to the tile's centre) is set aside for peeps."""
+    scene, obs = _bench_profile_scene(seed)
+    assert scene.truth.cells[cell]["supply_center"]
+    assert obs["cells"][cell]["supply_center"] is True
+    want = {p: (v["troops"], v["peep"]) for p, v in scene.truth.cells[cell]["pieces"].items()}
+    assert any(peep for _, peep in want.values())
+    assert _pieces(obs, cell) == want
