@@ -39,7 +39,7 @@ INK_GROW_MM = 1.0
 SOLID_LEVEL = 60  # art darker than this is solid print ...
 SOLID_SHRINK_MM = 1.0  # ... kept this far inside it (fit error; thin strokes go)
 TILE_EDGE_MM = 1.5  # pixels this close to a tile's cut edge may show the table: left out
-OVERLAP_GROW_PX = 1.5
+OVERLAP_GROW_PX = 1.5  # overlapping tiles: the later one taken this much larger to split
 
 
 @lru_cache(maxsize=80)
