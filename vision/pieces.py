@@ -89,12 +89,12 @@ SC_MIN_RADIUS_MM = 19.5  # a Supply Center covers the 40 mm circle: thicker than
 SC_SEARCH_MM = 4.8  # ... that thick this near the tile's centre, where the egg is set
 # ... unless it is one peep with beans packed round it: this much of the disc this wide
 # round it in one player's peep colour, and that colour's piece there a peep's size (35 x
-# 60 mm) and shape (measured over seeds 0-999: peeps 31-37 mm across, eggs in a peep's
+# 60 mm) and shape (measured over seeds 0-999: peeps 31-39 mm across, eggs in a peep's
 # colour with one leaning on them longer or larger)
 ONE_PEEP_SHARE = 0.45
 ONE_PEEP_DISC_MM = 15.0
 ONE_PEEP_REACH_MM = 40.0
-ONE_PEEP_ACROSS_MM = (29.0, 38.0)
+ONE_PEEP_ACROSS_MM = (29.0, 40.0)
 ONE_PEEP_LONG_MM = (55.0, 67.0)
 ONE_PEEP_AREA_MM2 = (1300.0, 1750.0)
 SC_RIM_OFFSET_MM = 5.0  # a partly covered egg or token: its centre this near the tile's ...
