@@ -833,19 +833,14 @@ class _Reader:
                 egg = min(mine, key=lambda p: math.hypot(p[2] - cx, p[3] - cy))
                 if math.hypot(egg[2] - cx, egg[3] - cy) > SC_PEEP_MM * s:
                     continue
-                cell.peeps[player] -= 1
-                self.peeps_at.remove(egg)
                 gone = list(egg[4])
                 for *_, said in mine:
                     if said is not egg[4]:
                         gone += [t for t in said if f"of {player}'s peeps" in t]
                         said[:] = [t for t in said if t not in gone]
-                for text in gone:
-                    self.warnings.remove(text)
-                cell.supply_center = True
-                cell.lower(0.6)
-                self.warn(name, f"a Supply Center in {player}'s colour, partly covered (not a "
-                          f"second peep of {player}'s)")
+                self._peep_was_supply_center(
+                    name, egg, gone, f"a Supply Center in {player}'s colour, partly covered "
+                    f"(not a second peep of {player}'s)")
                 break
 
     def covered_eggs_not_peeps(self) -> None:
@@ -875,14 +870,23 @@ class _Reader:
                     or math.hypot(rim[0] + x0 - cx, rim[1] + y0 - cy) > SC_COVERED_OFFSET_MM * s):
                 continue
             egg = min(alone, key=lambda p: math.hypot(p[2] - cx, p[3] - cy))
-            cell.peeps[egg[1]] -= 1
-            self.peeps_at.remove(egg)
-            for text in egg[4]:
-                self.warnings.remove(text)
-            cell.supply_center = True
-            cell.lower(0.6)
-            self.warn(name, f"a Supply Center partly covered (its rim shows), not a peep of "
-                      f"{egg[1]}'s")
+            self._peep_was_supply_center(
+                name, egg, list(egg[4]), f"a Supply Center partly covered (its rim shows), not "
+                f"a peep of {egg[1]}'s")
+
+    def _peep_was_supply_center(self, name: str, peep: tuple, gone: list[str], why: str
+                                ) -> None:
+        """The peep ``peep`` (an entry of peeps_at) in central cell ``name`` was its Supply
+        Center: the peep goes, and the warnings ``gone`` (its own among them); ``why`` is
+        said."""
+        cell = self.cells[name]
+        cell.peeps[peep[1]] -= 1
+        self.peeps_at.remove(peep)
+        for text in gone:
+            self.warnings.remove(text)
+        cell.supply_center = True
+        cell.lower(0.6)
+        self.warn(name, why)
 
     def heaps_not_peeps(self) -> None:
         """A peep with a bean's centre (at a peak of 0.5 or more) near its middle was a heap
