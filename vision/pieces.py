@@ -135,6 +135,15 @@ WHOSE_FAR_MM = 7.0  # ... or this near, when little of it shows there
 VOTE_MIN, VOTE_MAX = 0.5, 2.0
 WHOSE_MIN_MM2 = 3.0  # ... from at least this much of a player's colour
 WHOLE_BEAN_MAX_DISTANCE = 10.0  # a bean no pixel of which is near a model, read whole: this near
+# A peak under a bean's threshold on a peep of its own player's colour is a bean half under
+# that peep when, of the player's pixels on the peep within HALF_UNDER_MM of it, at most
+# HALF_UNDER_PEEPISH are nearer the peep model than the bean model, while over the whole peep
+# (as far as HALF_UNDER_REACH_MM) at least HALF_UNDER_PEEP_PEEPISH are: it is bean-coloured
+# there. Faint peaks on a peep's nose or tail are the colour of the rest of it.
+HALF_UNDER_MM = 3.0
+HALF_UNDER_PEEPISH = 0.25
+HALF_UNDER_PEEP_PEEPISH = 0.5
+HALF_UNDER_REACH_MM = 45.0
 
 
 @dataclass
@@ -549,15 +558,21 @@ class _Reader:
         player = self.px.players[pi]
         name = self.m.cell_names[ci]
         cell = self.cells[name]
+        half_under = False
         if heat < self._bean_threshold[pi]:
-            cell.lower(DOUBT_CONFIDENCE)
-            self.warn(name, f"perhaps one more {player} bean ({heat:.0%} sure)")
-            return
+            half_under = self._half_under_own_peep(at, pi)
+            if not half_under:
+                cell.lower(DOUBT_CONFIDENCE)
+                self.warn(name, f"perhaps one more {player} bean ({heat:.0%} sure)")
+                return
         cell.troops[player] = cell.troops.get(player, 0) + 1
         self.counted_at.append((float(at[0]), float(at[1])))
         if heat >= bean_net.THRESHOLD:
             self.beans_at.append((float(at[0]), float(at[1])))
-        if heat < bean_net.DOUBT_HIGH:
+        if half_under:
+            cell.lower(DOUBT_CONFIDENCE)
+            self.warn(name, f"a {player} bean half under {player}'s peep ({heat:.0%} sure)")
+        elif heat < bean_net.DOUBT_HIGH:
             cell.lower(DOUBT_CONFIDENCE)
             self.warn(name, f"a doubtful {player} bean ({heat:.0%} sure)")
         other = _near_border(self.m, at, ci)
@@ -570,6 +585,31 @@ class _Reader:
         elif margin < 1.0:
             self.warn(name, f"a bean between {player} and {self.px.players[second]}")
             cell.lower(0.5)
+
+    def _half_under_own_peep(self, at: tuple[float, float], pi: int) -> bool:
+        """Whether a faint peak at mosaic point ``at``, read as player ``pi``'s, is a bean of
+        theirs half under their own peep: it lies on a peep of that player whose colour is
+        mostly their peep's, but bean-coloured round the peak (see HALF_UNDER_MM)."""
+        x, y = int(round(at[0])), int(round(at[1]))
+        H, W = self.body.shape
+        if not (0 <= x < W and 0 <= y < H) or not self.body[y, x]:
+            return False
+        sl, near = self._disc(x, y, HALF_UNDER_MM)
+        mine = near & (self.body[sl] > 0) & (self.px.label[sl] == pi)
+        if np.count_nonzero(mine) < WHOSE_MIN_MM2 * self.s * self.s or \
+                np.count_nonzero(mine & self.px.peepish[sl]) > \
+                HALF_UNDER_PEEPISH * np.count_nonzero(mine):
+            return False
+        sl, _ = self._disc(x, y, HALF_UNDER_REACH_MM)
+        _, cc = cv2.connectedComponents(self.body[sl], connectivity=8)
+        peep = cc == cc[y - sl[0].start, x - sl[1].start]
+        labels = self.px.label[sl][peep]
+        theirs = labels == pi
+        # Their own peep: most of its players' colour is theirs.
+        if 2 * np.count_nonzero(theirs) < np.count_nonzero(labels < len(self.px.players)):
+            return False
+        return bool(np.count_nonzero(self.px.peepish[sl][peep][theirs])
+                    >= HALF_UNDER_PEEP_PEEPISH * np.count_nonzero(theirs))
 
     def _disc(self, x: int, y: int, radius_mm: float
               ) -> tuple[tuple[slice, slice], np.ndarray]:

@@ -928,3 +928,28 @@ def test_a_peep_leaning_on_an_egg_is_found(seed, cell):
     want = {p: (v["troops"], v["peep"]) for p, v in scene.truth.cells[cell]["pieces"].items()}
     assert any(peep for _, peep in want.values())
     assert _pieces(obs, cell) == want
+
+
+@pytest.mark.parametrize("seed, cell", [(93, "0,2/3"), (118, "0,1/5"), (218, "0,0/5"),
+                                        (251, "0,0/c")])
+def test_a_bean_half_under_its_own_peep_is_counted(seed, cell):
+    """A bean half under its own player's peep: the net's peak there was 0.29 to 0.48, read
+    as 'perhaps one more' and not counted. What shows of it round the peak is bean-coloured
+    while the rest of the peep is peep-coloured: it is counted, as a doubtful bean."""
+    scene, obs = _bench_profile_scene(seed)
+    assert cell not in scene.truth.hand_cover
+    want = {p: (v["troops"], v["peep"]) for p, v in scene.truth.cells[cell]["pieces"].items()}
+    assert _pieces(obs, cell) == want
+    (player,) = want
+    assert f"cell {cell}: a {player} bean half under {player}'s peep" in " ".join(
+        obs["warnings"])
+
+
+@pytest.mark.parametrize("seed, cell", [(1179, "0,0/1"), (898, "1,0/1"), (1033, "0,-1/1")])
+def test_a_faint_peak_on_a_peeps_own_colour_is_no_bean(seed, cell):
+    """Faint peaks (0.32 to 0.40) on a peep's eyes, middle or end, where the peep shows its
+    own colour (or, for a peep as bean-coloured as its beans, everywhere): not counted."""
+    scene, obs = _bench_profile_scene(seed)
+    want = {p: (v["troops"], v["peep"]) for p, v in scene.truth.cells[cell]["pieces"].items()}
+    assert _pieces(obs, cell) == want
+    assert any(w.startswith(f"cell {cell}: perhaps one more") for w in obs["warnings"])
