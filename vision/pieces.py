@@ -53,6 +53,7 @@ from vision.mask_shapes import disk, fill_holes, fill_holes_below, long_side, ne
 from vision.mosaic import Mosaic
 from vision.occlusion import PIECE_MAX_MM2, find_occluders
 from vision.piece_pixels import (
+    UNKNOWN,
     PixelClasses,
     classify,
     components,
@@ -108,6 +109,9 @@ SC_PEEP_MM = 15.0  # a covered egg's or token's visible part is centred this nea
 SC_COVERED_RIM_SHARE = 0.4  # an egg under a card read as a lone peep: this much of its rim
 SC_COVERED_MAX_MM = 28.0  # ... of a radius up to this (the largest ring is beans round a peep)
 SC_COVERED_OFFSET_MM = 4.5  # ... centred this near the tile's centre
+# ... and one of no player's colour (UNKNOWN) was taken for a hand: as for an egg under a
+# card, when this share of the foreground in its middle and in its disc is of no player's.
+SC_UNPLAYED_SHARE = 0.6
 RIM_SECTORS = 36
 OCCLUDED_MIN_SHARE = 0.006  # of a cell under a hand (grown by 2 mm): occluded
 MAX_LEGAL_TROOPS = 5
@@ -287,12 +291,16 @@ class _Reader:
                 radius = min(thick, 30.0)
             else:
                 rim = _egg_rim(crop, (cx - x0, cy - y0), s)
+                said = "a Supply Center partly covered (its rim shows)"
+                if rim is None:
+                    rim = self._unplayed_egg_rim(crop, x0, y0, (cx, cy))
+                    said = "a Supply Center in no player's colour, partly covered"
                 if rim is None:
                     self._no_supply_center[name] = (crop, x0, y0)
                     continue
                 ex, ey, radius, arc = rim
                 confidence = 0.5 + 0.4 * arc
-                self.warn(name, "a Supply Center partly covered (its rim shows)")
+                self.warn(name, said)
             self.cells[name].supply_center = True
             self.cells[name].lower(confidence)
             cv2.circle(self.egg, (int(round(ex + x0)), int(round(ey + y0))),
@@ -304,6 +312,36 @@ class _Reader:
                                        int(round((ey + y0 + cy) / 2))),
                        int(round((radius - off / 2 + 1.5) * s)), 1, -1)
             self.eggs.append((float(ex + x0), float(ey + y0), radius * s))
+
+    def _unplayed_egg_rim(self, crop: np.ndarray, x0: int, y0: int,
+                          centre: tuple[float, float]
+                          ) -> tuple[float, float, float, float] | None:
+        """An egg half or token in a colour no player plays, under an understudy's card:
+        what shows of it is as short of an egg's thickness and rim as in
+        :meth:`covered_eggs_not_peeps`, and, in no player's colour, was taken for a hand.
+        Its rim (see :func:`_egg_rim`) as there, when the foreground round the tile's
+        centre (``crop``, its box's corner at x0, y0) and within that rim is mostly of no
+        player's colour (SC_UNPLAYED_SHARE); None otherwise."""
+        s = self.s
+        cx, cy = centre[0] - x0, centre[1] - y0
+        h, w = crop.shape
+        labels = self.px.label[y0:y0 + h, x0:x0 + w]
+        fg = self.px.fg[y0:y0 + h, x0:x0 + w]
+        yy, xx = np.ogrid[:h, :w]
+        mid = SC_RIM_MIDDLE_MM * s
+        middle = ((xx - cx) ** 2 + (yy - cy) ** 2 <= mid * mid) & fg
+        if np.count_nonzero(labels[middle] == UNKNOWN) < SC_UNPLAYED_SHARE * np.count_nonzero(
+                middle):
+            return None
+        rim = _egg_rim(crop, (cx, cy), s, SC_COVERED_RIM_SHARE)
+        if (rim is None or rim[2] > SC_COVERED_MAX_MM
+                or math.hypot(rim[0] - cx, rim[1] - cy) > SC_COVERED_OFFSET_MM * s):
+            return None
+        inside = ((xx - rim[0]) ** 2 + (yy - rim[1]) ** 2 <= (rim[2] * s) ** 2) & fg
+        if np.count_nonzero(labels[inside] == UNKNOWN) < SC_UNPLAYED_SHARE * np.count_nonzero(
+                inside):
+            return None
+        return rim
 
     def _one_peep_at(self, x: int, y: int) -> bool:
         """Whether what is as thick as a Supply Center at mosaic point (x, y) is one peep

@@ -953,3 +953,27 @@ def test_a_faint_peak_on_a_peeps_own_colour_is_no_bean(seed, cell):
     want = {p: (v["troops"], v["peep"]) for p, v in scene.truth.cells[cell]["pieces"].items()}
     assert _pieces(obs, cell) == want
     assert any(w.startswith(f"cell {cell}: perhaps one more") for w in obs["warnings"])
+
+
+@pytest.mark.parametrize("seed, cell", [(322, "0,0/c"), (958, "-1,-1/c")])
+def test_an_egg_in_no_players_colour_under_a_card_is_a_supply_center(seed, cell):
+    """A red egg in a game with no red player, a card over part of it: too thin and too
+    little of its rim for an egg, and in no player's colour, it was taken for a hand and
+    its cell read occluded. It shows 40 % of an egg's rim round the tile's centre and is
+    mostly of no player's colour: a Supply Center, and the cell is read."""
+    scene, obs = _bench_profile_scene(seed)
+    assert scene.truth.cells[cell]["supply_center"]
+    assert cell not in scene.truth.hand_cover
+    assert obs["cells"][cell]["supply_center"] is True
+    want = {p: (v["troops"], v["peep"]) for p, v in scene.truth.cells[cell]["pieces"].items()}
+    assert _pieces(obs, cell) == want
+
+
+@pytest.mark.parametrize("seed, cell", [(1323, "1,0/c"), (1383, "-2,1/c"), (551, "-2,2/c")])
+def test_a_hand_over_a_tiles_centre_is_no_supply_center(seed, cell):
+    """A hand over a central cell, with no egg under it, of no player's colour, its outline
+    showing a third of an egg's rim round the tile's centre: the cell stays occluded (a
+    disc taken for an egg there is the hand's when the hand goes all round it)."""
+    scene, obs = _bench_profile_scene(seed)
+    assert scene.truth.hand_cover[cell] > 0.4
+    assert obs["cells"][cell].get("occluded") is True
