@@ -139,6 +139,7 @@ WHOSE_FAR_MM = 7.0  # ... or this near, when little of it shows there
 VOTE_MIN, VOTE_MAX = 0.5, 2.0
 WHOSE_MIN_MM2 = 3.0  # ... from at least this much of a player's colour
 WHOLE_BEAN_MAX_DISTANCE = 10.0  # a bean no pixel of which is near a model, read whole: this near
+WHOSE_DARK_SHARE = 0.2  # ... read whole too when under this share of it is near one
 # A peak under a bean's threshold on a peep of its own player's colour is a bean half under
 # that peep when, of the player's pixels on the peep within HALF_UNDER_MM of it, at most
 # HALF_UNDER_PEEPISH are nearer the peep model than the bean model, while over the whole peep
@@ -675,6 +676,13 @@ class _Reader:
             mine = labels < n_players
             if np.count_nonzero(mine) < WHOSE_MIN_MM2 * s * s:
                 continue
+            if radius_mm == WHOSE_MM and off_peeps and \
+                    np.count_nonzero(mine) < WHOSE_DARK_SHARE * np.count_nonzero(near):
+                # A few pixels of a dark bean near some colour (a blackberry bean's
+                # speckles, its rim against the paper) can name anyone: read it whole.
+                whole = self._whole_bean(x, y)
+                if whole >= 0:
+                    return whole, math.inf, -1
             # Each pixel votes by how clearly it is its player's: a glossy bean's lit side
             # is paler than its colour, near the next colour (red lit looks orange).
             all_margins = self.px.margin[sl][near]
@@ -691,6 +699,14 @@ class _Reader:
             return pi, _median(margins), int(second.argmax())
         # No pixel near any player's colour on its own: a glossy near-black bean. Its
         # foreground read as a whole names the player whose bean it is, if any is near.
+        pi = self._whole_bean(x, y)
+        return (pi, math.inf, -1) if pi >= 0 else (-1, 0.0, -1)
+
+    def _whole_bean(self, x: int, y: int) -> int:
+        """The player whose bean model most of the foreground off the peeps within
+        WHOSE_FAR_MM of mosaic point (x, y) is nearest, if the median distance is under
+        WHOLE_BEAN_MAX_DISTANCE; -1 otherwise."""
+        s = self.s
         sl, near = self._disc(x, y, WHOSE_FAR_MM)
         near = near & (self.body[sl] == 0)
         seen = near & self.px.fg[sl]
@@ -699,13 +715,11 @@ class _Reader:
             # (by its shape). What is darker than paper round it is bean (or print it hides).
             seen = near & self.px.shaded[sl]
             if np.count_nonzero(seen) < WHOSE_MIN_MM2 * s * s:
-                return -1, 0.0, -1
+                return -1
         ys, xs = np.nonzero(seen)
         flat = (ys + sl[0].start) * self.px.label.shape[1] + (xs + sl[1].start)
         pi, distance = nearest_bean(self.px, self.profile, flat)
-        if pi < 0 or distance > WHOLE_BEAN_MAX_DISTANCE:
-            return -1, 0.0, -1
-        return pi, math.inf, -1
+        return pi if pi >= 0 and distance <= WHOLE_BEAN_MAX_DISTANCE else -1
 
     def _peeps(self, comp: np.ndarray, x0: int, y0: int) -> list[_FoundPeep]:
         """Peeps in one region of pieces: cores thicker than any bean cluster, owner by vote.

@@ -607,6 +607,20 @@ def test_a_dark_bean_near_no_colour_is_read_whole(seed, cell):
         in obs["warnings"]
 
 
+def test_a_dark_bean_showing_a_few_pixels_of_another_colour_is_read_whole():
+    """Scene 178: a blackberry bean beside a purple peep over a tile's centre; only 7 of the
+    81 pixels round its centre are near any player's colour, four of them blue's (its
+    speckles), and it was read as a blue bean. Under a fifth of it near any colour, it is
+    read as a whole: purple's."""
+    scene, obs = _bench_profile_scene(178)
+    assert scene.truth.looks["purple"].bean_cutouts
+    assert "-1,0/c" not in scene.truth.hand_cover
+    want = {p: (v["troops"], v["peep"]) for p, v in scene.truth.cells["-1,0/c"]["pieces"].items()}
+    assert _pieces(obs, "-1,0/c") == want
+    assert "cell -1,0/c: a dark bean, read as purple's by its colour as a whole" \
+        in obs["warnings"]
+
+
 def _foreground_round_beans(scene, cell: str, player: str, half_mm: float) -> list[float]:
     """Foreground (mm2) in the square of half-side ``half_mm`` round each of ``player``'s
     beans in ``cell``, as the reader's pixel classes see it in benchmark scene ``scene``."""
