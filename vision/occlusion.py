@@ -69,6 +69,8 @@ HAND_CORE_SHARE = 0.7  # ... and what joins it in its own colour class occlude
 FINGER_MM = 60.0  # so do pieces of that colour class this near it ...
 FINGER_GAP_MM = 10.0  # ... joined to it across print no wider than this
 HAND_SAT_ABOVE = 0.10  # saturation above the hand's core that is a piece, not skin
+PIECE_SOLID_MM = 2.0  # a piece (not a finger's flecks of colour) is this solid ...
+PIECE_RIM_MM = 1.5  # ... and its rim this wide, pale as skin, is its own
 # A region covering these shares of the bands this far (mm) round a Supply Center's disc
 # buries it: a hand over it.
 BURIED_BANDS = (((3.0, 6.0), 0.85), ((12.0, 18.0), 0.75))
@@ -234,10 +236,11 @@ class _Occlusion:
             cv2.drawContours(one, [c], -1, 1, -1, offset=(-x, -y))
             one &= fg[y:y + h, x:x + w]
             if self.mm2(cv2.countNonZero(one)) >= REACH_MIN_MM2:
-                self._occlude_hand(one, x, y)
+                self._occlude_hand(one, x, y, core=one & touch[y:y + h, x:x + w])
 
     def _occlude_hand(self, one: np.ndarray, x: int, y: int,
-                      depth: np.ndarray | None = None) -> None:
+                      depth: np.ndarray | None = None, core: np.ndarray | None = None
+                      ) -> None:
         """Occlude the hand in region ``one`` (its box at x, y), and its fingers beyond the
         print or the egg that cuts them off it: pieces of foreground in the hand's colour
         class within a finger's length of it, joined to it across print or a seam between
@@ -249,7 +252,7 @@ class _Occlusion:
         oy, ox = y - sl[0].start, x - sl[1].start
         sat = _saturation(self.px.balanced[sl])
         part, main, skin = self._hand_part(
-            one, x, y, sat[oy:oy + one.shape[0], ox:ox + one.shape[1]], depth)
+            one, x, y, sat[oy:oy + one.shape[0], ox:ox + one.shape[1]], depth, core)
         hand = np.zeros((sl[0].stop - sl[0].start, sl[1].stop - sl[1].start), np.uint8)
         hand[oy:oy + one.shape[0], ox:ox + one.shape[1]] = part
         apart = cv2.distanceTransform(1 - hand, cv2.DIST_L2, 3)
@@ -259,6 +262,12 @@ class _Occlusion:
         # egg was cut off the hand).
         mine = (self.px.fg[sl] & ((labels == main) | (labels >= NONE))
                 & (apart <= FINGER_MM * s) & (sat <= skin))
+        # A piece touching the hand has a rim paler than itself, as pale as skin: the rim
+        # of a piece (player's colour more saturated than skin, a bean's width or more) is
+        # the piece's, not a finger joining the hand round it.
+        piece = (self.px.fg[sl] & (labels < len(self.px.players)) & ~mine).view(np.uint8)
+        piece = cv2.morphologyEx(piece, cv2.MORPH_OPEN, disk(PIECE_SOLID_MM * s))
+        mine &= cv2.dilate(piece, disk(PIECE_RIM_MM * s)) == 0
         # Print, or a seam between tiles (off the mosaic's tiles, never foreground).
         across = ((self.px.shaded[sl] | ~self.m.on_tiles[sl]) & free
                   & (apart <= FINGER_GAP_MM * s))
@@ -270,7 +279,8 @@ class _Occlusion:
         self.occluder[sl] |= (held[cc] & ((hand > 0) | mine)).view(np.uint8)
 
     def _hand_part(self, one: np.ndarray, x: int, y: int, sat: np.ndarray,
-                   depth: np.ndarray | None = None) -> tuple[np.ndarray, int, float]:
+                   depth: np.ndarray | None = None, core: np.ndarray | None = None
+                   ) -> tuple[np.ndarray, int, float]:
         """The part of region ``one`` (its box at x, y) that is the hand: its thickest part
         and what joins it in the same colour class (fingers, a sleeve), so pieces of another
         colour touching the hand stay pieces and their cells are read. Thickness counts the
@@ -279,14 +289,26 @@ class _Occlusion:
         the saturation over its box; returns the part, its label and the skin's highest
         saturation."""
         s = self.s
-        dt = self._depth(one, x, y) if depth is None else depth
-        core = dt >= min(HAND_CORE_MM * s, HAND_CORE_SHARE * float(dt[one > 0].max()))
         labels = self.px.label[y:y + one.shape[0], x:x + one.shape[1]]
+        edge = core is not None and cv2.countNonZero(core) >= REACH_MIN_CONTACT_MM * s
+        dt = self._depth(one, x, y) if depth is None else depth
+        thick = dt >= min(HAND_CORE_MM * s, HAND_CORE_SHARE * float(dt[one > 0].max()))
+        core = (core > 0) & (one > 0) if edge else thick
         main = int(np.bincount(labels[core & (one > 0)]).argmax())
         # A piece of the hand's label touching it is more saturated than skin.
-        skin = float(np.median(sat[core & (one > 0)])) + HAND_SAT_ABOVE
-        same = (((labels == main) | (labels >= NONE)) & (one > 0) & (sat <= skin)
-                | core).view(np.uint8)
+        skin = float(np.median(sat[core & (one > 0)]))
+        if edge:
+            # An arm at the board's edge can be paler than its hand: the hand's thickest
+            # part in its colour class says how saturated skin is too.
+            thick_like = thick & (one > 0) & ((labels == main) | (labels >= NONE))
+            if thick_like.any():
+                skin = max(skin, float(np.median(sat[thick_like])))
+        skin += HAND_SAT_ABOVE
+        like = ((labels == main) | (labels >= NONE)) & (one > 0) & (sat <= skin)
+        if edge:
+            # Pieces lying at the board's edge beside the arm are no part of it.
+            core &= like
+        same = (like | core).view(np.uint8)
         _, cc = cv2.connectedComponents(same, connectivity=8)
         held = np.zeros(int(cc.max()) + 1, bool)
         held[cc[core]] = True

@@ -991,3 +991,33 @@ def test_a_hand_over_a_tiles_centre_is_no_supply_center(seed, cell):
     scene, obs = _bench_profile_scene(seed)
     assert scene.truth.hand_cover[cell] > 0.4
     assert obs["cells"][cell].get("occluded") is True
+
+
+@pytest.mark.parametrize("seed, cell", [(480, "0,0/c"), (436, "0,0/5"), (543, "-1,1/0"),
+                                        (810, "-1,-1/c")])
+def test_a_pieces_pale_rim_touching_a_hand_is_no_finger(seed, cell):
+    """A peep or a bean touching a hand of its colour class: its rim, paler than the piece
+    and as pale as skin, joined the hand as a finger, and the cell beside (no hand over it)
+    was read occluded. The rim of a solid piece of a player's colour is the piece's."""
+    scene, obs = _bench_profile_scene(seed)
+    assert cell not in scene.truth.hand_cover
+    assert any(scene.truth.hand_cover.values())
+    assert not obs["cells"].get(cell, {}).get("occluded")
+    truth = scene.truth.cells.get(cell)
+    want = {p: (v["troops"], v["peep"]) for p, v in truth["pieces"].items()} if truth else {}
+    assert _pieces(obs, cell) == want
+
+
+@pytest.mark.parametrize("seed, covered, beside", [(18, "1,0/0", "1,0/c"),
+                                                   (568, "1,0/0", "1,0/c")])
+def test_a_hand_reaching_in_is_told_by_where_it_crosses_the_edge(seed, covered, beside):
+    """A hand reaching in over the board's edge, touching a peep on the tiles: the region's
+    thickest part was the peep, taken for the hand (its colour class, its saturation), so the
+    peep's cell was read occluded and the hand's own fingers over the next cell were not.
+    The hand is the part that crosses the board's edge."""
+    scene, obs = _bench_profile_scene(seed)
+    assert scene.truth.hand_cover[covered] > 0.15
+    assert obs["cells"][covered].get("occluded") is True
+    assert beside not in scene.truth.hand_cover
+    want = {p: (v["troops"], v["peep"]) for p, v in scene.truth.cells[beside]["pieces"].items()}
+    assert _pieces(obs, beside) == want
