@@ -245,7 +245,8 @@ class _Occlusion:
         print or the egg that cuts them off it: pieces of foreground in the hand's colour
         class within a finger's length of it, joined to it across print or a seam between
         tiles no wider than FINGER_GAP_MM, or over a Supply Center's disc.
-        ``depth``: the region's :meth:`_depth`, if measured already."""
+        ``depth``: the region's :meth:`_depth`, if measured already; ``core``: where the
+        hand certainly is (see :meth:`_hand_part`)."""
         s = self.s
         pad = int(math.ceil(FINGER_MM * s))
         sl, _ = grown_box(x, y, one.shape, pad, self.m.cell_map.shape)
@@ -287,7 +288,11 @@ class _Occlusion:
         print the region closes in (see :meth:`_depth`): a hand over markers is cut into
         strips by their black squares, and is still thicker than a peep beside it. ``sat``:
         the saturation over its box; returns the part, its label and the skin's highest
-        saturation."""
+        saturation.
+
+        ``core``, for an arm reaching in over the board's edge: where it crosses the edge
+        (of at least REACH_MIN_CONTACT_MM). That, not the thickest part (often a peep the
+        hand touches), is the hand; of it, what is in its colour class."""
         s = self.s
         labels = self.px.label[y:y + one.shape[0], x:x + one.shape[1]]
         edge = core is not None and cv2.countNonZero(core) >= REACH_MIN_CONTACT_MM * s
