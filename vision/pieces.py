@@ -674,10 +674,10 @@ class _Reader:
                 near = near & (self.body[sl] == 0)
             labels = self.px.label[sl][near]
             mine = labels < n_players
-            if np.count_nonzero(mine) < WHOSE_MIN_MM2 * s * s:
+            n_mine = np.count_nonzero(mine)
+            if n_mine < WHOSE_MIN_MM2 * s * s:
                 continue
-            if radius_mm == WHOSE_MM and off_peeps and \
-                    np.count_nonzero(mine) < WHOSE_DARK_SHARE * np.count_nonzero(near):
+            if radius_mm == WHOSE_MM and off_peeps and n_mine < WHOSE_DARK_SHARE * len(labels):
                 # A few pixels of a dark bean near some colour (a blackberry bean's
                 # speckles, its rim against the paper) can name anyone: read it whole.
                 whole = self._whole_bean(x, y)
