@@ -149,6 +149,10 @@ HALF_UNDER_MM = 3.0
 HALF_UNDER_PEEPISH = 0.25
 HALF_UNDER_PEEP_PEEPISH = 0.5
 HALF_UNDER_REACH_MM = 45.0
+# A peak under DOUBT_HIGH on a peep of its player, this much peep-coloured round it and over
+# the whole peep, and this deep inside the peep's body, is no bean.
+PEEP_OWN_PEEPISH = 0.95
+PEEP_OWN_DEPTH_MM = 2.5
 
 
 @dataclass
@@ -597,13 +601,22 @@ class _Reader:
         player = self.px.players[pi]
         name = self.m.cell_names[ci]
         cell = self.cells[name]
-        half_under = False
-        if heat < self._bean_threshold[pi]:
-            half_under = self._half_under_own_peep(at, pi)
-            if not half_under:
-                cell.lower(DOUBT_CONFIDENCE)
-                self.warn(name, f"perhaps one more {player} bean ({heat:.0%} sure)")
-                return
+        half_under = shading = False
+        colour = self._on_own_peep(at, pi) if heat < bean_net.DOUBT_HIGH else None
+        if colour is not None:
+            # A faint peak on a peep of its own player: bean-coloured round it, a bean half
+            # under the peep; as peep-coloured as all the peep, and inside it, the peep's
+            # own shading (its nose, its tail).
+            here, whole, depth = colour
+            if heat < self._bean_threshold[pi]:
+                half_under = here <= HALF_UNDER_PEEPISH and whole >= HALF_UNDER_PEEP_PEEPISH
+            elif self._bean_threshold[pi] == bean_net.THRESHOLD:
+                # (A greyish bean's peaks run cooler, and its colour is no peep's or bean's.)
+                shading = min(here, whole) >= PEEP_OWN_PEEPISH and depth >= PEEP_OWN_DEPTH_MM
+        if shading or (heat < self._bean_threshold[pi] and not half_under):
+            cell.lower(DOUBT_CONFIDENCE)
+            self.warn(name, f"perhaps one more {player} bean ({heat:.0%} sure)")
+            return
         cell.troops[player] = cell.troops.get(player, 0) + 1
         self.counted_at.append((float(at[0]), float(at[1])))
         if heat >= bean_net.THRESHOLD:
@@ -625,30 +638,36 @@ class _Reader:
             self.warn(name, f"a bean between {player} and {self.px.players[second]}")
             cell.lower(0.5)
 
-    def _half_under_own_peep(self, at: tuple[float, float], pi: int) -> bool:
-        """Whether a faint peak at mosaic point ``at``, read as player ``pi``'s, is a bean of
-        theirs half under their own peep: it lies on a peep of that player whose colour is
-        mostly their peep's, but bean-coloured round the peak (see HALF_UNDER_MM)."""
+    def _on_own_peep(self, at: tuple[float, float], pi: int
+                     ) -> tuple[float, float, float] | None:
+        """For a peak at mosaic point ``at``, read as player ``pi``'s, lying on a peep of
+        theirs (most of its players' colour is theirs): the share of their pixels on the
+        peep within HALF_UNDER_MM of it that are nearer their peep model than their bean
+        model, the same share over the whole peep (as far as HALF_UNDER_REACH_MM), and how
+        deep (mm) inside the peep's body the peak lies. None when it is on no peep of
+        theirs."""
         x, y = int(round(at[0])), int(round(at[1]))
         H, W = self.body.shape
         if not (0 <= x < W and 0 <= y < H) or not self.body[y, x]:
-            return False
+            return None
         sl, near = self._disc(x, y, HALF_UNDER_MM)
         mine = near & (self.body[sl] > 0) & (self.px.label[sl] == pi)
-        if np.count_nonzero(mine) < WHOSE_MIN_MM2 * self.s * self.s or \
-                np.count_nonzero(mine & self.px.peepish[sl]) > \
-                HALF_UNDER_PEEPISH * np.count_nonzero(mine):
-            return False
+        n_mine = np.count_nonzero(mine)
+        if n_mine < WHOSE_MIN_MM2 * self.s * self.s:
+            return None
+        here = np.count_nonzero(mine & self.px.peepish[sl]) / n_mine
         sl, _ = self._disc(x, y, HALF_UNDER_REACH_MM)
         _, cc = cv2.connectedComponents(self.body[sl], connectivity=8)
-        peep = cc == cc[y - sl[0].start, x - sl[1].start]
+        at_peak = (y - sl[0].start, x - sl[1].start)
+        peep = cc == cc[at_peak]
         labels = self.px.label[sl][peep]
         theirs = labels == pi
-        # Their own peep: most of its players' colour is theirs.
-        if 2 * np.count_nonzero(theirs) < np.count_nonzero(labels < len(self.px.players)):
-            return False
-        return bool(np.count_nonzero(self.px.peepish[sl][peep][theirs])
-                    >= HALF_UNDER_PEEP_PEEPISH * np.count_nonzero(theirs))
+        n_theirs = np.count_nonzero(theirs)
+        if 2 * n_theirs < np.count_nonzero(labels < len(self.px.players)):
+            return None
+        whole = np.count_nonzero(self.px.peepish[sl][peep][theirs]) / n_theirs
+        depth = cv2.distanceTransform(peep.view(np.uint8), cv2.DIST_L2, 3)[at_peak] / self.s
+        return float(here), float(whole), float(depth)
 
     def _disc(self, x: int, y: int, radius_mm: float
               ) -> tuple[tuple[slice, slice], np.ndarray]:

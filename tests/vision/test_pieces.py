@@ -1021,3 +1021,27 @@ def test_a_hand_reaching_in_is_told_by_where_it_crosses_the_edge(seed, covered, 
     assert beside not in scene.truth.hand_cover
     want = {p: (v["troops"], v["peep"]) for p, v in scene.truth.cells[beside]["pieces"].items()}
     assert _pieces(obs, beside) == want
+
+
+@pytest.mark.parametrize("seed, cell", [(70, "0,1/3"), (701, "-1,-1/0")])
+def test_a_peeps_own_shading_is_no_bean(seed, cell):
+    """A peak of 0.56 to 0.65 on a peep, 3 to 4 mm inside it, where the peep shows its own
+    peep colour round the peak as all over: the peep's shading, counted as a bean of its
+    player. It is only 'perhaps one more'."""
+    scene, obs = _bench_profile_scene(seed)
+    assert cell not in scene.truth.hand_cover
+    truth = scene.truth.cells.get(cell)
+    want = {p: (v["troops"], v["peep"]) for p, v in truth["pieces"].items()} if truth else {}
+    assert _pieces(obs, cell) == want
+    assert any(w.startswith(f"cell {cell}: perhaps one more") for w in obs["warnings"])
+
+
+@pytest.mark.parametrize("seed, cell", [(105, "-1,1/5"), (469, "0,0/5"), (381, "2,0/3")])
+def test_a_bean_on_its_peeps_edge_with_a_faint_peak_is_counted(seed, cell):
+    """Beans on their own peep's body with peaks under 0.7, as peep-coloured round them as
+    the peep: a blackberry bean (its peaks run cooler) 3 mm inside, beans at the edge (1 to
+    2 mm inside). They stay counted."""
+    scene, obs = _bench_profile_scene(seed)
+    assert cell not in scene.truth.hand_cover
+    want = {p: (v["troops"], v["peep"]) for p, v in scene.truth.cells[cell]["pieces"].items()}
+    assert _pieces(obs, cell) == want
