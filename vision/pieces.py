@@ -6,8 +6,9 @@ in millimetres, with per-pixel players from :mod:`vision.piece_pixels`:
 1. **Supply Centers.** Over each central cell's circle, the foreground region
    holding the circle's middle is measured by its distance transform: an egg
    half or token leaves a round region at least ``SC_MIN_RADIUS_MM`` thick all
-   round the middle, which a peep (35 mm wide) never does. Its disc is then set
-   aside, so an egg in a player's colour is not read as their pieces.
+   round the middle, which a peep (35 mm wide) never does; one partly under a
+   card shows most of its rim instead. Its disc is then set aside, so an egg in
+   a player's colour is not read as their pieces.
 2. **Occlusion.** Hands, arms and sleeves (:mod:`vision.occlusion`) cover the
    cells they touch: those cells are reported ``occluded``, never empty. So are
    cells the camera does not fully see.
@@ -29,8 +30,11 @@ in millimetres, with per-pixel players from :mod:`vision.piece_pixels`:
    belongs to the cell under its centre; a greyish bean's (blackberry) peaks
    run cooler, and count from a lower heat; one lying on a central marker is as
    dark as the ink (no region of pieces) but hides the marker from the detector,
-   so the net also looks over those markers. A peep with a bean's centre near
-   its middle was a heap of beans as thick as a peep, and is dropped.
+   so the net also looks over those markers. A faint peak on its own player's
+   peep is a bean half under it where it is bean-coloured, and the peep's own
+   shading where it is as peep-coloured as the rest of the peep. A peep with a
+   bean's centre near its middle was a heap of beans as thick as a peep, and is
+   dropped.
 
 Every count comes with a confidence and, when it is a close call, a warning
 naming the cell ("cell 1,0/2: a bean between red and orange").
@@ -140,17 +144,17 @@ VOTE_MIN, VOTE_MAX = 0.5, 2.0
 WHOSE_MIN_MM2 = 3.0  # ... from at least this much of a player's colour
 WHOLE_BEAN_MAX_DISTANCE = 10.0  # a bean no pixel of which is near a model, read whole: this near
 WHOSE_DARK_SHARE = 0.2  # ... read whole too when under this share of it is near one
-# A peak under a bean's threshold on a peep of its own player's colour is a bean half under
-# that peep when, of the player's pixels on the peep within HALF_UNDER_MM of it, at most
-# HALF_UNDER_PEEPISH are nearer the peep model than the bean model, while over the whole peep
-# (as far as HALF_UNDER_REACH_MM) at least HALF_UNDER_PEEP_PEEPISH are: it is bean-coloured
-# there. Faint peaks on a peep's nose or tail are the colour of the rest of it.
-HALF_UNDER_MM = 3.0
+# A faint peak on a peep of its own player: the player's pixels on the peep within
+# ON_PEEP_NEAR_MM of it, and over the whole peep (as far as ON_PEEP_REACH_MM), nearer their
+# peep model than their bean model. Under a bean's threshold, with at most HALF_UNDER_PEEPISH
+# of those near it and at least HALF_UNDER_PEEP_PEEPISH of the whole peep so: bean-coloured
+# there, a bean half under the peep.
+ON_PEEP_NEAR_MM = 3.0
+ON_PEEP_REACH_MM = 45.0
 HALF_UNDER_PEEPISH = 0.25
 HALF_UNDER_PEEP_PEEPISH = 0.5
-HALF_UNDER_REACH_MM = 45.0
-# A peak under DOUBT_HIGH on a peep of its player, this much peep-coloured round it and over
-# the whole peep, and this deep inside the peep's body, is no bean.
+# Under DOUBT_HIGH, this much peep-coloured near it and over the whole peep, and this deep
+# inside the peep's body: the peep's own shading, no bean.
 PEEP_OWN_PEEPISH = 0.95
 PEEP_OWN_DEPTH_MM = 2.5
 
@@ -642,21 +646,21 @@ class _Reader:
                      ) -> tuple[float, float, float] | None:
         """For a peak at mosaic point ``at``, read as player ``pi``'s, lying on a peep of
         theirs (most of its players' colour is theirs): the share of their pixels on the
-        peep within HALF_UNDER_MM of it that are nearer their peep model than their bean
-        model, the same share over the whole peep (as far as HALF_UNDER_REACH_MM), and how
+        peep within ON_PEEP_NEAR_MM of it that are nearer their peep model than their bean
+        model, the same share over the whole peep (as far as ON_PEEP_REACH_MM), and how
         deep (mm) inside the peep's body the peak lies. None when it is on no peep of
         theirs."""
         x, y = int(round(at[0])), int(round(at[1]))
         H, W = self.body.shape
         if not (0 <= x < W and 0 <= y < H) or not self.body[y, x]:
             return None
-        sl, near = self._disc(x, y, HALF_UNDER_MM)
+        sl, near = self._disc(x, y, ON_PEEP_NEAR_MM)
         mine = near & (self.body[sl] > 0) & (self.px.label[sl] == pi)
         n_mine = np.count_nonzero(mine)
         if n_mine < WHOSE_MIN_MM2 * self.s * self.s:
             return None
         here = np.count_nonzero(mine & self.px.peepish[sl]) / n_mine
-        sl, _ = self._disc(x, y, HALF_UNDER_REACH_MM)
+        sl, _ = self._disc(x, y, ON_PEEP_REACH_MM)
         _, cc = cv2.connectedComponents(self.body[sl], connectivity=8)
         at_peak = (y - sl[0].start, x - sl[1].start)
         peep = cc == cc[at_peak]
