@@ -61,6 +61,25 @@ def _pieces(obs: dict, cell: str) -> dict:
     return {p: (v["troops"], v["peep"]) for p, v in got.get("pieces", {}).items()}
 
 
+def _want(scene, cell: str) -> dict:
+    """What ``cell`` truly holds in rendered ``scene``: {player: (troops, peep)}."""
+    truth = scene.truth.cells.get(cell)
+    return {p: (v["troops"], v["peep"]) for p, v in truth["pieces"].items()} if truth else {}
+
+
+def _central_cell_read(seed: int, cell: str, supply_center: bool) -> dict:
+    """Benchmark scene ``seed`` read with the benchmark's profile: its central ``cell``,
+    under no hand, truly has a Supply Center or not as ``supply_center`` says, and is
+    read so, with every player's pieces right. Returns what it holds."""
+    scene, obs = _bench_profile_scene(seed)
+    assert scene.truth.cells[cell]["supply_center"] is supply_center
+    assert cell not in scene.truth.hand_cover
+    assert obs["cells"][cell]["supply_center"] is supply_center
+    want = _want(scene, cell)
+    assert _pieces(obs, cell) == want
+    return want
+
+
 def _beans(scene, cell: str, player: str) -> np.ndarray:
     return np.array([p["centre_mm"] for p in scene.truth.pieces
                      if p["kind"] == "bean" and p["cell"] == cell and p["player"] == player])
@@ -656,7 +675,7 @@ def test_a_peep_shaded_like_its_beans_with_no_bean_in_it_is_a_peep(seed, cell):
     it was taken for a heap of beans (these cells lost their peep). The net finds no bean
     in it, so it is a peep, and the referee is told how it was read."""
     scene, obs = _bench_scene(seed)
-    want = {p: (v["troops"], v["peep"]) for p, v in scene.truth.cells[cell]["pieces"].items()}
+    want = _want(scene, cell)
     assert cell not in scene.truth.hand_cover
     assert _pieces(obs, cell) == want
     owner = next(p for p, (_, peep) in want.items() if peep)
@@ -717,7 +736,7 @@ def test_a_speck_inside_a_peep_a_hand_touches_does_not_occlude_its_cell(seed, ce
     scene, obs = _bench_profile_scene(seed)
     for cell in cells:
         assert scene.truth.hand_cover.get(cell, 0.0) == 0.0
-        want = {p: (v["troops"], v["peep"]) for p, v in scene.truth.cells[cell]["pieces"].items()}
+        want = _want(scene, cell)
         assert not obs["cells"][cell].get("occluded"), cell
         assert _pieces(obs, cell) == want, cell
     assert any(c.get("occluded") for c in obs["cells"].values())  # the hand itself still is
@@ -730,7 +749,7 @@ def test_a_beans_colour_is_read_from_enough_of_its_body(seed, cell):
     player's (a purple or blue bean read as the other, a red one as orange). Within 5 mm
     more of the bean's own body votes, and each is read right."""
     scene, obs = _bench_profile_scene(seed)
-    want = {p: (v["troops"], v["peep"]) for p, v in scene.truth.cells[cell]["pieces"].items()}
+    want = _want(scene, cell)
     assert cell not in scene.truth.hand_cover
     assert _pieces(obs, cell) == want
 
@@ -742,7 +761,7 @@ def test_a_red_bean_whose_lit_side_looks_orange_is_red(seed, cell):
     barely nearer orange than red (these cells read one red bean as orange). Pixels vote
     by how clearly they are a player's colour, and the clear red ones carry it."""
     scene, obs = _bench_profile_scene(seed)
-    want = {p: (v["troops"], v["peep"]) for p, v in scene.truth.cells[cell]["pieces"].items()}
+    want = _want(scene, cell)
     assert set(want) == {"red"} and cell not in scene.truth.hand_cover
     assert scene.truth.looks["orange"].bean_cutouts
     assert _pieces(obs, cell) == want
@@ -851,12 +870,7 @@ def test_a_peep_with_beans_packed_round_it_over_a_tiles_centre_is_no_supply_cent
     (19.5 mm from its middle to the paper) and was read as a Supply Center, its peep lost
     and beans under the egg's disc uncounted. Its peep-coloured part is one peep's size
     and shape: there is no Supply Center, and the peep and beans are read."""
-    scene, obs = _bench_profile_scene(seed)
-    assert not scene.truth.cells[cell]["supply_center"]
-    assert cell not in scene.truth.hand_cover
-    assert obs["cells"][cell]["supply_center"] is False
-    want = {p: (v["troops"], v["peep"]) for p, v in scene.truth.cells[cell]["pieces"].items()}
-    assert _pieces(obs, cell) == want
+    _central_cell_read(seed, cell, supply_center=False)
 
 
 @pytest.mark.parametrize("seed, cell", [(228, "0,0/c"), (300, "1,-1/c"), (88, "1,1/c")])
@@ -865,11 +879,7 @@ def test_a_supply_center_with_a_peep_leaning_on_it_is_still_one(seed, cell):
     peep with beans round it: the piece of that colour is round, or larger than one peep,
     and it stays a Supply Center (a peep's size taken looser, 20-50 mm across, 40-90 mm
     long, 1000-3000 mm2, each of these was read as a peep)."""
-    scene, obs = _bench_profile_scene(seed)
-    assert scene.truth.cells[cell]["supply_center"]
-    assert obs["cells"][cell]["supply_center"] is True
-    want = {p: (v["troops"], v["peep"]) for p, v in scene.truth.cells[cell]["pieces"].items()}
-    assert _pieces(obs, cell) == want
+    _central_cell_read(seed, cell, supply_center=True)
 
 
 @pytest.mark.parametrize("seed, cell", [(266, "0,0/3"), (896, "1,0/2"), (510, "0,-1/4")])
@@ -891,12 +901,7 @@ def test_an_egg_under_a_card_read_as_a_lone_peep_is_a_supply_center(seed, cell):
     """An understudy's card over half of an egg or token: what shows of it is too thin for
     an egg and shows under 60 % of its rim, and was read as the peep of a player with no
     beans there. It shows 40 % of an egg's rim round the tile's centre: a Supply Center."""
-    scene, obs = _bench_profile_scene(seed)
-    assert scene.truth.cells[cell]["supply_center"]
-    assert cell not in scene.truth.hand_cover
-    assert obs["cells"][cell]["supply_center"] is True
-    want = {p: (v["troops"], v["peep"]) for p, v in scene.truth.cells[cell]["pieces"].items()}
-    assert _pieces(obs, cell) == want
+    _central_cell_read(seed, cell, supply_center=True)
 
 
 @pytest.mark.parametrize("seed, cell", [(1064, "0,-1/c"), (1023, "1,-1/c")])
@@ -904,11 +909,7 @@ def test_a_peep_with_its_beans_at_a_tiles_centre_stays_a_peep(seed, cell):
     """A peep near the middle of a central cell with no Supply Center, its beans round it:
     the peep's ends and the beans show 40 % or more of an egg's rim too, but a peep with
     beans of its own is not taken for an egg under a card."""
-    scene, obs = _bench_profile_scene(seed)
-    assert not scene.truth.cells[cell]["supply_center"]
-    assert obs["cells"][cell]["supply_center"] is False
-    want = {p: (v["troops"], v["peep"]) for p, v in scene.truth.cells[cell]["pieces"].items()}
-    assert _pieces(obs, cell) == want
+    _central_cell_read(seed, cell, supply_center=False)
 
 
 @pytest.mark.parametrize("seed, cell", [(412, "1,1/2"), (470, "0,-1/3")])
@@ -936,12 +937,8 @@ def test_a_peep_leaning_on_an_egg_is_found(seed, cell):
     """A peep leaning on a Supply Center's egg pulls the egg's thickest point 4 mm towards
     it, and the egg's whole disc, set aside, hid half the peep: it was not found. Only the
     disc's core (halfway back to the tile's centre) is set aside for peeps."""
-    scene, obs = _bench_profile_scene(seed)
-    assert scene.truth.cells[cell]["supply_center"]
-    assert obs["cells"][cell]["supply_center"] is True
-    want = {p: (v["troops"], v["peep"]) for p, v in scene.truth.cells[cell]["pieces"].items()}
+    want = _central_cell_read(seed, cell, supply_center=True)
     assert any(peep for _, peep in want.values())
-    assert _pieces(obs, cell) == want
 
 
 @pytest.mark.parametrize("seed, cell", [(93, "0,2/3"), (118, "0,1/5"), (218, "0,0/5"),
@@ -952,7 +949,7 @@ def test_a_bean_half_under_its_own_peep_is_counted(seed, cell):
     while the rest of the peep is peep-coloured: it is counted, as a doubtful bean."""
     scene, obs = _bench_profile_scene(seed)
     assert cell not in scene.truth.hand_cover
-    want = {p: (v["troops"], v["peep"]) for p, v in scene.truth.cells[cell]["pieces"].items()}
+    want = _want(scene, cell)
     assert _pieces(obs, cell) == want
     (player,) = want
     assert f"cell {cell}: a {player} bean half under {player}'s peep" in " ".join(
@@ -964,7 +961,7 @@ def test_a_faint_peak_on_a_peeps_own_colour_is_no_bean(seed, cell):
     """Faint peaks (0.32 to 0.40) on a peep's eyes, middle or end, where the peep shows its
     own colour (or, for a peep as bean-coloured as its beans, everywhere): not counted."""
     scene, obs = _bench_profile_scene(seed)
-    want = {p: (v["troops"], v["peep"]) for p, v in scene.truth.cells[cell]["pieces"].items()}
+    want = _want(scene, cell)
     assert _pieces(obs, cell) == want
     assert any(w.startswith(f"cell {cell}: perhaps one more") for w in obs["warnings"])
 
@@ -975,12 +972,7 @@ def test_an_egg_in_no_players_colour_under_a_card_is_a_supply_center(seed, cell)
     little of its rim for an egg, and in no player's colour, it was taken for a hand and
     its cell read occluded. It shows 40 % of an egg's rim round the tile's centre and is
     mostly of no player's colour: a Supply Center, and the cell is read."""
-    scene, obs = _bench_profile_scene(seed)
-    assert scene.truth.cells[cell]["supply_center"]
-    assert cell not in scene.truth.hand_cover
-    assert obs["cells"][cell]["supply_center"] is True
-    want = {p: (v["troops"], v["peep"]) for p, v in scene.truth.cells[cell]["pieces"].items()}
-    assert _pieces(obs, cell) == want
+    _central_cell_read(seed, cell, supply_center=True)
 
 
 @pytest.mark.parametrize("seed, cell", [(1323, "1,0/c"), (1383, "-2,1/c"), (551, "-2,2/c")])
@@ -1003,8 +995,7 @@ def test_a_pieces_pale_rim_touching_a_hand_is_no_finger(seed, cell):
     assert cell not in scene.truth.hand_cover
     assert any(scene.truth.hand_cover.values())
     assert not obs["cells"].get(cell, {}).get("occluded")
-    truth = scene.truth.cells.get(cell)
-    want = {p: (v["troops"], v["peep"]) for p, v in truth["pieces"].items()} if truth else {}
+    want = _want(scene, cell)
     assert _pieces(obs, cell) == want
 
 
@@ -1030,8 +1021,7 @@ def test_a_peeps_own_shading_is_no_bean(seed, cell):
     player. It is only 'perhaps one more'."""
     scene, obs = _bench_profile_scene(seed)
     assert cell not in scene.truth.hand_cover
-    truth = scene.truth.cells.get(cell)
-    want = {p: (v["troops"], v["peep"]) for p, v in truth["pieces"].items()} if truth else {}
+    want = _want(scene, cell)
     assert _pieces(obs, cell) == want
     assert any(w.startswith(f"cell {cell}: perhaps one more") for w in obs["warnings"])
 
@@ -1043,5 +1033,5 @@ def test_a_bean_on_its_peeps_edge_with_a_faint_peak_is_counted(seed, cell):
     2 mm inside). They stay counted."""
     scene, obs = _bench_profile_scene(seed)
     assert cell not in scene.truth.hand_cover
-    want = {p: (v["troops"], v["peep"]) for p, v in scene.truth.cells[cell]["pieces"].items()}
+    want = _want(scene, cell)
     assert _pieces(obs, cell) == want
