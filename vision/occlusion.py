@@ -455,9 +455,16 @@ def _chroma(bgr: np.ndarray) -> np.ndarray:
 
 
 def _saturation(bgr: np.ndarray) -> np.ndarray:
-    """(max - min) / max channel of 8-bit BGR, 0 for black."""
-    hi = bgr.max(axis=2).astype(np.float32)
-    return (hi - bgr.min(axis=2)) / np.maximum(hi, 1.0)
+    """(max - min) / max channel of 8-bit BGR, 0 for black.
+
+    >>> _saturation(np.array([[[200, 100, 50], [0, 0, 0]]], np.uint8)).round(2).tolist()
+    [[0.75, 0.0]]
+    """
+    # OpenCV per channel: numpy's max over the last axis of 3 is several times slower (5 ms
+    # over a hand's box).
+    b, g, r = cv2.split(bgr)
+    hi = cv2.max(cv2.max(b, g), r).astype(np.float32)
+    return (hi - cv2.min(cv2.min(b, g), r)) / np.maximum(hi, 1.0)
 
 
 def _table_points(centres: np.ndarray, s: float) -> np.ndarray:
