@@ -634,8 +634,7 @@ def test_a_dark_bean_showing_a_few_pixels_of_another_colour_is_read_whole():
     scene, obs = _bench_profile_scene(178)
     assert scene.truth.looks["purple"].bean_cutouts
     assert "-1,0/c" not in scene.truth.hand_cover
-    want = {p: (v["troops"], v["peep"]) for p, v in scene.truth.cells["-1,0/c"]["pieces"].items()}
-    assert _pieces(obs, "-1,0/c") == want
+    assert _pieces(obs, "-1,0/c") == _want(scene, "-1,0/c")
     assert "cell -1,0/c: a dark bean, read as purple's by its colour as a whole" \
         in obs["warnings"]
 
@@ -1010,8 +1009,7 @@ def test_a_hand_reaching_in_is_told_by_where_it_crosses_the_edge(seed, covered, 
     assert scene.truth.hand_cover[covered] > 0.15
     assert obs["cells"][covered].get("occluded") is True
     assert beside not in scene.truth.hand_cover
-    want = {p: (v["troops"], v["peep"]) for p, v in scene.truth.cells[beside]["pieces"].items()}
-    assert _pieces(obs, beside) == want
+    assert _pieces(obs, beside) == _want(scene, beside)
 
 
 @pytest.mark.parametrize("seed, cell", [(70, "0,1/3"), (701, "-1,-1/0")])
