@@ -342,9 +342,8 @@ class _Reader:
         if np.count_nonzero(labels[middle] == UNKNOWN) < SC_UNPLAYED_SHARE * np.count_nonzero(
                 middle):
             return None
-        rim = _egg_rim(crop, (cx, cy), s, SC_COVERED_RIM_SHARE)
-        if (rim is None or rim[2] > SC_COVERED_MAX_MM
-                or math.hypot(rim[0] - cx, rim[1] - cy) > SC_COVERED_OFFSET_MM * s):
+        rim = _covered_egg_rim(crop, (cx, cy), s)
+        if rim is None:
             return None
         inside = ((xx - rim[0]) ** 2 + (yy - rim[1]) ** 2 <= (rim[2] * s) ** 2) & fg
         if np.count_nonzero(labels[inside] == UNKNOWN) < SC_UNPLAYED_SHARE * np.count_nonzero(
@@ -980,9 +979,7 @@ class _Reader:
             if not alone:
                 continue
             crop, x0, y0 = self._no_supply_center[name]
-            rim = _egg_rim(crop, (cx - x0, cy - y0), s, SC_COVERED_RIM_SHARE)
-            if (rim is None or rim[2] > SC_COVERED_MAX_MM
-                    or math.hypot(rim[0] + x0 - cx, rim[1] + y0 - cy) > SC_COVERED_OFFSET_MM * s):
+            if _covered_egg_rim(crop, (cx - x0, cy - y0), s) is None:
                 continue
             egg = min(alone, key=lambda p: math.hypot(p[2] - cx, p[3] - cy))
             self._peep_was_supply_center(
@@ -1087,6 +1084,17 @@ def _egg_rim(region: np.ndarray, centre: tuple[float, float], s: float,
     if float(region[disc].mean()) < SC_RIM_FILL:
         return None
     return float(ox[j]), float(oy[j]), radius, arc
+
+
+def _covered_egg_rim(region: np.ndarray, centre: tuple[float, float], s: float
+                     ) -> tuple[float, float, float, float] | None:
+    """:func:`_egg_rim` of an egg or token under a card: SC_COVERED_RIM_SHARE of its rim,
+    a radius up to SC_COVERED_MAX_MM, centred within SC_COVERED_OFFSET_MM of ``centre``."""
+    rim = _egg_rim(region, centre, s, SC_COVERED_RIM_SHARE)
+    if (rim is None or rim[2] > SC_COVERED_MAX_MM
+            or math.hypot(rim[0] - centre[0], rim[1] - centre[1]) > SC_COVERED_OFFSET_MM * s):
+        return None
+    return rim
 
 
 @cache
