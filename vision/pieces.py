@@ -361,12 +361,8 @@ class _Reader:
         it all round make it as thick. An egg or token in a peep's colour is round, and with
         a peep leaning on it, larger than one peep."""
         s = self.s
-        H, W = self.px.label.shape
         n_players = len(self.px.players)
-        r = int(round(ONE_PEEP_DISC_MM * s))
-        sl = (slice(max(y - r, 0), min(y + r + 1, H)), slice(max(x - r, 0), min(x + r + 1, W)))
-        yy, xx = np.ogrid[sl[0], sl[1]]
-        disc = (xx - x) ** 2 + (yy - y) ** 2 <= r * r
+        sl, disc = self._disc(x, y, ONE_PEEP_DISC_MM)
         label = self.px.label[sl][disc]
         counts = np.bincount(label[label < n_players], minlength=n_players)
         if not counts.any():
@@ -375,9 +371,8 @@ class _Reader:
         peep_coloured = np.count_nonzero((label == p) & self.px.peepish[sl][disc])
         if peep_coloured < ONE_PEEP_SHARE * np.count_nonzero(disc):
             return False
-        r = int(round(ONE_PEEP_REACH_MM * s))
-        y0, x0 = max(y - r, 0), max(x - r, 0)
-        sl = (slice(y0, min(y + r + 1, H)), slice(x0, min(x + r + 1, W)))
+        sl, _ = self._disc(x, y, ONE_PEEP_REACH_MM)
+        y0, x0 = sl[0].start, sl[1].start
         mine = ((self.px.label[sl] == p) & self.px.peepish[sl]).astype(np.uint8)
         mine = cv2.morphologyEx(mine, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         n, parts, stats, _ = cv2.connectedComponentsWithStats(mine, connectivity=8)
