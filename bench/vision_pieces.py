@@ -18,7 +18,7 @@ frame's first read, just after rendering it, and (at the chosen size) each
 frame's best of three reads in a row, as a live service reads frame after frame
 with its code and tables warm (two more reads a scene, about 80 ms). Each
 scene's players are new to the reader, so their colour tables are built first
-(:func:`vision.table.prepare_reader`, as the live service does once at start)
+(:func:`vision.peepwar.table.prepare_reader`, as the live service does once at start)
 and not timed: a game reads every frame with the same tables.
 
 A cell partly under a hand (less than HAND_SURE of its area) may be read either
@@ -49,14 +49,14 @@ sys.path.insert(0, str(ROOT))
 
 from companion.rules.peepwar.board import cells_of  # noqa: E402
 from vision.kit_layout import MAX_TILES  # noqa: E402
-from vision.mosaic import preload_art  # noqa: E402
+from vision.peepwar.mosaic import preload_art  # noqa: E402
+from vision.peepwar.table import prepare_reader, read_table  # noqa: E402
 from vision.render.game_scene import (  # noqa: E402
     GameSpec,
     LookProfiles,
     flavour_cutouts,
     render_game,
 )
-from vision.table import prepare_reader, read_table  # noqa: E402
 
 HAND_SURE = 0.05
 UNSURE = 0.8  # a cell read with less confidence than this is one to look at

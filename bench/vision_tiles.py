@@ -25,10 +25,10 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from companion.rules.peepwar.board import cells_of, parse_cell  # noqa: E402
-from vision.cells import cell_outline_mm  # noqa: E402
 from vision.geometry import apply_h  # noqa: E402
+from vision.peepwar.cells import cell_outline_mm  # noqa: E402
+from vision.peepwar.tiles import find_tiles  # noqa: E402
 from vision.render import SceneSpec, render_scene  # noqa: E402
-from vision.tiles import find_tiles  # noqa: E402
 
 
 def main() -> int:

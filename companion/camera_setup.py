@@ -1,7 +1,7 @@
 """Build the camera loop for ``companion serve``: source, profile, detection, overlay.
 
 The vision pipeline reads the tiles and, with a colour profile, the pieces in
-every cell (:func:`vision.table.read_table`). Without a profile (or one without
+every cell (:func:`vision.peepwar.table.read_table`). Without a profile (or one without
 players' colours) the pieces cannot be read, so every cell is reported as
 unknown (occluded) rather than empty: the camera then follows setup and the
 hexes only, and the players report the rest on the page.
@@ -20,10 +20,11 @@ from companion.observation import Observation
 from companion.referee import Referee
 from companion.rules.peepwar.board import cells_of
 from companion.settings import Settings
-from vision.cells import cell_outlines
-from vision.observation import observation
-from vision.table import prepare_reader, read_table_view
-from vision.tiles import TableView, find_tiles
+from vision.errors import VisionError
+from vision.peepwar.cells import cell_outlines
+from vision.peepwar.observation import observation
+from vision.peepwar.table import prepare_reader, read_table_view
+from vision.peepwar.tiles import TableView, find_tiles
 
 
 def load_optional_profile(profile_path: str):
@@ -39,7 +40,10 @@ def make_detector(profile) -> tuple[Detect, Annotate]:
     """The frame-to-observation function for a profile (or none), and its overlay."""
     intrinsics = profile.intrinsics if profile else None
     if profile is not None:
-        prepare_reader(profile)  # a missing model stops the service at start, not at a frame
+        try:
+            prepare_reader(profile)  # a missing model stops the service at start, not at a frame
+        except VisionError as e:
+            raise UserError(str(e)) from e
     last: dict[str, TableView] = {}
 
     def detect(frame: np.ndarray) -> Observation:

@@ -13,7 +13,7 @@ from calibration.charuco import board_image, board_size_mm
 from companion.rules.peepwar.board import R_MM, hexagon_mm
 from vision.card_art import card_image, card_layout
 from vision.pdf_pages import PAPER_MM, Page
-from vision.tile_art import tile_image
+from vision.peepwar.tile_art import tile_image
 
 SCALE_BAR_MM = 100.0
 

@@ -31,6 +31,7 @@ from flask import Blueprint, Flask, Response, jsonify, render_template, request,
 
 from companion.errors import UserError
 from companion.rules.peltapeeps.catalog import KIND_NAMES, Catalog, CatalogError, default_catalog
+from vision.errors import VisionError
 from vision.peltapeeps.reading import (
     LayoutReading,
     ReadingError,
@@ -396,7 +397,7 @@ def scoresheet_blueprint(guard: Guard, token: str, *, photo: ScoredPhoto | None 
             return _refuse(409, str(e))
         try:
             reading = read(frame, prof, cat)
-        except (ReadingError, UserError, ValueError, cv2.error) as e:
+        except (ReadingError, UserError, VisionError, ValueError, cv2.error) as e:
             return _refuse(400, f"the photo could not be read: {e}")
         p = ScoredPhoto(shown_jpeg(frame), reading, cat, Path(f.filename).name,
                         teams=list(prof.players))

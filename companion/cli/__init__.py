@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from companion import __version__
 from companion.errors import UserError
+from vision.errors import VisionError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -40,7 +41,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args) or 0)
-    except UserError as e:
+    except (UserError, VisionError) as e:
         print(f"companion {args.command}: error: {e}", file=sys.stderr)
         return 2
     except sqlite3.DatabaseError as e:

@@ -34,7 +34,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from calibration.profile import ProfileError, load_profile
     from vision.image_io import ImageError, frame_warnings, read_image
-    from vision.table import read_table
+    from vision.peepwar.table import read_table
 
     if args.game != "peepwar":
         raise UserError(f"--game {args.game} is not supported yet: use --game peepwar")

@@ -16,9 +16,9 @@ from companion.errors import UserError
 from vision.card_art import MAX_PLAYERS, card_image, card_layout
 from vision.kit_layout import MAX_TILES
 from vision.pdf_pages import PAPER_MM, write_pdf
+from vision.peepwar.tile_art import tile_image
 from vision.png_dpi import write_png
 from vision.print_kit import kit_pages
-from vision.tile_art import tile_image
 
 DPI_RANGE = (50.0, 1200.0)
 

@@ -18,11 +18,11 @@ from hypothesis import strategies as st
 
 from companion.camera_setup import make_detector
 from companion.errors import UserError
-from vision import bean_net, pieces
-from vision.mosaic import build_mosaic
-from vision.pieces import bean_planes
+from vision.peepwar import bean_net, pieces
+from vision.peepwar.mosaic import build_mosaic
+from vision.peepwar.pieces import bean_planes
+from vision.peepwar.tiles import find_tiles
 from vision.render.game_scene import families_colours, profile_for_colours, render_state
-from vision.tiles import find_tiles
 
 PLAYERS = ["red", "blue", "yellow"]
 CELLS = {

@@ -1,4 +1,4 @@
-"""Counting beans by their outlines (:mod:`vision.bean_peel`, used on plain photos), on
+"""Counting beans by their outlines (:mod:`vision.peepwar.bean_peel`, used on plain photos), on
 beans drawn as ellipses."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.bean_peel import _bean_shapes, _outer_fit, peel_beans
+from vision.peepwar.bean_peel import _bean_shapes, _outer_fit, peel_beans
 
 
 def _ellipses(px_per_mm: float, beans: list[tuple[float, float, float, float]]) -> np.ndarray:

@@ -7,12 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision import bean_net
+from vision.peepwar import bean_net
+from vision.peepwar.training import train_bean_net
+from vision.peepwar.training.bean_samples import dequantise, scene_sample
+from vision.peepwar.training.quantise_bean_net import FLOAT_MODEL, calibration_windows, quantise
+from vision.peepwar.training.train_bean_net import WINDOW, _augment, _targets
 from vision.render.game_scene import LookProfiles
-from vision.training import train_bean_net
-from vision.training.bean_samples import dequantise, scene_sample
-from vision.training.quantise_bean_net import FLOAT_MODEL, calibration_windows, quantise
-from vision.training.train_bean_net import WINDOW, _augment, _targets
 
 
 def _logits(heat: np.ndarray) -> np.ndarray:

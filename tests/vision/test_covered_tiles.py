@@ -1,5 +1,5 @@
 """A tile whose every marker is touched or half covered is found where the lattice puts
-it (vision.covered_tiles), and no tile is invented where there is none (real OpenCV on
+it (vision.peepwar.covered_tiles), and no tile is invented where there is none (real OpenCV on
 rendered frames)."""
 
 from __future__ import annotations
@@ -11,14 +11,14 @@ import numpy as np
 import pytest
 
 from companion.rules.peepwar.board import NEUTRAL, hexagon_mm, tile_centre_mm
-from vision.covered_tiles import _printed, covered_tile_hits
 from vision.geometry import Pose2D, apply_h
 from vision.kit_layout import marker_bits, tile_slots
 from vision.markers import detect_markers
+from vision.peepwar.covered_tiles import _printed, covered_tile_hits
+from vision.peepwar.tiles import find_tiles
 from vision.render import SceneSpec, render_scene
 from vision.render.game_scene import GameSpec, flavour_cutouts, render_game
 from vision.render.layout import PlacedTile
-from vision.tiles import find_tiles
 
 PHOTOS = Path(__file__).resolve().parents[3] / "shared" / "photos" / "jellybeans"
 SPEC = SceneSpec(hands=(0, 0), beans=(0, 0), peeps=(0, 0), max_tilt_deg=20)

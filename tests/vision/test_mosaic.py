@@ -9,8 +9,8 @@ import pytest
 
 from companion.rules.peepwar.board import R_MM, parse_cell, tile_centre_mm
 from vision.geometry import Pose2D
-from vision.mosaic import build_mosaic
-from vision.tiles import TableView, TileDetection
+from vision.peepwar.mosaic import build_mosaic
+from vision.peepwar.tiles import TableView, TileDetection
 
 APOTHEM_MM = R_MM * math.sqrt(3) / 2
 

@@ -11,9 +11,9 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.errors import UserError
 from companion.rules.peltapeeps.catalog import default_catalog
 from companion.rules.peltapeeps.rules import PeltaPeeps, Place
+from vision.errors import PhotoError
 from vision.peltapeeps import colours, discs, rims
 from vision.peltapeeps.geometry import DISC_RADIUS_MM, piece_sdf
 from vision.peltapeeps.read import read_layout
@@ -105,7 +105,7 @@ def test_empty_table_gives_an_empty_reading_with_a_warning() -> None:
     "photo.jpg",
 ])
 def test_unreadable_input_raises_a_clear_error(bad) -> None:
-    with pytest.raises(UserError, match="photo"):
+    with pytest.raises(PhotoError, match="photo"):
         read_layout(bad, _profile(["red", "blue"]), FULL)
 
 

@@ -19,10 +19,12 @@ import pytest
 
 from calibration.profile import Profile
 from companion.rules.peepwar.board import cell_polygon_mm, parse_cell, tile_centre_mm
-from vision import piece_pixels, pieces
-from vision.mosaic import build_mosaic
-from vision.piece_pixels import classify
-from vision.pieces import CellRead
+from vision.peepwar import piece_pixels, pieces
+from vision.peepwar.mosaic import build_mosaic
+from vision.peepwar.piece_pixels import classify
+from vision.peepwar.pieces import CellRead
+from vision.peepwar.table import prepare_reader, read_table
+from vision.peepwar.tiles import find_tiles
 from vision.render.game_scene import (
     GameSpec,
     LookProfiles,
@@ -33,8 +35,6 @@ from vision.render.game_scene import (
     render_game,
     render_state,
 )
-from vision.table import prepare_reader, read_table
-from vision.tiles import find_tiles
 
 PLAYERS = ["red", "blue", "yellow"]
 PHOTOS = Path(__file__).resolve().parents[2] / ".." / "shared" / "photos" / "jellybeans"

@@ -1,4 +1,4 @@
-"""Fitting a tile to its print, where its markers fix it poorly (vision.print_fit)."""
+"""Fitting a tile to its print, where its markers fix it poorly (vision.peepwar.print_fit)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import numpy as np
 
 from companion.rules.peepwar.board import R_MM, hexagon_mm
 from vision.geometry import Pose2D
-from vision.mosaic import _art_grey, _art_to_tile, build_mosaic
-from vision.print_fit import fit_to_print
+from vision.peepwar.mosaic import _art_grey, _art_to_tile, build_mosaic
+from vision.peepwar.print_fit import fit_to_print
+from vision.peepwar.tiles import find_tiles
 from vision.render.game_scene import GameSpec, flavour_cutouts, profile_for, render_game
-from vision.tiles import find_tiles
 
 PHOTOS = Path(__file__).resolve().parents[2] / ".." / "shared" / "photos" / "jellybeans"
 

@@ -16,8 +16,8 @@ from vision.card_art import card_layout
 from vision.kit_layout import MARKERS_PER_TILE, tile_slots
 from vision.markers import detect_markers
 from vision.pdf_pages import PT_PER_MM
+from vision.peepwar.tile_art import tile_image
 from vision.png_dpi import read_png_dpi
-from vision.tile_art import tile_image
 
 
 def _dark_runs(line: np.ndarray) -> list[int]:

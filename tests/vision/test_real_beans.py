@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from companion.rules.peepwar.board import R_MM, hexagon_mm
-from vision.photo_beans import count_beans
+from vision.peepwar.photo_beans import count_beans
+from vision.peepwar.table import read_table
 from vision.render.camera import viewer_camera
 from vision.render.game_scene import (
     Game,
@@ -26,7 +27,6 @@ from vision.render.game_scene import (
     state_tiles,
 )
 from vision.render.palette import FAMILIES, linear_bgr
-from vision.table import read_table
 
 HERE = Path(__file__).resolve().parent
 PHOTOS = Path(__file__).resolve().parents[2] / ".." / "shared" / "photos" / "jellybeans"

@@ -19,8 +19,8 @@ from companion.observation import Observation
 from companion.rules.peepwar import PeepWar
 from companion.rules.peepwar.bot import Bot
 from companion.rules.peepwar.inference import differences
+from vision.peepwar.table import read_table
 from vision.render.game_scene import families_colours, profile_for_colours, render_state
-from vision.table import read_table
 
 PLAYERS = ("red", "blue")
 

@@ -18,20 +18,20 @@ from companion.rules.peepwar.board import (
     parse_cell,
     tile_centre_mm,
 )
-from vision.cells import (
+from vision.geometry import Pose2D, apply_h
+from vision.kit_layout import tile_slots
+from vision.lens import Intrinsics
+from vision.markers import MarkerHits, detect_markers
+from vision.peepwar.cells import (
     RECTIFIED_PX_PER_MM,
     cell_outline_mm,
     cell_outlines,
     rectified_cell_polygon,
     rectify_tile,
 )
-from vision.geometry import Pose2D, apply_h
-from vision.kit_layout import tile_slots
-from vision.lens import Intrinsics
-from vision.markers import MarkerHits, detect_markers
+from vision.peepwar.tiles import MAX_OFFSET_MM, find_tiles, snap
 from vision.render import SceneSpec, render_scene
 from vision.render.layout import PlacedTile
-from vision.tiles import MAX_OFFSET_MM, find_tiles, snap
 
 
 def _corner_errors_mm(scene, view, min_markers: int = 0) -> np.ndarray:

@@ -35,9 +35,9 @@ import cv2
 import numpy as np
 
 from calibration.profile import Profile
-from companion.errors import UserError
 from companion.rules.peltapeeps.catalog import Catalog, Piece
 from companion.rules.peltapeeps.layout import Placed, contact
+from vision.errors import PhotoError
 from vision.peltapeeps import colours, discs, identify, rims
 from vision.peltapeeps.geometry import DISC_RADIUS_MM, lying, outline
 from vision.peltapeeps.reading import LayoutReading, SeenJoin, SeenPiece
@@ -57,10 +57,10 @@ def _check_frame(frame: object) -> np.ndarray:
     if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3 \
             or frame.dtype != np.uint8:
         shape = getattr(frame, "shape", None)
-        raise UserError(f"not a colour photo (got {type(frame).__name__} {shape}): "
+        raise PhotoError(f"not a colour photo (got {type(frame).__name__} {shape}): "
                         "give a BGR 8-bit image as read by OpenCV")
     if frame.shape[0] * frame.shape[1] < MIN_PIXELS:
-        raise UserError(f"the photo is too small ({frame.shape[1]}x{frame.shape[0]}): "
+        raise PhotoError(f"the photo is too small ({frame.shape[1]}x{frame.shape[0]}): "
                         "use at least 320x240 (a photo of a layout is best at 2000x1500 or more)")
     return frame
 
@@ -69,7 +69,7 @@ def _catalog_for(catalog: Catalog | Mapping[str, Catalog], team: str) -> Catalog
     if isinstance(catalog, Catalog):
         return catalog
     if team not in catalog:
-        raise UserError(f"no catalog for team {team!r}: give one per profile colour")
+        raise PhotoError(f"no catalog for team {team!r}: give one per profile colour")
     return catalog[team]
 
 
@@ -100,13 +100,13 @@ def read_layout(frame_bgr: np.ndarray, profile: Profile,
 
     ``profile`` gives the teams' colours (its players are the team colours);
     ``catalog`` is one piece set for every team or a set per team. Raises
-    :class:`companion.errors.UserError` for input that is not a photo.
+    :class:`vision.errors.PhotoError` for input that is not a photo.
     """
     t0 = time.perf_counter()
     frame = _check_frame(frame_bgr)
     models = colours.team_models(profile)
     if not models.teams:
-        raise UserError("the profile has no team colours: calibrate with a piece of each team")
+        raise PhotoError("the profile has no team colours: calibrate with a piece of each team")
     h, w = frame.shape[:2]
     reading = LayoutReading([], [], (w, h))
 

@@ -15,9 +15,9 @@ import cv2
 import numpy as np
 
 from vision.geometry import apply_h, local_scale
+from vision.peepwar.tile_art import tile_image, tile_image_size, tile_mask
 from vision.render.layout import PlacedTile
 from vision.render.light import soft_mask, to_linear
-from vision.tile_art import tile_image, tile_image_size, tile_mask
 
 TABLE = -1
 PIECE = -2

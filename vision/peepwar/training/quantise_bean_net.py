@@ -1,6 +1,7 @@
-"""The bean net in 8-bit integers: what the product ships as ``vision/bean_net.onnx``.
+"""The bean net in 8-bit integers: what the product ships as ``vision/peepwar/bean_net.onnx``.
 
-    python -m vision.training.quantise_bean_net --data DATA --out vision/bean_net.onnx
+    python -m vision.peepwar.training.quantise_bean_net --data DATA \
+        --out vision/peepwar/bean_net.onnx
 
 ONNX Runtime's static quantisation (weights per output channel as int8,
 activations as uint8, each tensor's range measured on calibration inputs, in
@@ -11,9 +12,9 @@ differs from the float net's by under 0.05 (``tests/vision/test_bean_training.py
 ``bench/vision_pieces.py`` shows what that changes).
 
 The calibration inputs are windows of training samples
-(:mod:`vision.training.bean_samples`, seeds the benchmark never reads) round
+(:mod:`vision.peepwar.training.bean_samples`, seeds the benchmark never reads) round
 true beans, as the reader's boxes are round regions of pieces. The float net
-(``FLOAT_MODEL``, written by :mod:`vision.training.train_bean_net`) is kept in
+(``FLOAT_MODEL``, written by :mod:`vision.peepwar.training.train_bean_net`) is kept in
 the repository so that the shipped net can be made again without training.
 
 Needs onnx, which ONNX Runtime's quantiser uses (in the ``train`` and ``test`` extras).
@@ -28,8 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
-from vision import bean_net
-from vision.training.bean_samples import dequantise
+from vision.peepwar import bean_net
+from vision.peepwar.training.bean_samples import dequantise
 
 FLOAT_MODEL = Path(__file__).with_name("bean_net_float.onnx")
 WINDOW = 128  # calibration windows, input pixels (a bean is 20 x 13)
@@ -73,7 +74,7 @@ def quantise(float_model: Path, out: Path, windows: list[np.ndarray]) -> None:
 
     if not windows:
         raise ValueError("no calibration windows: make samples with "
-                         "python -m vision.training.bean_samples")
+                         "python -m vision.peepwar.training.bean_samples")
 
     class Windows(CalibrationDataReader):
         def __init__(self) -> None:
@@ -102,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     files = sorted(Path(args.data).glob("scene*.npz"))[:args.scenes]
     if not files:
         ap.error(f"no samples in {args.data}: make them with python -m "
-                 f"vision.training.bean_samples --out {args.data}")
+                 f"vision.peepwar.training.bean_samples --out {args.data}")
     try:
         import onnx  # noqa: F401  (the quantiser's own dependency)
     except ImportError:

@@ -22,11 +22,11 @@ import cv2
 import numpy as np
 
 from companion.rules.peepwar.board import R_MM, Hex, hexagon_mm, tile_centre_mm
-from vision.covered_tiles import covered_tile_hits
 from vision.geometry import Pose2D, apply_h, fit_rigid, wrap_deg
 from vision.kit_layout import MARKERS_PER_TILE, MAX_TILES, NEUTRAL_ID, tile_slots
 from vision.lens import Intrinsics, distort_points, undistort_points
 from vision.markers import MarkerHits, detect_markers
+from vision.peepwar.covered_tiles import covered_tile_hits
 
 MAX_OFFSET_MM = 25.0  # farther than this from a lattice position: not snapped, warned
 MAX_ANGLE_OFF_DEG = 15.0
@@ -347,7 +347,7 @@ def find_tiles(
 
     With ``covered``, a tile next to a placed one whose markers the detector missed
     (every one touched by a piece or half under a hand) is looked for where the
-    lattice puts it (:mod:`vision.covered_tiles`), and so is the Neutral tile beside
+    lattice puts it (:mod:`vision.peepwar.covered_tiles`), and so is the Neutral tile beside
     the others when it is the one missed. Never raises on a bad frame: a
     frame with no tiles or without the Neutral tile gives a view with no tiles and a
     warning that says what to do.
@@ -478,7 +478,7 @@ def find_tiles(
 def covered_tiles_near(frame: np.ndarray, view: TableView, poses: list[Pose2D],
                        seen: set[int]) -> MarkerHits:
     """Markers of tiles beside the tiles at ``poses`` (in ``view``'s frame) whose every
-    marker the detector missed (:mod:`vision.covered_tiles`); tiles ``seen`` are not
+    marker the detector missed (:mod:`vision.peepwar.covered_tiles`); tiles ``seen`` are not
     looked for. The lattice is placed by all the tiles, not by the frame's origin
     alone (a reference tile turned a few degrees would turn a position 170 mm away by
     centimetres)."""

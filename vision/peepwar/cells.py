@@ -15,8 +15,8 @@ import numpy as np
 
 from companion.rules.peepwar.board import NEUTRAL, Cell, cell_polygon_mm, cells_of, parse_cell
 from vision.geometry import apply_h
-from vision.tile_art import tile_image_size
-from vision.tiles import TableView, TileDetection
+from vision.peepwar.tile_art import tile_image_size
+from vision.peepwar.tiles import TableView, TileDetection
 
 RECTIFIED_PX_PER_MM = 4.0
 

@@ -16,7 +16,7 @@ is a local peak of the heat above ``THRESHOLD``; whose bean it is, is read off
 the pixels' players round its centre, not by the net, so the same net serves
 every colour a profile calibrates.
 
-The net is trained by ``python -m vision.training.train_bean_net`` (needs the
+The net is trained by ``python -m vision.peepwar.training.train_bean_net`` (needs the
 ``train`` extra: torch) on scenes the benchmark never reads, and shipped
 quantised to 8 bits (its heat within 0.05 of the float net's).
 """
@@ -32,8 +32,8 @@ import cv2
 import numpy as np
 import onnxruntime as ort
 
-from companion.errors import UserError
-from vision.mosaic import PX_PER_MM
+from vision.errors import ModelError
+from vision.peepwar.mosaic import PX_PER_MM
 
 MODEL = Path(__file__).with_name("bean_net.onnx")
 NET_PX_PER_MM = PX_PER_MM  # the net reads the mosaic as it is built
@@ -177,10 +177,6 @@ def peaks_of_batch(outs: Sequence[np.ndarray] | np.ndarray, floor: float = DOUBT
     return found
 
 
-class ModelError(UserError):
-    """The bean net's file is missing or unreadable."""
-
-
 @cache
 def load() -> ort.InferenceSession:
     """The net, read once; a ModelError saying what to do if its file is missing or broken.
@@ -188,12 +184,12 @@ def load() -> ort.InferenceSession:
 
     It runs on as many threads as OpenCV may use (``cv2.setNumThreads``), so one
     setting bounds the whole reader. The net is shipped in 8-bit integers
-    (:mod:`vision.training.quantise_bean_net`): 34 ns per input pixel on one core,
+    (:mod:`vision.peepwar.training.quantise_bean_net`): 34 ns per input pixel on one core,
     against 65 for the float net it is made from and 150 for that in OpenCV's dnn.
     """
     fix = ("reinstall the package (pip install -e .), or make it again with "
-           "python -m vision.training.quantise_bean_net (or train one with "
-           "python -m vision.training.train_bean_net)")
+           "python -m vision.peepwar.training.quantise_bean_net (or train one with "
+           "python -m vision.peepwar.training.train_bean_net)")
     if not MODEL.is_file():
         raise ModelError(f"the bean net {MODEL} is missing: {fix}")
     options = ort.SessionOptions()

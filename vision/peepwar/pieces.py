@@ -1,7 +1,7 @@
 """Reading what stands in every cell: beans, peeps, Supply Centers, and what is covered.
 
-Works on the table-frame mosaic (:mod:`vision.mosaic`), where sizes are known
-in millimetres, with per-pixel players from :mod:`vision.piece_pixels`:
+Works on the table-frame mosaic (:mod:`vision.peepwar.mosaic`), where sizes are known
+in millimetres, with per-pixel players from :mod:`vision.peepwar.piece_pixels`:
 
 1. **Supply Centers.** Over each central cell's circle, the foreground region
    holding the circle's middle is measured by its distance transform: an egg
@@ -9,7 +9,7 @@ in millimetres, with per-pixel players from :mod:`vision.piece_pixels`:
    round the middle, which a peep (35 mm wide) never does; one partly under a
    card shows most of its rim instead. Its disc is then set aside, so an egg in
    a player's colour is not read as their pieces.
-2. **Occlusion.** Hands, arms and sleeves (:mod:`vision.occlusion`) cover the
+2. **Occlusion.** Hands, arms and sleeves (:mod:`vision.peepwar.occlusion`) cover the
    cells they touch: those cells are reported ``occluded``, never empty. So are
    cells the camera does not fully see.
 3. **Peeps.** On all pieces' foreground together, whatever is thicker than a
@@ -23,7 +23,7 @@ in millimetres, with per-pixel players from :mod:`vision.piece_pixels`:
    owner's bean colour waits for the beans: with no bean found near its middle,
    it is a peep after all (shaded like a bean, or an understudy card).
 4. **Beans.** Round every region of pieces with a player's colour in it, the
-   bean net (:mod:`vision.bean_net`) marks each bean's centre: it has learnt
+   bean net (:mod:`vision.peepwar.bean_net`) marks each bean's centre: it has learnt
    from rendered tables how touching beans, beans half under a peep and dark
    glossy beans look, which outlines and areas alone do not tell. A bean is
    the player's whose colour lies round its centre (off the peeps first), and
@@ -52,11 +52,11 @@ import numpy as np
 
 from calibration.profile import Profile
 from companion.rules.peepwar.board import parse_cell
-from vision import bean_net
-from vision.mask_shapes import disk, fill_holes, fill_holes_below, long_side, nearest_seed
-from vision.mosaic import Mosaic
-from vision.occlusion import PIECE_MAX_MM2, find_occluders
-from vision.piece_pixels import (
+from vision.peepwar import bean_net
+from vision.peepwar.mask_shapes import disk, fill_holes, fill_holes_below, long_side, nearest_seed
+from vision.peepwar.mosaic import Mosaic
+from vision.peepwar.occlusion import PIECE_MAX_MM2, find_occluders
+from vision.peepwar.piece_pixels import (
     UNKNOWN,
     PixelClasses,
     classify,

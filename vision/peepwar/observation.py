@@ -7,7 +7,7 @@ are allowed by the standard and help the referee judge a frame.
 
 from __future__ import annotations
 
-from vision.tiles import TableView
+from vision.peepwar.tiles import TableView
 
 
 def observation(view: TableView, game: str = "peepwar", timings_ms: dict | None = None,

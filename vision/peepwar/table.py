@@ -14,12 +14,12 @@ import numpy as np
 
 from calibration.profile import Profile
 from companion.rules.peepwar.board import cells_of
-from vision import bean_net, covered_tiles, piece_pixels
 from vision.lens import Intrinsics
-from vision.mosaic import build_mosaic
-from vision.observation import observation
-from vision.pieces import read_pieces
-from vision.tiles import TableView, find_tiles
+from vision.peepwar import bean_net, covered_tiles, piece_pixels
+from vision.peepwar.mosaic import build_mosaic
+from vision.peepwar.observation import observation
+from vision.peepwar.pieces import read_pieces
+from vision.peepwar.tiles import TableView, find_tiles
 
 
 def read_table(frame: np.ndarray, profile: Profile,
@@ -36,7 +36,7 @@ def read_table(frame: np.ndarray, profile: Profile,
 def prepare_reader(profile: Profile) -> None:
     """Load the bean net and build ``profile``'s colour tables: what a service does once at
     start, so that a missing model fails there and the first frame costs no more than the
-    next. Raises :class:`vision.bean_net.ModelError` if the net cannot be read."""
+    next. Raises :class:`vision.peepwar.bean_net.ModelError` if the net cannot be read."""
     covered_tiles.prepare()
     if profile.colours:
         bean_net.load()

@@ -37,7 +37,7 @@ def fit_to_print(image: np.ndarray, seen: np.ndarray, to_mm: np.ndarray, art: np
     3x3 map from its pixels to table mm (a scale and a shift), ``art`` the tile's print
     (grey) and ``art_to_tile`` the map from art pixels to the tile's own mm.
 
-    >>> from vision.mosaic import _art_grey, _art_to_tile
+    >>> from vision.peepwar.mosaic import _art_grey, _art_to_tile
     >>> art, art_to_tile = _art_grey(5), _art_to_tile()
     >>> to_mm = np.array([[1.0, 0, -120], [0, 1.0, -110], [0, 0, 1]])
     >>> truth = Pose2D(0.0, 0.0, 0.0)

@@ -3,7 +3,7 @@
 Pieces are read in table millimetres: a bean is 20 x 13 mm wherever it lies,
 and a piece that spills from one tile onto the next is still one piece. The
 frame is warped once into a mosaic of the tiles at ``PX_PER_MM`` (1 px/mm: what
-the bean net reads, :mod:`vision.bean_net`), alongside:
+the bean net reads, :mod:`vision.peepwar.bean_net`), alongside:
 
 - ``cell_map``: which cell each pixel lies in (index into ``cell_names``), -1 off the tiles;
 - ``ink``: where the tiles' printed art is dark (lines, digits, markers), from the
@@ -24,12 +24,12 @@ import cv2
 import numpy as np
 
 from companion.rules.peepwar.board import R_MM, cells_of, hexagon_mm, parse_cell
-from vision.cells import slot_outline_mm
 from vision.geometry import apply_h, pixels_in
 from vision.kit_layout import CENTRAL_SLOTS, tile_slots
-from vision.print_fit import FIT_MAX_MARKERS, fit_to_print
-from vision.tile_art import tile_image, tile_image_size
-from vision.tiles import TableView, TileDetection
+from vision.peepwar.cells import slot_outline_mm
+from vision.peepwar.print_fit import FIT_MAX_MARKERS, fit_to_print
+from vision.peepwar.tile_art import tile_image, tile_image_size
+from vision.peepwar.tiles import TableView, TileDetection
 
 ART_PX_PER_MM = 2.0
 # The bean net reads the table at 1 px/mm; a finer mosaic (the frame's own resolution, up

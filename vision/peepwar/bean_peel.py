@@ -3,9 +3,9 @@
 A fragment is a connected patch of one colour. Bean outlines (20 x 13 mm
 ellipses at twelve turns) are fitted where the fragment is thickest, or for a
 heap at its rim, and erased, until what is left is too thin or too small for a
-bean. This counts beans in plain photographs (:mod:`vision.photo_beans`), where
+bean. This counts beans in plain photographs (:mod:`vision.peepwar.photo_beans`), where
 the scale comes from the beans themselves; on the table the bean net
-(:mod:`vision.bean_net`) finds the beans.
+(:mod:`vision.peepwar.bean_net`) finds the beans.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ over the whole mosaic (quantised to bytes), every true bean centre in input
 pixels, and where the loss is ignored: cells a hand touches (the truth says what
 lies under the hand; the camera cannot).
 
-    python -m vision.training.bean_samples --scenes 4000 --workers 2 --out DIR
+    python -m vision.peepwar.training.bean_samples --scenes 4000 --workers 2 --out DIR
 
 Training scenes start at seed 100000 so that the benchmark's (0 to 9999) are never
 trained on.
@@ -25,11 +25,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision import bean_net
-from vision.mosaic import build_mosaic
-from vision.pieces import bean_planes
+from vision.peepwar import bean_net
+from vision.peepwar.mosaic import build_mosaic
+from vision.peepwar.pieces import bean_planes
+from vision.peepwar.tiles import find_tiles
 from vision.render.game_scene import GameSpec, LookProfiles, flavour_cutouts, render_game
-from vision.tiles import find_tiles
 
 TRAIN_FIRST_SEED = 100_000
 REL_SCALE = 150.0  # relative brightness -1..0.6 is stored as (v + 1) * REL_SCALE
@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scenes", type=int, default=4000)
     ap.add_argument("--out", required=True, help="folder for the samples (one .npz a scene)")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("--photos", default=str(Path(__file__).resolve().parents[2] / ".."
+    ap.add_argument("--photos", default=str(Path(__file__).resolve().parents[3] / ".."
                                             / "shared" / "photos" / "jellybeans"))
     args = ap.parse_args(argv)
     Path(args.out).mkdir(parents=True, exist_ok=True)

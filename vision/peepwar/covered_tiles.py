@@ -18,7 +18,7 @@ bits contradicts it. Its matching markers then join the ordinary fit as if the
 detector had found them.
 
 "Lattice position" is in the frame ``to_image`` is given: the caller fits it to
-the placed tiles (see ``vision.tiles``), so a Neutral tile turned a few degrees
+the placed tiles (see ``vision.peepwar.tiles``), so a Neutral tile turned a few degrees
 off the others does not turn the search with it.
 
 Cheap when nothing is missing: an empty position is only searched when one of

@@ -1,8 +1,8 @@
 """Shapes of binary masks (uint8 0/1 or bool): regions, thickness, closing, filling.
 
-Small pure functions shared by the pixel classifier (:mod:`vision.piece_pixels`), the
-piece reader (:mod:`vision.pieces`) and the occlusion finder (:mod:`vision.occlusion`),
-all in pixels.
+Small pure functions shared by the pixel classifier (:mod:`vision.peepwar.piece_pixels`), the
+piece reader (:mod:`vision.peepwar.pieces`) and the occlusion finder
+(:mod:`vision.peepwar.occlusion`), all in pixels.
 """
 
 from __future__ import annotations

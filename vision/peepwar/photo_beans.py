@@ -1,6 +1,6 @@
 """Counting beans in a plain photo: beans on a light, bare background (no tiles).
 
-Beans counted by their outlines (:func:`vision.bean_peel.peel_beans`), on a
+Beans counted by their outlines (:func:`vision.peepwar.bean_peel.peel_beans`), on a
 photo whose scale is unknown: beans are what differs from the smooth
 background, the scale comes from the median size of the separate blobs (most
 blobs are single beans), and every blob is then counted by shape and area.
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.bean_peel import BEAN_HALF_MM, peel_beans
+from vision.peepwar.bean_peel import BEAN_HALF_MM, peel_beans
 
 PHOTO_CHROMA = 7.0  # Lab a*b* distance from the background
 OTSU_WEIGHT = 0.7

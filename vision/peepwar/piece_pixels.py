@@ -28,8 +28,8 @@ import numpy as np
 
 from calibration.colour import ColourModel
 from calibration.profile import Profile
-from vision.mask_shapes import disk, fill_holes_below
-from vision.mosaic import Mosaic
+from vision.peepwar.mask_shapes import disk, fill_holes_below
+from vision.peepwar.mosaic import Mosaic
 from vision.srgb import SRGB_TO_LINEAR, to_srgb
 
 SPREAD_FG = 28  # max - min of white-balanced sRGB: beyond paper, print and noise

@@ -1,12 +1,12 @@
-"""Train the bean net on samples from :mod:`vision.training.bean_samples` and export it.
+"""Train the bean net on samples from :mod:`vision.peepwar.training.bean_samples` and export it.
 
-    python -m vision.training.bean_samples --scenes 4000 --out DATA
-    python -m vision.training.train_bean_net --data DATA
+    python -m vision.peepwar.training.bean_samples --scenes 4000 --out DATA
+    python -m vision.peepwar.training.train_bean_net --data DATA
 
 Needs the ``train`` extra (torch, onnx); the product only runs the exported
 ONNX file, through ONNX Runtime: the float net is written to
-``vision/training/bean_net_float.onnx``, then quantised to 8 bits
-(:mod:`vision.training.quantise_bean_net`) into ``vision/bean_net.onnx``.
+``vision/peepwar/training/bean_net_float.onnx``, then quantised to 8 bits
+(:mod:`vision.peepwar.training.quantise_bean_net`) into ``vision/peepwar/bean_net.onnx``.
 
 The net is fully convolutional: four 3x3 convolutions at strides 2 and 4,
 then three more, two dilated, for a view about a peep and a half wide
@@ -28,9 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
-from vision import bean_net
-from vision.training.bean_samples import REL_SCALE, dequantise
-from vision.training.quantise_bean_net import (
+from vision.peepwar import bean_net
+from vision.peepwar.training.bean_samples import REL_SCALE, dequantise
+from vision.peepwar.training.quantise_bean_net import (
     FLOAT_MODEL,
     SCENES,
     calibration_windows,
@@ -265,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     if not 0 < args.val < len(files):
         ap.error(f"{args.data} holds {len(files)} samples (scene<seed>.npz): --val must be "
                  f"between 1 and one fewer; make samples with python -m "
-                 f"vision.training.bean_samples --out {args.data}")
+                 f"vision.peepwar.training.bean_samples --out {args.data}")
     try:
         import torch
     except ImportError:

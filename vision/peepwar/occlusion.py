@@ -1,8 +1,8 @@
 """Where the camera cannot see the pieces: hands, arms and sleeves over the tiles.
 
-Works on the table-frame mosaic with per-pixel players (:mod:`vision.piece_pixels`),
+Works on the table-frame mosaic with per-pixel players (:mod:`vision.peepwar.piece_pixels`),
 once the Supply Centers are set aside (a disc is only a hand's when a hand goes
-all round it). What it finds is one mask; the reader (:mod:`vision.pieces`)
+all round it). What it finds is one mask; the reader (:mod:`vision.peepwar.pieces`)
 reports the cells it touches ``occluded``, never empty.
 
 - Large foreground regions no player's colour explains (a hand, an arm; not a
@@ -31,7 +31,7 @@ import numpy as np
 
 from calibration.colour import features
 from companion.rules.peepwar.board import ACROSS_FLATS_MM
-from vision.mask_shapes import (
+from vision.peepwar.mask_shapes import (
     close_by_distance,
     disk,
     grown_box,
@@ -39,8 +39,8 @@ from vision.mask_shapes import (
     regions,
     thickest,
 )
-from vision.mosaic import Mosaic
-from vision.piece_pixels import NONE, UNKNOWN, PixelClasses
+from vision.peepwar.mosaic import Mosaic
+from vision.peepwar.piece_pixels import NONE, UNKNOWN, PixelClasses
 from vision.srgb import SRGB_TO_LINEAR
 
 OCCLUDER_MIN_MM2 = 250.0
