@@ -19,7 +19,8 @@ import threading
 import time
 from pathlib import Path
 
-from companion.camera_setup import make_detector
+from companion import games
+from companion.camera_setup import make_reader
 from companion.rules.peepwar import Move, Phase
 from companion.rules.peepwar.bot import Bot
 from companion.rules.peepwar.inference import differences
@@ -42,7 +43,7 @@ def main() -> None:
     args = ap.parse_args()
     players = ["red", "blue"]
     colours = families_colours(players)
-    detect, _ = make_detector(profile_for_colours(colours, 1))
+    detect = make_reader(games.find("peepwar"), profile_for_colours(colours, 1)).detect
     with tempfile.TemporaryDirectory() as tmp:
         service = Service(ServiceOptions(port=0, log=Path(tmp) / "g.sqlite", players=players,
                                          new_game=True))

@@ -1,38 +1,25 @@
 """The demo's table: a scripted game played "at the table" with no camera and no Pi.
 
-A plain player (the bot) decides each move from the referee's current state —
-so the demo carries on after someone presses undo or corrects a cell — and
-acts as the table would: pieces it lays or moves become what the camera would
-report (an observation), the rest come as the buttons and the egg would send
-them. When the game ends, a new one starts after a pause.
+The game's plain player (its bundle's bot) decides each move from the
+referee's current state — so the demo carries on after someone presses undo or
+corrects a cell — and acts as the table would: what changes the table is shown
+to the camera (an observation, or a rendered photo read back), ends of turn
+come as the buttons would send them, random steps from the companion's own
+egg or dice, and the rest as taps on the page. When the game ends, a new one
+starts after a pause.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from typing import Any
 
 from companion.inputs.events import END_TURN, InputEvent
 from companion.referee import Referee
 from companion.rules.base import IllegalAction
-from companion.rules.peepwar import (
-    Draw,
-    Eat,
-    EndMovement,
-    EndTurn,
-    Move,
-    PeepBeans,
-    PeepWarState,
-    PlaceSupplyCenter,
-    PlaceTile,
-    Produce,
-    Remove,
-)
-from companion.rules.peepwar.bot import Bot
-from companion.rules.peepwar.inference import expected_observation
 
-VISIBLE = (PlaceTile, PlaceSupplyCenter, Move, Remove, Produce)
-Show = Callable[[PeepWarState], None]
+Show = Callable[[Any], None]
 
 
 class ScriptedTable:
@@ -44,12 +31,18 @@ class ScriptedTable:
         self.seed = seed
         self.step_s = step_s
         self.pause_s = pause_s
-        self.show = show or (lambda table: referee.observe(expected_observation(table)))
+        self.show = show or self._observe
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._bot = Bot(referee.rules, seed)
+        self._bot = referee.bundle.bot(referee.rules, seed)
         self.games = 0
         self.actions = 0
+
+    def _observe(self, table: Any) -> None:
+        r = self.referee
+        obs = r.bundle.expected_observation(r.rules, table)
+        if obs is not None:
+            r.observe(obs)
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="demo-table", daemon=True)
@@ -64,6 +57,11 @@ class ScriptedTable:
         while not self._stop.wait(self.step_s):
             self.step()
 
+    def _seen(self, state: Any) -> Any:
+        r = self.referee
+        obs = r.bundle.expected_observation(r.rules, state)
+        return None if obs is None else obs.to_dict()
+
     def step(self) -> None:
         """One thing done at the table."""
         r = self.referee
@@ -71,25 +69,29 @@ class ScriptedTable:
             if self._stop.wait(self.pause_s):
                 return
             self.games += 1
-            r.new_game(list(r.state.players), r.state.edition)
-            self._bot = Bot(r.rules, self.seed + self.games)
+            opts = r.rules.options()
+            players = opts.pop("players")
+            r.new_game(players, opts)
+            self._bot = r.bundle.bot(r.rules, self.seed + self.games)
             return
-        action = self._bot.choose(r.state)
+        state = r.state
+        action = self._bot.choose(state)
         try:
-            if isinstance(action, VISIBLE):
-                table, _ = r.rules.apply(r.state, action)
-                self.show(table)
-                if r.proposal is not None:
-                    r.accept("demo")
-            elif isinstance(action, EndMovement | EndTurn):
+            if r.rules.chance(state) is not None:
+                r.chance(action, "egg")
+            elif action == r.bundle.end_action(r.rules, state):
                 r.handle_input(InputEvent("buttons", END_TURN))
-            elif isinstance(action, Draw):
-                r.draw(None, "egg")
-            elif isinstance(action, Eat):
-                r.eat(action.what, "page")
-            elif isinstance(action, PeepBeans):
-                r.peep_beans(action.commit, "page")
+            else:
+                table, _ = r.rules.apply(state, action)
+                if self._seen(table) != self._seen(state):
+                    self.show(table)
+                    if r.proposal is not None:
+                        r.accept("demo")
+                    if r.state is state:  # the camera's reading was not taken: say it by hand
+                        r.play(action, "page")
+                else:
+                    r.play(action, "page")
             self.actions += 1
         except IllegalAction:
             # Someone changed the game under the script (undo, a correction): think again.
-            self._bot = Bot(r.rules, self.seed + self.games + self.actions)
+            self._bot = r.bundle.bot(r.rules, self.seed + self.games + self.actions)

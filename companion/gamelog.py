@@ -29,8 +29,8 @@ from typing import Any
 
 from platformdirs import user_data_dir
 
+from companion import games
 from companion.errors import UserError
-from companion.rules import ruleset_from_options
 from companion.rules.base import Action, BadActionData, Event, IllegalAction, Ruleset
 
 SCHEMA_VERSION = 1
@@ -176,7 +176,7 @@ class GameLog:
             known = ", ".join(str(g.id) for g in self.games()) or "none"
             raise UserError(f"there is no game {game_id} in {self.path} (games: {known})")
         try:
-            rules = ruleset_from_options(row[0], json.loads(row[1]))
+            rules = games.find(row[0]).ruleset.from_options(json.loads(row[1]))
         except (ValueError, TypeError) as e:
             raise UserError(f"game {game_id} in {self.path} has unusable options: {e}") from e
         live: list[Action] = []
@@ -309,15 +309,12 @@ class LoggedGame:
 
     def actions_this_turn(self) -> int:
         """How many of the live actions belong to the turn in progress."""
-        state = self.state
-        turn = getattr(state, "turn", None)
-        if turn is None:
-            return 0
+        turn = self.rules.turn(self.state)
         if turn == 0:  # setup has no turns: one placement at a time
             return min(1, len(self.actions))
         n = 0
         for i in range(len(self.actions) - 1, -1, -1):
-            if self._state_at(i).turn != turn:
+            if self.rules.turn(self._state_at(i)) != turn:
                 break
             n += 1
         return n

@@ -1,11 +1,13 @@
-"""The live referee: one logged Peep War game driven by the table and its inputs.
+"""The live referee: one logged game, of any game, driven by the table and its inputs.
 
 Everything that can change the game comes here — camera observations,
 buttons, the serial egg, clicks on the page — and goes through the rules.
-The referee keeps what the page needs (problems to fix at the table, a move
-awaiting confirmation, recent events) and tells subscribers after every change.
-It is thread-safe: the camera loop, device threads and web requests call it
-concurrently.
+What is particular to a game comes from its bundle (:mod:`companion.games`):
+the prompt, move inference, the end-turn button, what a bean from the egg
+means. The referee keeps what the page needs (problems to fix at the table, a
+move awaiting confirmation, recent events) and tells subscribers after every
+change. It is thread-safe: the camera loop, device threads and web requests
+call it concurrently.
 """
 
 from __future__ import annotations
@@ -15,34 +17,22 @@ import queue
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, is_dataclass, replace
 from typing import Any
 
+from companion import games
 from companion.gamelog import GameLog, LoggedGame
 from companion.inputs import events as kinds
-from companion.inputs.egg_combat import draw_for_bean
 from companion.inputs.events import InputEvent
 from companion.inputs.source import SourceStatus
-from companion.observation import CellReading, Observation, Pieces
-from companion.rules.base import Action, Event, IllegalAction
-from companion.rules.peepwar import (
-    Draw,
-    Eat,
-    EndMovement,
-    EndTurn,
-    PeepBeans,
-    PeepWar,
-    PeepWarState,
-    Phase,
-    notation,
-)
-from companion.rules.peepwar.egg import DigitalEgg
-from companion.rules.peepwar.inference import Inference, infer
-from companion.rules.peepwar.odds import Side, combat_odds
+from companion.observation import Inference, Observation
+from companion.rules.base import Action, Event, IllegalAction, Ruleset
+from companion.rules.chance import Randomiser
 
 RECENT_EVENTS = 60
 HISTORY = 24
+DOUBTFUL = 0.5  # a place read with less confidence is asked about, never taken as read
 
 
 @dataclass
@@ -54,124 +44,109 @@ class Problem:
     at: float = field(default_factory=time.time)
 
 
-def _content(r: CellReading) -> tuple:
-    return r.supply_center, tuple(sorted(r.pieces.items())), r.occluded
-
-
 class Referee:
     """Rules on everything that happens at the table, and keeps the page informed."""
 
     def __init__(self, log: GameLog, game: LoggedGame, *, auto_accept: bool = True,
                  egg_seed: int | None = None) -> None:
-        if not isinstance(game.rules, PeepWar):
-            raise TypeError("the live referee plays Peep War")
         self.log = log
         self.game = game
+        self.bundle = games.of(game.rules)
         self.auto_accept = auto_accept
-        self.egg = DigitalEgg(egg_seed)
+        self.randomiser = Randomiser(egg_seed)
         self._lock = threading.RLock()
         self._subscribers: set[queue.Queue] = set()
         self.version = 0
-        self.recent: deque[dict[str, Any]] = deque(maxlen=RECENT_EVENTS)
+        self.recent: deque[tuple[int, Event]] = deque(maxlen=RECENT_EVENTS)
+        self._numbered = 0
         self.problems: list[Problem] = []
         self.proposal: Inference | None = None
-        self.overrides: dict[str, CellReading] = {}
-        self._seen_when_corrected: dict[str, CellReading | None] = {}
+        self.overrides: dict[str, Any] = {}
+        self._seen_when_corrected: dict[str, Any] = {}
         self.last_observation: Observation | None = None
         self.devices: dict[str, SourceStatus] = {}
+        self.device_events: deque[str] = deque(maxlen=8)
         self.camera = SourceStatus("off", "no camera")
-        self._history: deque[PeepWarState] = deque(maxlen=HISTORY)
+        self.misreads = 0
+        self._history: deque[Any] = deque(maxlen=HISTORY)
         self._listeners: list[Callable[[str], None]] = []
-        for ev in game.events()[-RECENT_EVENTS:]:
-            self.recent.append({"text": ev.text, "kind": ev.kind})
+        self._reload_events()
+
+    def _reload_events(self) -> None:
+        self.recent.clear()
+        events = self.game.events()
+        self._numbered = len(events) - min(len(events), RECENT_EVENTS)
+        for ev in events[-RECENT_EVENTS:]:
+            self._remember(ev)
+
+    def _remember(self, ev: Event) -> None:
+        # Events are numbered by their place in the game, so the page can say "#57".
+        self._numbered += 1
+        self.recent.append((self._numbered, ev))
+
+    def _note(self, text: str, kind: str) -> None:
+        self._remember(Event(kind, text))
 
     # --- reading ----------------------------------------------------------------------
 
     @property
-    def rules(self) -> PeepWar:
-        return self.game.rules  # type: ignore[return-value]
+    def rules(self) -> Ruleset:
+        return self.game.rules
 
     @property
-    def state(self) -> PeepWarState:
+    def state(self) -> Any:
         return self.game.state
 
-    def snapshot(self) -> dict[str, Any]:
-        """Everything the page shows, as JSON-ready data."""
+    def snapshot(self, viewer: str | None = None) -> dict[str, Any]:
+        """Everything the page shows ``viewer`` (None: a watcher), as JSON-ready data."""
         with self._lock:
-            s = self.state
-            rules = self.rules
+            s, rules, bundle = self.state, self.rules, self.bundle
             proposal = None
             if self.proposal is not None:
                 proposal = {
                     "verdict": self.proposal.verdict,
-                    "actions": [notation.format(a) for a in self.proposal.actions],
+                    "actions": [bundle.format(a) for a in self.proposal.actions],
                     "players": [a.player for a in self.proposal.actions],
                     "alternatives": self.proposal.alternatives,
                     "undo": self.proposal.undo,
                 }
+            chance = rules.chance(s)
+            events = []
+            for n, ev in self.recent:
+                seen = ev.seen_by(viewer)
+                if seen is not None:
+                    events.append({"n": n, "text": seen.text, "kind": seen.kind})
             return {
                 "version": self.version,
                 "game_id": self.game.id,
-                "state": rules.state_to_dict(s),
+                "game": bundle.name,
+                "title": bundle.describe(rules),
+                "options": rules.options(),
+                "state": rules.view(s, viewer),
                 "tally": rules.tally(s).to_dict(),
-                "supply_centers_in_play": 2 * len(s.players) + 1,
+                "turn": rules.turn(s),
+                "phase": rules.phase(s),
                 "to_act": rules.to_act(s),
-                "prompt": self.prompt(),
-                "odds": self.odds(),
-                "events": list(self.recent),
+                "waiting_for": sorted(rules.waiting_for(s)),
+                "prompt": bundle.prompt(rules, s),
+                "chance": chance.to_dict() if chance is not None else None,
+                "can_end": bool(rules.waiting_for(s)) and bundle.end_action(rules, s) is not None,
+                "panel": bundle.panel(rules, s, viewer),
+                "events": events,
                 "problems": [p.text for p in self.problems],
                 "proposal": proposal,
                 "overrides": sorted(self.overrides),
-                "camera": {"state": self.camera.state, "message": self.camera.message},
+                "camera": {"state": self.camera.state, "message": self.camera.message,
+                           "misreads": self.misreads},
                 "devices": {k: {"state": v.state, "message": v.message}
                             for k, v in self.devices.items()},
+                "device_events": list(self.device_events),
                 "can_undo": bool(self.game.actions),
             }
 
     def prompt(self) -> str:
         """One sentence: who must do what now."""
-        s, rules = self.state, self.rules
-        who = rules.to_act(s)
-        if who is None:
-            return f"{s.winner} has won. Start a new game when you are ready."
-        c = s.combat
-        if c is not None:
-            if c.undecided:
-                return f"{who}: put your peep's beans in the egg, or keep them out?"
-            if c.victor:
-                return f"{who} won the round: eat a troop bean or a peep bean"
-            return f"{who}: draw a bean from the egg (fight at {c.cell})"
-        return {
-            Phase.SETUP_TILES: f"{who}: lay a hex",
-            Phase.SETUP_SUPPLY: f"{who}: put a Supply Center on one of your hexes",
-            Phase.UPKEEP: f"{who}: remove pieces your Supply Centers cannot support",
-            Phase.MOVEMENT: f"{who}: move your pieces, then press end movement",
-            Phase.PRODUCTION: f"{who}: produce at your Supply Centers, then press end turn",
-        }[s.phase]
-
-    def odds(self) -> dict[str, Any] | None:
-        """The odds of the fight in progress, as the page shows them before each draw."""
-        s = self.state
-        c = s.combat
-        if c is None:
-            return None
-
-        def side(p: str) -> Side:
-            return Side(c.troops[p], s.stack(c.cell, p).peep,
-                        peep_beans=p not in c.kept_out and p not in c.undecided)
-
-        try:
-            odds = combat_odds(side(c.attacker), side(c.defender))
-        except ValueError:
-            return None
-        return {
-            "cell": c.cell, "attacker": c.attacker, "defender": c.defender,
-            "attacker_wins": float(odds.attacker_wins),
-            "defender_wins": float(odds.defender_wins),
-            "likely": [o.to_dict() for o in odds.likely(4)],
-            "egg": {p: {"troops": c.troops[p], "peep": c.peep_beans.get(p, 0)} for p in c.sides},
-            "drawer": c.drawer,
-        }
+        return self.bundle.prompt(self.rules, self.state)
 
     # --- subscribers ------------------------------------------------------------------
 
@@ -207,59 +182,57 @@ class Referee:
             events = self.game.play(action, source=source)
             self._history.append(before)
             for ev in events:
-                self.recent.append({"text": ev.text, "kind": ev.kind})
+                self._remember(ev)
             self.proposal = None
             self._changed("play")
             return events
 
-    def play_text(self, text: str, source: str) -> list[Event]:
-        """A typed command in the terminal notation ("move 2 0,0/3 1,0/0", "draw")."""
+    def play_data(self, data: Mapping[str, Any], source: str) -> list[Event]:
+        """An action given as its JSON record (``{"kind": ..., "player": ..., ...}``)."""
         with self._lock:
-            if text.strip().lower() == "draw":
-                return self.draw(None, source)
             try:
-                action = notation.parse(text, self.rules, self.state)
+                action = self.rules.decode_action(data)
+            except ValueError as e:
+                raise IllegalAction(str(e)) from e
+            return self.play(action, source)
+
+    def play_text(self, text: str, source: str) -> list[Event]:
+        """A typed command in the game's notation ("move 2 0,0/3 1,0/0"); "draw" or "roll"
+        lets the companion's randomiser make the random step the game waits for."""
+        with self._lock:
+            if text.strip().lower() in ("draw", "roll"):
+                return self.chance(None, source)
+            try:
+                action = self.bundle.parse(text, self.rules, self.state)
             except ValueError as e:
                 raise IllegalAction(str(e)) from e
             return self.play(action, source)
 
     def end(self, source: str) -> list[Event]:
-        """End movement, or end the turn, whichever the phase calls for."""
+        """What the end-turn button does in this game now (end movement, end the turn)."""
         with self._lock:
-            who = self.rules.to_act(self.state) or ""
-            phase = self.state.phase
-            action: Action = EndMovement(who) if phase is Phase.MOVEMENT else EndTurn(who)
+            action = self.bundle.end_action(self.rules, self.state)
+            if action is None:
+                raise IllegalAction(f"{self.bundle.title} has no end-turn button")
             return self.play(action, source)
 
-    def draw(self, owner: str | None, source: str) -> list[Event]:
-        """A draw from the digital egg (``owner`` None) or one reported from a real egg."""
+    def chance(self, outcome: Action | None, source: str) -> list[Event]:
+        """The random step the game waits for: made by the randomiser (``outcome`` None),
+        or the outcome the real egg, dice or cup gave."""
         with self._lock:
-            c = self.state.combat
-            if c is None:
-                raise IllegalAction("there is no fight going on")
-            if owner is None:
-                try:
-                    action = self.egg.draw(self.state)
-                except ValueError as e:
-                    raise IllegalAction(f"{self.prompt()} first ({e})") from e
-            else:
-                action = Draw(c.drawer, owner)
-            return self.play(action, source)
-
-    def eat(self, what: str, source: str) -> list[Event]:
-        with self._lock:
-            return self.play(Eat(self.rules.to_act(self.state) or "", what), source)
-
-    def peep_beans(self, commit: bool, source: str) -> list[Event]:
-        with self._lock:
-            return self.play(PeepBeans(self.rules.to_act(self.state) or "", commit), source)
+            chance = self.rules.chance(self.state)
+            if chance is None:
+                raise IllegalAction(f"nothing is to be drawn or rolled now: {self.prompt()}")
+            if outcome is None:
+                outcome = self.randomiser.pick(chance)
+            return self.play(outcome, source)
 
     def undo(self, count: int = 1, source: str = "page") -> list[Action]:
         with self._lock:
             undone = self.game.undo(count, source=source)
             if undone:
-                listed = "; ".join(f"{a.player}: {notation.format(a)}" for a in undone)
-                self.recent.append({"text": f"undone: {listed}", "kind": "undo"})
+                listed = "; ".join(f"{a.player}: {self.bundle.format(a)}" for a in undone)
+                self._note(f"undone: {listed}", "undo")
                 self._history.clear()
                 self.proposal = None
                 self.problems = []
@@ -270,35 +243,52 @@ class Referee:
         with self._lock:
             return self.undo(max(1, self.game.actions_this_turn()), source)
 
-    def new_game(self, players: list[str], edition: int) -> None:
-        """Start a new game (the old one stays in the log)."""
-        rules = PeepWar(players=players, edition=edition)
+    def new_game(self, players: Sequence[str], options: Mapping[str, Any] | None = None,
+                 game: str | None = None) -> None:
+        """Start a new game (the old one stays in the log); ValueError when the choices
+        are not allowed."""
+        bundle = games.find(game) if game else self.bundle
+        rules = bundle.new_rules(list(players), options)
         with self._lock:
             self.game = self.log.new_game(rules)
+            self.bundle = bundle
             self.recent.clear()
-            self.recent.append({"text": f"new game: Peep War {edition}, "
-                                        f"{', '.join(players)}", "kind": "new_game"})
+            self._numbered = 0
+            self._note(f"new game: {bundle.describe(rules)}", "new_game")
             self.problems, self.proposal, self.overrides = [], None, {}
+            self._seen_when_corrected = {}
             self._history.clear()
             self._changed("new_game")
 
     # --- the table --------------------------------------------------------------------
 
     def observe(self, obs: Observation) -> Inference:
-        """A new stable observation from the camera: accept, propose or report it."""
+        """A new stable observation from the camera: accept, propose or report it.
+
+        Places read with little confidence are asked about, never ruled on: a
+        confident wrong reading is the worst thing the camera can do.
+        """
         with self._lock:
             self.last_observation = obs
-            result = infer(self.rules, self.state, self._corrected(obs), list(self._history))
+            seen = self._corrected(obs)
+            doubtful = [p for p in seen.doubtful(DOUBTFUL) if p not in self.overrides]
+            result = self.bundle.infer(self.rules, self.state, seen, list(self._history))
             self.problems = [p for p in self.problems if p.source != "camera"]
             self.proposal = None
             if result.verdict == "same":
                 pass
-            elif result.verdict == "actions" and result.certain and self.auto_accept:
+            elif (result.verdict == "actions" and result.certain and self.auto_accept
+                  and not doubtful):
                 self._apply_all(result.actions, "camera")
             elif result.verdict in ("actions", "undo"):
                 self.proposal = result
             else:
+                self.misreads += 1
                 self.problems = [Problem(t) for t in result.problems]
+            if doubtful and result.verdict != "same":
+                self.problems.append(Problem(
+                    f"the camera is unsure of {', '.join(doubtful)}: check "
+                    f"{'it' if len(doubtful) == 1 else 'them'} on the page"))
             self._changed("observe")
             return result
 
@@ -319,28 +309,31 @@ class Referee:
             out.extend(self.play(a, source))
         return out
 
-    def correct(self, cell: str, pieces: dict[str, Pieces], supply_center: bool) -> None:
-        """The players say what really stands in ``cell``; the camera's reading is replaced."""
+    def correct(self, data: Mapping[str, Any]) -> str:
+        """The players say what really stands in one place (``data`` in the game's words,
+        see its bundle's ``correction``); the camera's reading there is replaced."""
         with self._lock:
-            seen = self.last_observation.reading(cell) if self.last_observation else None
-            self.overrides[cell] = CellReading(supply_center=supply_center, pieces=pieces)
-            self._seen_when_corrected[cell] = seen
-            self.recent.append({"text": f"cell {cell} corrected by hand", "kind": "correct"})
+            place, reading = self.bundle.correction(self.rules, self.state, data)
+            seen = self.last_observation.reading(place) if self.last_observation else None
+            self.overrides[place] = reading
+            self._seen_when_corrected[place] = seen
+            self._note(f"{self.bundle.place_word} {place} corrected by hand", "correct")
             if self.last_observation is not None:
                 self.observe(self.last_observation)
             else:
                 self._changed("correct")
+            return place
 
     def _corrected(self, obs: Observation) -> Observation:
-        # A correction holds until the camera's own reading of that cell changes.
-        for cell in list(self.overrides):
-            seen = self._seen_when_corrected.get(cell)
-            if seen is not None and _content(obs.reading(cell)) != _content(seen):
-                del self.overrides[cell]
-                self._seen_when_corrected.pop(cell, None)
+        # A correction holds until the camera's own reading of that place changes.
+        for place in list(self.overrides):
+            seen = self._seen_when_corrected.get(place)
+            if seen is not None and _content(obs.reading(place)) != _content(seen):
+                del self.overrides[place]
+                self._seen_when_corrected.pop(place, None)
         if not self.overrides:
             return obs
-        return replace(obs, cells={**obs.cells, **self.overrides})
+        return obs.with_readings(self.overrides)
 
     def set_camera(self, status: SourceStatus) -> None:
         with self._lock:
@@ -372,18 +365,26 @@ class Referee:
                 elif ev.kind == kinds.CONFIRM:
                     self.accept(ev.source)
                 elif ev.kind == kinds.DRAW:
-                    self.draw(None, ev.source)
-                elif ev.kind == kinds.BEAN:
-                    found = draw_for_bean(self.rules, self.state, ev)
-                    if isinstance(found, str):
-                        self._problem(found, ev.source)
-                        return found
-                    self.play(found, ev.source)
-                # Shakes and the egg's own button are shown, not ruled on.
+                    self.chance(None, ev.source)
+                else:
+                    return self._game_input(ev)
                 return None
         except IllegalAction as e:
             self._problem(str(e), ev.source)
             return str(e)
+
+    def _game_input(self, ev: InputEvent) -> str | None:
+        found = self.bundle.input_action(self.rules, self.state, ev)
+        if isinstance(found, str):
+            self._problem(found, ev.source)
+            return found
+        if found is not None:
+            self.play(found, ev.source)
+            return None
+        # What the game does not rule on (a shake, the egg's own button) is shown.
+        self.device_events.append(_describe_input(ev))
+        self._changed("device")
+        return None
 
     def report(self, text: str, source: str) -> None:
         """Show a problem from outside the rules (a device fault, a failed reading)."""
@@ -393,3 +394,15 @@ class Referee:
     def _problem(self, text: str, source: str) -> None:
         self.problems = [p for p in self.problems if p.source != source] + [Problem(text, source)]
         self._changed("problem")
+
+
+def _content(reading: Any) -> Any:
+    # Two readings of a place are the same table when they differ only in confidence.
+    if is_dataclass(reading) and hasattr(reading, "confidence"):
+        return replace(reading, confidence=1.0)
+    return reading
+
+
+def _describe_input(ev: InputEvent) -> str:
+    details = ", ".join(f"{k} {v}" for k, v in sorted(ev.data.items()))
+    return f"{ev.source}: {ev.kind}" + (f" ({details})" if details else "")

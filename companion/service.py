@@ -23,13 +23,14 @@ from typing import Any
 
 from werkzeug.serving import BaseWSGIServer, make_server
 
+from companion import games
 from companion.camera_loop import CameraLoop
 from companion.errors import UserError
 from companion.gamelog import GameLog, default_log_path
 from companion.inputs.events import DEVICE_STATUS, InputEvent
 from companion.referee import Referee
-from companion.rules.peepwar import PeepWar
 from companion.rules.peltapeeps.catalog import Catalog, CatalogError, load_catalog
+from companion.settings import load_settings
 from web.app import Camera, create_app
 
 log = logging.getLogger(__name__)
@@ -59,8 +60,9 @@ class ServiceOptions:
     host: str = "127.0.0.1"
     port: int = 8080
     log: Path | None = None
+    game: str = "peepwar"
     players: list[str] = field(default_factory=lambda: ["red", "blue"])
-    edition: int = 2005
+    options: dict[str, Any] = field(default_factory=dict)  # the game's own (edition, ...)
     new_game: bool = False
     auto_accept: bool = True
     egg_seed: int | None = None
@@ -78,6 +80,11 @@ def _score_catalog(path: str) -> Catalog | None:
     except CatalogError as e:
         raise UserError(f"the PeltaPeeps catalog for the score-sheet page: {e}; fix it or "
                         "leave catalog in [peltapeeps] of the settings empty") from None
+
+
+def _settings_profile() -> str:
+    """The PeltaPeeps colour profile named in the settings file, read at each upload."""
+    return load_settings().score_profile
 
 
 class Service:
@@ -98,14 +105,18 @@ class Service:
         self._extra_stop: list[Callable[[], None]] = []
 
     def _game(self):
+        try:
+            bundle = games.find(self.opts.game)
+        except games.UnknownGame as e:
+            raise UserError(str(e)) from e
         if not self.opts.new_game:
             latest = self.log.latest_game_id()
             if latest is not None:
                 game = self.log.open(latest)
-                if not game.rules.is_over(game.state) and isinstance(game.rules, PeepWar):
+                if not game.rules.is_over(game.state) and game.rules.name == bundle.name:
                     return game
         try:
-            rules = PeepWar(players=self.opts.players, edition=self.opts.edition)
+            rules = bundle.new_rules(self.opts.players, self.opts.options)
         except ValueError as e:
             raise UserError(str(e)) from e
         return self.log.new_game(rules)
@@ -126,9 +137,11 @@ class Service:
 
     def start(self) -> str:
         logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
+        profile = self.opts.score_profile
+        score_page = {"profile": _settings_profile if profile is None else profile,
+                      "catalog": _score_catalog(self.opts.score_catalog)}
         app = create_app(self.referee, passphrase=self.passphrase,
-                         score_profile=self.opts.score_profile,
-                         score_catalog=_score_catalog(self.opts.score_catalog),
+                         page_options={"peltapeeps": score_page},
                          camera=self.camera or self.camera_view or Camera())
         if not 0 <= self.opts.port <= 65535:
             raise UserError(f"--port must be 0 to 65535, not {self.opts.port}")

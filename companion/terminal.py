@@ -1,4 +1,4 @@
-"""The text referee: a whole game typed at a terminal, logged as it goes.
+"""The text referee: a whole game, of any game, typed at a terminal, logged as it goes.
 
 It reads one command per line, rules on it, prints the events, and writes every
 accepted action to the game log before saying ``ok``. It is how the engine is
@@ -11,30 +11,26 @@ import sys
 from collections.abc import Iterable
 from typing import TextIO
 
+from companion import games
 from companion.gamelog import LoggedGame
-from companion.rules.base import IllegalAction
-from companion.rules.peepwar import notation, textboard
-from companion.rules.peepwar.bot import Bot
-from companion.rules.peepwar.egg import DigitalEgg
-from companion.rules.peepwar.odds import Side, combat_odds
-from companion.rules.peepwar.rules import PeepWar
+from companion.rules.base import Action, IllegalAction
+from companion.rules.chance import Randomiser
 
 META_HELP = """\
-board | tally | legal | odds | undo | undo turn | bot | bot turn | help | quit"""
+board | tally | legal | draw | roll | undo | undo turn | bot | bot turn | help | quit"""
 
 
 class TextReferee:
-    """Rules on typed commands for one logged Peep War game."""
+    """Rules on typed commands for one logged game, in its bundle's notation."""
 
     def __init__(self, game: LoggedGame, out: TextIO = sys.stdout, seed: int | None = None,
                  source: str = "terminal") -> None:
-        if not isinstance(game.rules, PeepWar):
-            raise TypeError("the text referee plays Peep War")
         self.game = game
-        self.rules: PeepWar = game.rules
+        self.rules = game.rules
+        self.bundle = games.of(game.rules)
         self.out = out
-        self.egg = DigitalEgg(seed)
-        self.bot = Bot(self.rules, seed or 0)
+        self.randomiser = Randomiser(seed)
+        self.bot = self.bundle.bot(self.rules, seed or 0)
         self.source = source
 
     def say(self, text: str) -> None:
@@ -42,11 +38,12 @@ class TextReferee:
 
     def prompt(self) -> str:
         s = self.game.state
-        who = self.rules.to_act(s)
-        return f"{who} ({s.phase.value.replace('_', ' ')})> " if who else "game over> "
+        who = ", ".join(sorted(self.rules.waiting_for(s)))
+        phase = self.rules.phase(s).replace("_", " ")
+        return f"{who}{f' ({phase})' if phase else ''}> " if who else "game over> "
 
     def run(self, lines: Iterable[str], interactive: bool = False) -> None:
-        self.say(textboard.render(self.rules, self.game.state))
+        self.say(self.bundle.text_board(self.rules, self.game.state))
         if interactive:
             print(self.prompt(), end="", file=self.out, flush=True)
         for line in lines:
@@ -64,11 +61,12 @@ class TextReferee:
         if word in ("quit", "exit", "q"):
             return False
         meta = {
-            "help": lambda: self.say(notation.HELP + "\n" + META_HELP),
-            "board": lambda: self.say(textboard.render(self.rules, self.game.state)),
+            "help": lambda: self.say("\n".join(
+                [self.bundle.notation_help, META_HELP, *(f"{w}: {h}" for w, h in
+                                                        self.bundle.terminal_words().items())])),
+            "board": lambda: self.say(self.bundle.text_board(self.rules, self.game.state)),
             "tally": lambda: self.say(self.rules.tally(self.game.state).headline),
             "legal": self._legal,
-            "odds": self._odds,
             "undo": lambda: self._undo(False),
             "undo turn": lambda: self._undo(True),
             "bot": lambda: self._bot(False),
@@ -77,24 +75,32 @@ class TextReferee:
         if word in meta:
             meta[word]()
             return True
+        if word in self.bundle.terminal_words():
+            self.say(f"  {self.bundle.answer(word, self.rules, self.game.state)}")
+            return True
         state = self.game.state
         if self.rules.is_over(state):
-            self.say(f"the game is over: {state.winner} won ('undo' takes back the last action)")
+            self.say(f"the game is over: {self.bundle.prompt(self.rules, state)} "
+                     "('undo' takes back the last action)")
             return True
         try:
-            if word == "draw":
-                action = self.egg.draw(state)
+            if word in ("draw", "roll"):
+                chance = self.rules.chance(state)
+                if chance is None:
+                    raise ValueError(f"nothing is to be drawn or rolled now: "
+                                     f"{self.bundle.prompt(self.rules, state)}")
+                action = self.randomiser.pick(chance)
             else:
-                action = notation.parse(text, self.rules, state)
+                action = self.bundle.parse(text, self.rules, state)
         except ValueError as e:
             self.say(f"  ? {e}")
             return True
         self.play(action)
         return True
 
-    def play(self, action: object) -> bool:
+    def play(self, action: Action) -> bool:
         try:
-            events = self.game.play(action, source=self.source)  # type: ignore[arg-type]
+            events = self.game.play(action, source=self.source)
         except IllegalAction as e:
             self.say(f"  ✗ {e}")
             return False
@@ -105,21 +111,9 @@ class TextReferee:
 
     def _legal(self) -> None:
         actions = list(self.rules.legal_actions(self.game.state))
-        shown = [notation.format(a) for a in actions[:40]]
+        shown = [self.bundle.format(a) for a in actions[:40]]
         more = f" … and {len(actions) - 40} more" if len(actions) > 40 else ""
         self.say("  legal: " + " | ".join(shown) + more)
-
-    def _odds(self) -> None:
-        c = self.game.state.combat
-        if c is None:
-            self.say("  no fight in progress; 'companion odds' computes any fight")
-            return
-        def side(p: str) -> Side:
-            health = self.game.state.stack(c.cell, p).peep
-            return Side(c.troops[p], health, peep_beans=p not in c.kept_out)
-        odds = combat_odds(side(c.attacker), side(c.defender))
-        self.say(f"  {c.attacker} wins {float(odds.attacker_wins):.1%}, "
-                 f"{c.defender} wins {float(odds.defender_wins):.1%}")
 
     def _undo(self, whole_turn: bool) -> None:
         n = self.game.actions_this_turn() if whole_turn else 1
@@ -127,18 +121,19 @@ class TextReferee:
         if not undone:
             self.say("  nothing to undo")
             return
-        listed = "; ".join(notation.format(a) for a in undone)
+        listed = "; ".join(self.bundle.format(a) for a in undone)
         self.say(f"  undone: {listed}")
-        self.say(textboard.render(self.rules, self.game.state))
+        self.say(self.bundle.text_board(self.rules, self.game.state))
 
     def _bot(self, whole_turn: bool) -> None:
-        turn = self.game.state.turn
+        turn = self.rules.turn(self.game.state)
         player = self.rules.to_act(self.game.state)
         while not self.rules.is_over(self.game.state):
             action = self.bot.choose(self.game.state)
-            self.say(f"{self.prompt()}{notation.format(action)}")
+            self.say(f"{self.prompt()}{self.bundle.format(action)}")
             if not self.play(action):
                 return
             s = self.game.state
-            if not whole_turn or s.turn != turn or (s.turn == 0 and self.rules.to_act(s) != player):
+            now = self.rules.turn(s)
+            if not whole_turn or now != turn or (now == 0 and self.rules.to_act(s) != player):
                 return

@@ -1,40 +1,36 @@
-"""The Flask app: the table page, its live updates and its controls.
+"""The Flask app: the table page of any game, its live updates and its controls.
 
 Viewing is open to whoever can reach the server. Anything that changes the
 game needs the page's anti-forgery token in a header (so another site cannot
 post to it), and, from any host but this machine, the pass-phrase printed in
-the terminal when the server started.
+the terminal when the server started. What is particular to a game — its
+board picture, its panel and routes — comes from the game's bundle
+(:mod:`companion.games`, :mod:`web.panels`).
 """
 
 from __future__ import annotations
 
-import hmac
 import io
-import ipaddress
 import json
 import queue
 import secrets
-import socket
 import time
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from flask import Flask, Response, jsonify, render_template, request
 
-from companion.observation import Pieces
+from companion import games
 from companion.referee import Referee
 from companion.rules.base import IllegalAction
-from companion.rules.peepwar.board import parse_cell
-from companion.rules.peltapeeps.catalog import Catalog
-from web.board_svg import board_svg, player_style
-from web.scoresheet import scoresheet_blueprint, settings_profile
+from companion.rules.style import player_style
+from web.panels import PageContext, PagePanel
+from web.security import LOOPBACK, PASS_HEADER, TOKEN_HEADER, protect, refuse, same
 
-TOKEN_HEADER = "X-Companion-Token"
 MAX_FAILURES = 5  # wrong pass-phrases from one address before it must wait
-PASS_HEADER = "X-Companion-Passphrase"
 KEEPALIVE_S = 15.0
-LOOPBACK = {"127.0.0.1", "::1", "localhost"}
+MAX_COMMAND = 500  # characters in a typed command
 
 
 class Camera:
@@ -47,41 +43,15 @@ class Camera:
         return {}
 
 
-def protect(app: Flask) -> None:
-    """Known host names only, no POSTs from other sites, and safe response headers."""
-    names = _own_names()
-
-    @app.before_request
-    def known_host() -> Response | None:
-        # A page from another site reaching us through DNS rebinding names its own host.
-        host = _host_name(request.host)
-        if not _is_ip(host) and host not in names:
-            return _refuse(400, f"unknown host name {host!r}: open the page by this machine's "
-                           "name or address")
-        origin = request.headers.get("Origin")
-        if request.method == "POST" and origin and _host_name(
-                origin.split("://", 1)[-1]) != host:
-            return _refuse(403, "this request came from another site")
-        return None
-
-    @app.after_request
-    def headers(resp: Response) -> Response:
-        resp.headers.setdefault("X-Content-Type-Options", "nosniff")
-        resp.headers.setdefault("X-Frame-Options", "DENY")
-        resp.headers.setdefault("Referrer-Policy", "same-origin")
-        return resp
-
-
 def create_app(referee: Referee, *, passphrase: str | None = None,
                camera: Camera | None = None, on_event: Callable[[str], None] | None = None,
-               score_profile: str | None = None, score_catalog: Catalog | None = None
-               ) -> Flask:
+               page_options: Mapping[str, Mapping[str, Any]] | None = None) -> Flask:
     """The app for one referee. ``passphrase`` None means only this machine may change the game.
 
     Pass-phrase rules: requests from loopback addresses never need it; from
     any other address a mutating request needs it in ``X-Companion-Passphrase``.
-    ``score_profile`` is the colour profile /score reads photos with (default: the settings');
-    ``score_catalog`` a set of the user's own that /score offers beside the shipped ones.
+    ``page_options`` gives each game's page its options, by game name (e.g. the
+    colour profile PeltaPeeps' score sheet reads photos with).
     """
     app = Flask(__name__)
     app.config["SECRET_KEY"] = secrets.token_hex(32)
@@ -96,22 +66,22 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
 
     def guard() -> Response | None:
         sent = request.headers.get(TOKEN_HEADER, "")
-        if not _same(sent, token):
-            return _refuse(403, "this request did not come from the companion's page; reload it")
+        if not same(sent, token):
+            return refuse(403, "this request did not come from the companion's page; reload it")
         if remote_is_local():
             return None
         if passphrase is None:
-            return _refuse(403, "changes are only taken from the machine running the companion")
+            return refuse(403, "changes are only taken from the machine running the companion")
         who = request.remote_addr or "?"
         count, until = failures.get(who, (0, 0.0))
         if time.monotonic() < until:
-            return _refuse(429, f"too many wrong pass-phrases: wait {until - time.monotonic():.0f}"
+            return refuse(429, f"too many wrong pass-phrases: wait {until - time.monotonic():.0f}"
                            " s and try again")
-        if not _same(request.headers.get(PASS_HEADER, ""), passphrase):
+        if not same(request.headers.get(PASS_HEADER, ""), passphrase):
             count += 1
             wait = 2.0 ** (count - MAX_FAILURES) if count >= MAX_FAILURES else 0.0
             failures[who] = (count, time.monotonic() + wait)
-            return _refuse(401, "enter the pass-phrase shown in the companion's terminal")
+            return refuse(401, "enter the pass-phrase shown in the companion's terminal")
         failures.pop(who, None)
         return None
 
@@ -122,39 +92,47 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
                 return refused
             body = request.get_json(silent=True) or {}
             if not isinstance(body, dict):
-                return _refuse(400, "send a JSON object")
+                return refuse(400, "send a JSON object")
             try:
                 result = fn(body)
             except IllegalAction as e:
-                return _refuse(409, str(e))
+                return refuse(409, str(e))
             except (ValueError, KeyError, TypeError) as e:
-                return _refuse(400, f"bad request: {e}")
+                return refuse(400, f"bad request: {e}")
             if on_event:
                 on_event(view.__name__)
             return jsonify({"ok": True, "result": result, "version": referee.version})
         view.__name__ = fn.__name__
         return view
 
+    panels: dict[str, PagePanel] = {}
+    for name, game in sorted(games.all_games().items()):
+        if game.page is None:
+            continue
+        context = PageContext(referee, guard, token, act, (page_options or {}).get(name, {}))
+        panel = games.load(game.page)(context)
+        app.register_blueprint(panel.blueprint, url_prefix=panel.url_prefix or None)
+        panels[name] = panel
+
     @app.get("/")
     def index() -> str:
-        snap = referee.snapshot()
+        snap = _full(referee)
+        panel = panels.get(referee.bundle.name)
         return render_template(
-            "index.html", token=token, snapshot=snap,
+            "index.html", token=token, snapshot=snap, bundle=referee.bundle, panel=panel,
+            links=[p.link for p in panels.values() if p.link],
             needs_passphrase=not remote_is_local(), can_change=remote_is_local() or bool(
                 passphrase),
         )
 
     @app.get("/api/state")
     def state() -> Response:
-        snap = referee.snapshot()
-        snap["style"] = player_style(snap["state"]["players"])
-        return jsonify(snap)
+        return jsonify(_full(referee))
 
     @app.get("/board.svg")
     def board() -> Response:
-        snap = referee.snapshot()
-        flagged = {p.split(":")[0] for p in snap["problems"]}
-        return Response(board_svg(snap["state"], flagged), mimetype="image/svg+xml")
+        snap = _full(referee)
+        return Response(snap["svg"], mimetype="image/svg+xml")
 
     @app.get("/api/stream")
     def stream() -> Response:
@@ -211,102 +189,70 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
         return [e.text for e in referee.end("page")]
 
     def undo(body: dict[str, Any]) -> list[str]:
-        undone = referee.undo_turn("page") if body.get("turn") else referee.undo(1, "page")
+        undone = referee.undo_turn("page") if body.get("turn") is True else referee.undo(1, "page")
         if not undone:
             raise IllegalAction("there is nothing to undo")
         return [a.kind for a in undone]
 
     def command(body: dict[str, Any]) -> list[str]:
-        return [e.text for e in referee.play_text(str(body["text"]), "page")]
+        text = body.get("text")
+        if not isinstance(text, str) or len(text) > MAX_COMMAND:
+            raise ValueError(f"text must be the typed command (at most {MAX_COMMAND} characters)")
+        return [e.text for e in referee.play_text(text, "page")]
 
-    def draw(body: dict[str, Any]) -> list[str]:
-        owner = body.get("owner")
-        return [e.text for e in referee.draw(str(owner) if owner else None, "page")]
+    def action(body: dict[str, Any]) -> list[str]:
+        return [e.text for e in referee.play_data(body, "page")]
 
-    def eat(body: dict[str, Any]) -> list[str]:
-        return [e.text for e in referee.eat(str(body["what"]), "page")]
-
-    def peep_beans(body: dict[str, Any]) -> list[str]:
-        return [e.text for e in referee.peep_beans(bool(body["commit"]), "page")]
+    def roll(body: dict[str, Any]) -> list[str]:
+        outcome = body.get("outcome")
+        if outcome is not None:
+            outcome = referee.rules.decode_action(outcome)
+        return [e.text for e in referee.chance(outcome, "page")]
 
     def accept(body: dict[str, Any]) -> list[str]:
         return [e.text for e in referee.accept("page")]
 
     def correct(body: dict[str, Any]) -> str:
-        cell = str(parse_cell(str(body["cell"])))
-        pieces = {}
-        raw = body.get("pieces") or {}
-        if not isinstance(raw, dict):
-            raise ValueError("pieces must map each player to {troops, peep}")
-        for player, v in raw.items():
-            if not isinstance(v, dict):
-                raise ValueError(f"pieces of {player} must be {{troops, peep}}")
-            troops = int(v.get("troops", 0))
-            if not 0 <= troops <= 5:
-                raise ValueError(f"{player}'s troops must be 0 to 5")
-            if troops or v.get("peep"):
-                pieces[str(player)] = Pieces(troops, bool(v.get("peep")))
-        referee.correct(cell, pieces, bool(body.get("supply_center", False)))
-        return cell
+        return referee.correct(body)
 
     def new_game(body: dict[str, Any]) -> int:
-        players = body.get("players") or list(referee.state.players)
+        players = body.get("players") or list(referee.rules.options().get("players", []))
         if isinstance(players, str):
             players = [p.strip() for p in players.split(",") if p.strip()]
-        referee.new_game([str(p) for p in players], int(body.get("edition", 2005)))
+        if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+            raise ValueError("players must be a list of player names")
+        game = body.get("game")
+        if game is not None and not isinstance(game, str):
+            raise ValueError("game must be a game's name")
+        options = body.get("options") or {}
+        if not isinstance(options, dict):
+            raise ValueError("options must be an object")
+        try:
+            bundle = games.find(game) if game else referee.bundle
+            # A game's options may also come beside the players ({"edition": 2001}).
+            options = {**{o.name: body[o.name] for o in bundle.options if o.name in body},
+                       **options}
+            referee.new_game(players, options, game)
+        except games.UnknownGame as e:
+            raise ValueError(str(e)) from None
         return referee.game.id
 
-    app.register_blueprint(scoresheet_blueprint(
-        guard, token, profile=settings_profile if score_profile is None else score_profile,
-        catalog=score_catalog, home="/"), url_prefix="/score")
-
-    for name, fn in [("end", end), ("undo", undo), ("command", command), ("draw", draw),
-                     ("eat", eat), ("peep-beans", peep_beans), ("accept", accept),
-                     ("correct", correct), ("new", new_game)]:
+    for name, fn in [("end", end), ("undo", undo), ("command", command), ("action", action),
+                     ("roll", roll), ("accept", accept), ("correct", correct),
+                     ("new", new_game)]:
         app.add_url_rule(f"/api/{name}", f"api_{fn.__name__}", act(fn), methods=["POST"])
 
     return app
 
 
-def _same(sent: str, expected: str) -> bool:
-    return hmac.compare_digest(sent.encode("utf-8", "replace"), expected.encode("utf-8"))
-
-
-def _host_name(host: str) -> str:
-    host = host.strip().lower()
-    if host.startswith("["):
-        return host[1:host.find("]")] if "]" in host else host
-    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
-
-
-def _is_ip(host: str) -> bool:
-    try:
-        ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return True
-
-
-def _own_names() -> set[str]:
-    name = socket.gethostname().lower()
-    short = name.split(".")[0]
-    return {"localhost", name, short, f"{short}.local", f"{short}.lan", f"{short}.home"}
-
-
 def _full(referee: Referee) -> dict[str, Any]:
     snap = referee.snapshot()
-    snap["style"] = player_style(snap["state"]["players"])
+    snap["style"] = player_style(list(snap["options"].get("players", [])))
     flagged = {p.split(":")[0] for p in snap["problems"]}
-    snap["svg"] = board_svg(snap["state"], flagged)
+    snap["svg"] = referee.bundle.board_svg(snap["state"], flagged)
     snap["sent_at"] = time.time()
     return snap
 
 
 def _sse(data: dict[str, Any]) -> str:
     return f"event: update\nid: {data['version']}\ndata: {json.dumps(data)}\n\n"
-
-
-def _refuse(status: int, message: str) -> Response:
-    resp = jsonify({"ok": False, "error": message})
-    resp.status_code = status
-    return resp

@@ -38,6 +38,8 @@ from vision.peltapeeps.reading import (
     score_reading,
     unplayed_pieces,
 )
+from web.panels import PageContext, PagePanel
+from web.security import LOOPBACK, TOKEN_HEADER, protect, same
 
 Guard = Callable[[], Response | None]
 Reader = Callable[[Any, Any, Catalog], LayoutReading]  # (frame BGR, Profile, Catalog)
@@ -225,13 +227,6 @@ def page_catalog(catalog: Catalog) -> dict[str, Any]:
          "interfaces": p.interfaces, "peep": p.is_peep} for p in catalog.pieces]}
 
 
-def settings_profile() -> str:
-    """The PeltaPeeps colour profile named in the user's settings file ("" when none is set)."""
-    from companion.settings import load_settings
-
-    return load_settings().score_profile
-
-
 def _default_reader(frame: Any, profile: Any, catalog: Catalog) -> LayoutReading:
     from vision.peltapeeps.read import read_layout
 
@@ -417,14 +412,12 @@ def create_score_app(photo: ScoredPhoto) -> Flask:
     It keeps the live app's protections: known host names only, no posts from
     other sites, the page's token on every POST, and changes from this machine only.
     """
-    from web.app import LOOPBACK, TOKEN_HEADER, _same, protect
-
     app = Flask("web.app")  # the templates and static files beside web/app.py
     token = secrets.token_urlsafe(24)
     protect(app)
 
     def guard() -> Response | None:
-        if not _same(request.headers.get(TOKEN_HEADER, ""), token):
+        if not same(request.headers.get(TOKEN_HEADER, ""), token):
             return _refuse(403, "this request did not come from the score-sheet page; reload it")
         if (request.remote_addr or "") not in LOOPBACK:
             return _refuse(403, "changes are only taken from this machine")
@@ -439,3 +432,11 @@ def create_score_app(photo: ScoredPhoto) -> Flask:
         return resp
 
     return app
+
+
+def panel(ctx: PageContext) -> PagePanel:
+    """PeltaPeeps' page beside the table page, at /score (options: ``profile``, a colour
+    profile path or a function giving it; ``catalog``, a set of the user's own)."""
+    bp = scoresheet_blueprint(ctx.guard, ctx.token, profile=ctx.options.get("profile"),
+                              catalog=ctx.options.get("catalog"), home="/")
+    return PagePanel(bp, url_prefix="/score", link=("Score a PeltaPeeps photo", "/score/"))

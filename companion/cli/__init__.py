@@ -2,7 +2,8 @@
 
 Each sub-command lives in its own module here and exposes
 ``add_parser(subparsers)``, which registers it with ``func=run``. Modules are
-found automatically, so adding a command never edits this file.
+found automatically, so adding a command never edits this file; a game adds
+commands of its own (Peep War's ``odds``) by naming such modules in its bundle.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import sys
 from collections.abc import Sequence
 
 from companion import __version__
+from companion import games as registry
 from companion.errors import UserError
 from vision.errors import VisionError
 
@@ -26,8 +28,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"companion {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        module = importlib.import_module(f"{__name__}.{info.name}")
+    names = [f"{__name__}.{info.name}" for info in pkgutil.iter_modules(__path__)]
+    names += [m for game in registry.all_games().values() for m in game.commands]
+    for name in sorted(names, key=lambda n: n.rsplit(".", 1)[-1]):
+        module = importlib.import_module(name)
         if hasattr(module, "add_parser"):
             module.add_parser(sub)
     return parser

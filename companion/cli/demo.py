@@ -12,11 +12,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from companion import games
 from companion.demo_table import ScriptedTable
 from companion.errors import UserError
 from companion.gamelog import GameLog
-from companion.rules.peepwar import PeepWar, notation
-from companion.rules.peepwar.bot import Bot
 from companion.service import (
     Service,
     ServiceOptions,
@@ -30,22 +29,26 @@ DEFAULT_PLAYERS = ["red", "blue", "green", "yellow", "purple", "orange"]  # rend
 
 
 def run(args: argparse.Namespace) -> int:
-    if not 2 <= args.players <= 6:
-        raise UserError(f"--players must be 2 to 6, not {args.players}")
+    game = games.find(args.game)
+    if not game.min_players <= args.players <= game.max_players:
+        raise UserError(f"--players must be {game.min_players} to {game.max_players}, "
+                        f"not {args.players}")
     players = DEFAULT_PLAYERS[: args.players]
+    options = {"edition": args.edition} if any(o.name == "edition" for o in game.options) else {}
     if args.text:
-        return _text(players, args)
+        return _text(game, players, options, args)
     with tempfile.TemporaryDirectory() as tmp:
         opts = ServiceOptions(host="127.0.0.1", port=args.port, log=Path(tmp) / "demo.sqlite",
-                              players=players, edition=args.edition, new_game=True,
+                              game=game.name, players=players, options=options, new_game=True,
                               egg_seed=args.seed)
         service = Service(opts)
         show = None
-        if not args.no_camera:
+        if not args.no_camera and game.demo_camera is not None:
             from companion.demo_camera import RenderedCamera
 
             camera = RenderedCamera(service.referee, players, seed=args.seed)
             service.camera_view = camera
+            service.on_stop(camera.stop)
             show = camera.show
         table = ScriptedTable(service.referee, seed=args.seed, step_s=args.step, show=show)
         service.on_stop(table.stop)
@@ -59,23 +62,32 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _text(players: list[str], args: argparse.Namespace) -> int:
-    rules = PeepWar(players=players, edition=args.edition)
+MAX_ACTIONS = 20000  # a scripted game that has not ended by then is a bug to report
+
+
+def _text(bundle: games.Game, players: list[str], options: dict, args: argparse.Namespace
+          ) -> int:
+    rules = bundle.new_rules(players, options)
     delay = 0.02 if sys.stdout.isatty() else 0.0
     with tempfile.TemporaryDirectory() as tmp, GameLog(Path(tmp) / "demo.sqlite") as log:
         game = log.new_game(rules)
         referee = TextReferee(game, seed=args.seed, source="demo")
-        print(f"Demo: Peep War {args.edition}, {', '.join(players)} (seed {args.seed}); "
-              f"{rules.needed()} Supply Centers win")
-        for action in Bot(rules, args.seed).play(game.state):
-            print(f"{referee.prompt()}{notation.format(action)}")
+        print(f"Demo: {bundle.describe(rules)} (seed {args.seed}); "
+              f"{rules.tally(game.state).headline}")
+        bot = bundle.bot(rules, args.seed)
+        for _ in range(MAX_ACTIONS):
+            if rules.is_over(game.state):
+                break
+            action = bot.choose(game.state)
+            print(f"{referee.prompt()}{bundle.format(action)}")
             if not referee.play(action):
                 raise UserError("the scripted game made an illegal move; please report this")
             if delay:
                 time.sleep(delay)
         referee.handle("board")
         tally = rules.tally(game.state)
-        print(f"{tally.headline} after {game.state.turn} turns and {len(game.actions)} actions")
+        print(f"{tally.headline} after {rules.turn(game.state)} turns and "
+              f"{len(game.actions)} actions")
     return 0
 
 
@@ -83,6 +95,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("demo", help="watch a scripted game refereed (no camera, no Pi)",
                        description="Serve the table page and play a scripted Peep War game "
                        "at the table, in a loop until stopped; needs no camera and no Pi.")
+    p.add_argument("--game", default="peepwar", choices=sorted(
+        name for name, g in games.all_games().items() if g.live),
+        help="the game to play (default peepwar)")
     p.add_argument("--port", type=int, default=8080, help="port (default 8080; 0 picks one)")
     p.add_argument("--no-browser", action="store_true", help="do not open a browser")
     p.add_argument("--players", type=int, default=2, help="2 to 6 (default 2)")

@@ -26,18 +26,26 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--profile is required (a profile from companion calibrate or calibrate-camera).",
     )
     parser.add_argument("image", metavar="IMAGE", help="a photo or frame of the table")
-    parser.add_argument("--game", default="peepwar", help="the game on the table (peepwar)")
+    parser.add_argument("--game", default="peepwar", help="the game on the table (default "
+                        "peepwar; any game with a camera reader)")
     parser.add_argument("--profile", metavar="PROFILE", help="calibration profile JSON")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from calibration.profile import ProfileError, load_profile
+    from companion import games
+    from companion.camera_setup import make_reader
     from vision.image_io import ImageError, frame_warnings, read_image
-    from vision.peepwar.table import read_table
 
-    if args.game != "peepwar":
-        raise UserError(f"--game {args.game} is not supported yet: use --game peepwar")
+    try:
+        game = games.find(args.game)
+    except games.UnknownGame as e:
+        raise UserError(str(e)) from None
+    readable = sorted(n for n, g in games.all_games().items() if g.reader)
+    if game.reader is None:
+        raise UserError(f"--game {args.game}: {game.title} is not read by detect; games with "
+                        f"a camera reader: {', '.join(readable)}")
     if not args.profile:
         raise UserError("detect needs --profile PROFILE.json (make one with companion calibrate)")
     try:
@@ -47,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     except (ProfileError, ImageError) as e:
         raise UserError(str(e)) from None
     t1 = time.perf_counter()
-    obs = read_table(frame, profile)
+    obs = make_reader(game, profile).read(frame)
     obs["warnings"] = frame_warnings(frame) + obs["warnings"]
     obs["timings_ms"] = {"read": round((t1 - t0) * 1000, 2), **obs["timings_ms"]}
     print(json.dumps(obs, indent=2))

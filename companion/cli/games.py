@@ -1,4 +1,4 @@
-"""Game-log commands: new, resume, replay, undo, play, games."""
+"""Game-log commands: new, resume, replay, undo, play, games — for every registered game."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import json
 import sys
 from pathlib import Path
 
+from companion import games
 from companion.errors import UserError
 from companion.gamelog import GameLog, LoggedGame, default_log_path
-from companion.rules.peepwar import PeepWar, textboard
-from companion.rules.peepwar import notation as peepwar_notation
+from companion.rules.base import Ruleset
 from companion.terminal import TextReferee
 
 
@@ -24,24 +24,44 @@ def _game_arg(p: argparse.ArgumentParser) -> None:
                    help="which game in the log (default: the latest)")
 
 
-def _new_game_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--game", default="peepwar", choices=["peepwar"], help="the game (peepwar)")
-    p.add_argument("--players", default="red,blue",
-                   help="player keys in seat order, comma-separated (default: red,blue)")
-    p.add_argument("--edition", type=int, default=2005, choices=[2001, 2005],
-                   help="Peep War rules edition (default: 2005)")
+def new_game_args(p: argparse.ArgumentParser) -> None:
+    """--game, --players, and every game's own options (--edition, ...), for new games."""
+    known = games.all_games()
+    p.add_argument("--game", default="peepwar", choices=sorted(known),
+                   help="the game (default: peepwar)")
+    p.add_argument("--players", default=None,
+                   help="player keys in seat order, comma-separated (default: the game's, "
+                   "e.g. red,blue)")
+    seen: set[str] = set()
+    for game in known.values():
+        for o in game.options:
+            if o.name in seen:
+                continue
+            seen.add(o.name)
+            choices = f" ({' or '.join(str(c) for c in o.choices)})" if o.choices else ""
+            p.add_argument(f"--{o.name.replace('_', '-')}", dest=o.name, default=None,
+                           help=f"{game.title}: {o.help}{choices}; default {o.default}")
+
+
+def rules_from_args(args: argparse.Namespace) -> Ruleset:
+    """The rules of a new game as the command line chose them; UserError saying what is wrong."""
+    game = games.find(args.game)
+    players = ([p.strip() for p in args.players.split(",") if p.strip()] if args.players
+               else list(game.default_players))
+    names = {o.name for o in game.options}
+    every = {o.name for g in games.all_games().values() for o in g.options}
+    stray = sorted(n for n in every - names if getattr(args, n, None) is not None)
+    if stray:
+        raise UserError(f"{game.title} has no option --{stray[0].replace('_', '-')}")
+    options = {n: getattr(args, n) for n in names if getattr(args, n, None) is not None}
+    try:
+        return game.new_rules(players, options)
+    except ValueError as e:
+        raise UserError(f"{e} (--players {','.join(players)})") from e
 
 
 def _open_log(args: argparse.Namespace, readonly: bool = False) -> GameLog:
     return GameLog(args.log or default_log_path(), readonly=readonly)
-
-
-def _rules(args: argparse.Namespace) -> PeepWar:
-    players = [p.strip() for p in args.players.split(",") if p.strip()]
-    try:
-        return PeepWar(players=players, edition=args.edition)
-    except ValueError as e:
-        raise UserError(f"{e} (--players {args.players})") from e
 
 
 def _script(args: argparse.Namespace) -> list[str] | None:
@@ -68,17 +88,16 @@ def _referee(game: LoggedGame, args: argparse.Namespace, lines: list[str] | None
 
 
 def run_new(args: argparse.Namespace) -> int:
-    rules = _rules(args)
+    rules = rules_from_args(args)
     with _open_log(args) as log:
         game = log.new_game(rules)
-        print(f"game {game.id} created in {log.path}: Peep War {rules.edition}, "
-              f"players {', '.join(rules.players)}")
+        print(f"game {game.id} created in {log.path}: {games.of(rules).describe(rules)}")
         print(f"play it with: companion resume --log {log.path} --id {game.id}")
     return 0
 
 
 def run_play(args: argparse.Namespace) -> int:
-    rules = _rules(args)
+    rules = rules_from_args(args)
     lines = _script(args)
     with _open_log(args) as log:
         game = log.new_game(rules)
@@ -97,6 +116,7 @@ def run_resume(args: argparse.Namespace) -> int:
 def run_replay(args: argparse.Namespace) -> int:
     with _open_log(args, readonly=True) as log:
         game = log.open(args.game_id)
+        bundle = games.of(game.rules)
         entries = log.entries(game.id)
         if args.json:
             print(json.dumps({
@@ -110,11 +130,10 @@ def run_replay(args: argparse.Namespace) -> int:
                 print(f"#{e['seq'] + 1:<4} undo")
                 continue
             action = game.rules.decode_action(e["action"])
-            print(f"#{e['seq'] + 1:<4} {action.player}: {peepwar_notation.format(action)}")
+            print(f"#{e['seq'] + 1:<4} {action.player}: {bundle.format(action)}")
             for ev in e["events"]:
                 print(f"       · {ev['text']}")
-        assert isinstance(game.rules, PeepWar)
-        print(textboard.render(game.rules, game.state))
+        print(bundle.text_board(game.rules, game.state))
     return 0
 
 
@@ -126,17 +145,18 @@ def run_undo(args: argparse.Namespace) -> int:
         if not undone:
             raise UserError(f"game {game.id} has no action to undo")
         for a in undone:
-            print(f"undone: {a.player}: {peepwar_notation.format(a)}")
+            print(f"undone: {a.player}: {games.of(game.rules).format(a)}")
     return 0
 
 
 def run_games(args: argparse.Namespace) -> int:
     with _open_log(args, readonly=True) as log:
-        games = log.games()
-        if not games:
+        found = log.games()
+        if not found:
             print(f"no games in {log.path}")
-        for g in games:
-            opts = ", ".join(f"{k}={v}" for k, v in g.options.items())
+        for g in found:
+            opts = ", ".join(f"{k}={', '.join(map(str, v)) if isinstance(v, list) else v}"
+                             for k, v in g.options.items())
             print(f"{g.id:>4}  {g.game}  {opts}  {g.entries} entries  started {g.created}")
     return 0
 
@@ -144,14 +164,14 @@ def run_games(args: argparse.Namespace) -> int:
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("new", help="start a new game in the log",
                        description="Start a new game in the game log.")
-    _new_game_args(p)
+    new_game_args(p)
     _log_arg(p)
     p.set_defaults(func=run_new)
 
     p = sub.add_parser("play", help="start a game and referee it in the terminal",
                        description="Start a game and referee it in the terminal: type actions, "
                        "see the board and the Supply Center tally. 'help' lists the commands.")
-    _new_game_args(p)
+    new_game_args(p)
     _log_arg(p)
     p.add_argument("--seed", type=int, default=None, help="seed of the digital egg")
     p.add_argument("--script", metavar="FILE", help="read the commands from FILE")

@@ -6,22 +6,22 @@ import argparse
 import json
 from pathlib import Path
 
+from companion.cli.games import new_game_args, rules_from_args
 from companion.errors import UserError
 from companion.service import Service, ServiceOptions, banner, run_until_interrupted
 from companion.settings import load_settings
 
 
-def _players(text: str) -> list[str]:
-    return [p.strip() for p in text.split(",") if p.strip()]
-
-
 def run(args: argparse.Namespace) -> int:
     settings = load_settings(args.settings)
+    rules = rules_from_args(args)
+    options = rules.options()
     opts = ServiceOptions(
         host=args.host or settings.host,
         port=args.port if args.port is not None else settings.port,
         log=args.log or (Path(settings.log) if settings.log else None),
-        players=_players(args.players), edition=args.edition, new_game=args.new,
+        game=rules.name, players=list(options.pop("players")), options=options,
+        new_game=args.new,
         auto_accept=settings.auto_accept,
         score_profile=args.score_profile or settings.score_profile,
         score_catalog=args.score_catalog or settings.score_catalog,
@@ -69,7 +69,8 @@ def run(args: argparse.Namespace) -> int:
 def _leds(panel, service: Service) -> None:
     r = service.referee
     panel.show_problem(bool(r.problems))
-    panel.show_waiting(r.state.combat is not None or r.proposal is not None)
+    # Waiting: the game waits for the egg or dice, or for the players to accept a reading.
+    panel.show_waiting(r.rules.chance(r.state) is not None or r.proposal is not None)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -91,7 +92,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--buttons", action="store_true", help="use the Raspberry Pi buttons and LEDs")
     p.add_argument("--log", type=Path, metavar="FILE", help="the game log")
     p.add_argument("--settings", type=Path, metavar="FILE", help="settings file to use")
-    p.add_argument("--players", default="red,blue", help="players for a new game (seat order)")
-    p.add_argument("--edition", type=int, default=2005, choices=[2001, 2005])
+    new_game_args(p)
     p.add_argument("--new", action="store_true", help="start a new game even if one is unfinished")
     p.set_defaults(func=run)

@@ -16,17 +16,23 @@ terminal referee, the camera loop, the web page and the tests.
 >>> state, events = game.apply(state, PlaceTile("red", 1, 0))
 >>> events[0].text
 'red places a hex at 1,0'
+>>> game.waiting_for(state), game.turn(state), game.phase(state)
+(frozenset({'blue'}), 0, 'setup_tiles')
 """
 
 from __future__ import annotations
 
 import dataclasses
+import enum
 import types
 import typing
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+
+if TYPE_CHECKING:
+    from companion.rules.chance import Chance
 
 
 class IllegalAction(ValueError):
@@ -51,14 +57,40 @@ class Action:
 
 @dataclass(frozen=True)
 class Event:
-    """Something that happened, worded for the players, with data for programs."""
+    """Something that happened, worded for the players, with data for programs.
+
+    An event only some players may know (a chit drawn into a hand) names them in
+    ``private_to``; everyone else sees ``public`` (or nothing when it is None).
+    The game log keeps the whole event; :meth:`seen_by` is what one viewer gets.
+
+    >>> drawn = Event("draw", "athens draws Pericles", {"chit": "pericles"},
+    ...               private_to=frozenset({"athens"}), public="athens draws a chit")
+    >>> drawn.seen_by("athens").text, drawn.seen_by("sparta").text, drawn.seen_by(None).data
+    ('athens draws Pericles', 'athens draws a chit', {})
+    >>> Event("draw", "a secret", private_to=frozenset({"athens"})).seen_by(None) is None
+    True
+    """
 
     kind: str
     text: str
     data: Mapping[str, Any] = field(default_factory=dict)
+    private_to: frozenset[str] | None = None
+    public: str | None = None
+
+    def seen_by(self, viewer: str | None) -> Event | None:
+        """The event as ``viewer`` may see it (None: a watcher who is no player)."""
+        if self.private_to is None or viewer in self.private_to:
+            return self
+        if self.public is None:
+            return None
+        return Event(self.kind, self.public)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "text": self.text, "data": dict(self.data)}
+        out = {"kind": self.kind, "text": self.text, "data": dict(self.data)}
+        if self.private_to is not None:
+            out["private_to"] = sorted(self.private_to)
+            out["public"] = self.public
+        return out
 
 
 @dataclass(frozen=True)
@@ -73,12 +105,27 @@ class Standing:
 
 @dataclass(frozen=True)
 class Tally:
-    """Who stands where: the supply-center count in Peep War, points elsewhere."""
+    """Who stands where: the supply-center count in Peep War, points elsewhere.
+
+    A finished game names its ``winners`` (several when they tie, none for a
+    draw) and the ``reason`` it ended; ``winner`` is the sole winner, if any.
+
+    >>> Tally([], winners=("athens", "thebes"), reason="most areas after turn 15").winner is None
+    True
+    >>> Tally([], winners=("red",), reason="7 Supply Centers").to_dict()["winner"]
+    'red'
+    """
 
     standings: Sequence[Standing]
     needed: int | None = None
-    winner: str | None = None
+    winners: tuple[str, ...] = ()
+    reason: str = ""
     headline: str = ""
+    over: bool = False
+
+    @property
+    def winner(self) -> str | None:
+        return self.winners[0] if len(self.winners) == 1 else None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -88,6 +135,9 @@ class Tally:
             ],
             "needed": self.needed,
             "winner": self.winner,
+            "winners": list(self.winners),
+            "reason": self.reason,
+            "over": self.over,
             "headline": self.headline,
         }
 
@@ -99,9 +149,18 @@ class Ruleset(ABC, Generic[S]):
     """The rules of one game with the options of one table.
 
     Subclasses list their action classes in ``action_types`` and implement
-    :meth:`new_state`, :meth:`why_not`, :meth:`legal_actions`, :meth:`_apply`
-    and :meth:`tally`.
+    :meth:`new_state`, :meth:`why_not`, :meth:`legal_actions`, :meth:`_apply`,
+    :meth:`tally`, :meth:`is_over`, :meth:`state_to_dict` and one of
+    :meth:`to_act` (one player decides at a time) or :meth:`waiting_for`
+    (several may act at once). Games with chance implement :meth:`chance`;
+    games with hidden information implement :meth:`view`.
     """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if not getattr(cls, "__abstractmethods__", None) and (
+                cls.to_act is Ruleset.to_act and cls.waiting_for is Ruleset.waiting_for):
+            raise TypeError(f"{cls.__name__} must define to_act or waiting_for")
 
     name: ClassVar[str]
     title: ClassVar[str]
@@ -162,9 +221,32 @@ class Ruleset(ABC, Generic[S]):
     def tally(self, state: S) -> Tally:
         """The standings: supply centers, points, who is out, who won."""
 
-    @abstractmethod
     def to_act(self, state: S) -> str | None:
-        """The player whose decision the game waits for (None when it is over)."""
+        """The one player whose decision the game waits for; None when nobody's, or when
+        several may act at once (see :meth:`waiting_for`)."""
+        waiting = self.waiting_for(state)
+        return next(iter(waiting)) if len(waiting) == 1 else None
+
+    def waiting_for(self, state: S) -> frozenset[str]:
+        """Every player who may act now (empty once the game is over)."""
+        who = self.to_act(state)
+        return frozenset() if who is None else frozenset((who,))
+
+    def turn(self, state: S) -> int:
+        """The turn in progress, counted from 1; 0 while the table is being set up."""
+        return 0
+
+    def phase(self, state: S) -> str:
+        """The name of the part of the turn in progress ("" for games without phases)."""
+        return ""
+
+    def chance(self, state: S) -> Chance | None:
+        """The random step the game waits for now (a draw, a roll), or None.
+
+        Its outcomes are ordinary actions: a randomiser picks one by weight, or the
+        players report what the real egg, dice or cup gave.
+        """
+        return None
 
     @abstractmethod
     def is_over(self, state: S) -> bool:
@@ -172,13 +254,22 @@ class Ruleset(ABC, Generic[S]):
 
     @abstractmethod
     def state_to_dict(self, state: S) -> dict[str, Any]:
-        """A JSON-ready picture of the state, for the page and for comparisons."""
+        """A JSON-ready picture of the whole state, for the log, tests and comparisons."""
+
+    def view(self, state: S, viewer: str | None) -> dict[str, Any]:
+        """What ``viewer`` may see of the state (None: a watcher who is no player).
+
+        Games without hidden information show everyone everything.
+        """
+        return self.state_to_dict(state)
 
     # --- actions as data ---------------------------------------------------------
 
     def encode_action(self, action: Action) -> dict[str, Any]:
-        """``{"kind": ..., field: value, ...}``, ready for JSON."""
-        return {"kind": action.kind, **dataclasses.asdict(action)}
+        """``{"kind": ..., field: value, ...}``, ready for JSON (tuples as lists, enums as
+        their values)."""
+        return {"kind": action.kind, **{f.name: _encode(getattr(action, f.name))
+                                        for f in dataclasses.fields(action)}}
 
     def decode_action(self, data: Mapping[str, Any]) -> Action:
         """The action a record describes; raises :class:`BadActionData` saying what is wrong."""
@@ -204,18 +295,84 @@ class Ruleset(ABC, Generic[S]):
         return cls(**values)
 
 
+def _encode(value: Any) -> Any:
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, tuple | list):
+        return [_encode(v) for v in value]
+    return value
+
+
+class _Mismatch(Exception):
+    pass
+
+
 def _check_type(kind: str, name: str, value: Any, hint: Any) -> Any:
-    allowed = typing.get_args(hint) if isinstance(hint, types.UnionType) else (hint,)
-    for t in allowed:
-        if t is type(None) and value is None:
+    """``value`` as a field typed ``hint`` holds it; raises BadActionData saying what is wrong.
+
+    Knows None, bool, int, float, str, enums (by value), ``Literal``, and tuples
+    (``tuple[int, ...]``, ``tuple[str, int]``) of any of these.
+    """
+    try:
+        return _convert(value, hint)
+    except _Mismatch:
+        raise BadActionData(f"action {kind!r}: field {name!r} must be {_type_name(hint)}, "
+                            f"not {value!r}") from None
+
+
+def _convert(value: Any, hint: Any) -> Any:
+    origin = typing.get_origin(hint)
+    if isinstance(hint, types.UnionType) or origin is typing.Union:
+        for option in typing.get_args(hint):
+            try:
+                return _convert(value, option)
+            except _Mismatch:
+                continue
+        raise _Mismatch
+    if origin is typing.Literal:
+        if any(value == v and type(value) is type(v) for v in typing.get_args(hint)):
             return value
-        if t is bool and isinstance(value, bool):
-            return value
-        if t is int and isinstance(value, int) and not isinstance(value, bool):
-            return value
-        if t is float and isinstance(value, int | float) and not isinstance(value, bool):
-            return float(value)
-        if t is str and isinstance(value, str):
-            return value
-    names = " or ".join(getattr(t, "__name__", str(t)) for t in allowed)
-    raise BadActionData(f"action {kind!r}: field {name!r} must be {names}, not {value!r}")
+        raise _Mismatch
+    if origin is tuple:
+        if not isinstance(value, list | tuple):
+            raise _Mismatch
+        args = typing.get_args(hint)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_convert(v, args[0]) for v in value)
+        if len(args) != len(value):
+            raise _Mismatch
+        return tuple(_convert(v, a) for v, a in zip(value, args, strict=True))
+    if hint is type(None):
+        if value is None:
+            return None
+        raise _Mismatch
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        try:
+            return hint(value)
+        except ValueError:
+            raise _Mismatch from None
+    if hint is bool and isinstance(value, bool):
+        return value
+    if hint is int and isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if hint is float and isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    if hint is str and isinstance(value, str):
+        return value
+    raise _Mismatch
+
+
+def _type_name(hint: Any) -> str:
+    origin = typing.get_origin(hint)
+    if isinstance(hint, types.UnionType) or origin is typing.Union:
+        return " or ".join(_type_name(a) for a in typing.get_args(hint))
+    if origin is typing.Literal:
+        return " or ".join(repr(a) for a in typing.get_args(hint))
+    if origin is tuple:
+        args = typing.get_args(hint)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return f"a list of {_type_name(args[0])}"
+        return "a list of " + ", ".join(_type_name(a) for a in args)
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        return " or ".join(repr(m.value) for m in hint)
+    return "None" if hint is type(None) else getattr(hint, "__name__", str(hint))

@@ -16,7 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.camera_setup import make_detector
+from companion import games
+from companion.camera_setup import make_reader
 from companion.errors import UserError
 from vision.peepwar import bean_net, pieces
 from vision.peepwar.mosaic import build_mosaic
@@ -77,7 +78,7 @@ def test_a_missing_or_broken_model_says_what_to_do(monkeypatch, tmp_path, conten
         # The live service finds out when it starts, not on its first frame.
         profile = profile_for_colours(families_colours(PLAYERS), seed=3)
         with pytest.raises(UserError, match=str(model)):
-            make_detector(profile)
+            make_reader(games.find("peepwar"), profile)
     finally:
         monkeypatch.undo()
         bean_net.load.cache_clear()

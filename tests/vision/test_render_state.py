@@ -15,10 +15,10 @@ import pytest
 
 from calibration.profile import save_profile
 from companion.cli import main
-from companion.observation import Observation
 from companion.rules.peepwar import PeepWar
 from companion.rules.peepwar.bot import Bot
 from companion.rules.peepwar.inference import differences
+from companion.rules.peepwar.observation import PeepWarObservation
 from vision.peepwar.table import read_table
 from vision.render.game_scene import families_colours, profile_for_colours, render_state
 
@@ -54,7 +54,7 @@ def test_rendered_state_reads_back_without_differences(i, rules, state, profile)
                                  for c, v in data["cells"].items()}, "the scene holds the state"
     obs = read_table(scene.frame, profile)
     assert {(t["q"], t["r"]) for t in obs["tiles"]} == {(t["q"], t["r"]) for t in data["tiles"]}
-    assert differences(state, Observation.from_dict(obs)) == []
+    assert differences(state, PeepWarObservation.from_dict(obs)) == []
 
 
 def test_detect_fills_cells(tmp_path, profile, capsys):

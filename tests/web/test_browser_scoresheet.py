@@ -155,8 +155,9 @@ def test_upload_a_photo_on_the_live_page(browser, served, tmp_path: Path) -> Non
     cv2.imwrite(str(photo), scene.frame, [cv2.IMWRITE_JPEG_QUALITY, 92])
     log = GameLog(tmp_path / "g.sqlite")
     referee = Referee(log, log.new_game(PeepWar(players=("red", "blue"))), egg_seed=1)
-    servers = [make_server("127.0.0.1", 0, create_app(referee, score_profile=p), threaded=True)
-               for p in ("", str(profile))]
+    apps = [create_app(referee, page_options={"peltapeeps": {"profile": p}})
+            for p in ("", str(profile))]
+    servers = [make_server("127.0.0.1", 0, app, threaded=True) for app in apps]
     for s in servers:
         threading.Thread(target=s.serve_forever, daemon=True).start()
     try:

@@ -237,7 +237,7 @@ def test_posts_need_the_pages_token_and_this_site(photo) -> None:
 
 
 def test_live_app_mounts_the_page_and_guards_it(referee: Referee, tmp_path: Path) -> None:
-    client = create_app(referee, passphrase="fig-jam", score_profile="").test_client()
+    client = create_app(referee, passphrase="fig-jam", page_options=_score_page("")).test_client()
     main = client.get("/").get_data(as_text=True)
     assert 'href="/score/"' in main
     token, initial = _page(client)
@@ -252,7 +252,7 @@ def test_live_app_mounts_the_page_and_guards_it(referee: Referee, tmp_path: Path
     refused = client.post("/score/api/upload", headers={TOKEN: token})
     assert refused.status_code == 409 and "companion calibrate" in refused.get_json()["error"]
 
-    client = create_app(referee, score_profile=str(tmp_path / "none.json")).test_client()
+    client = create_app(referee, page_options=_score_page(str(tmp_path / "none.json"))).test_client()
     _, initial = _page(client)
     assert f"{tmp_path / 'none.json'} does not exist" in initial["problem"]
 
@@ -313,7 +313,7 @@ def test_upload_path_decodes_reads_stores_and_scores(scene, profile_file: Path) 
 def test_live_upload_reads_the_photo_with_the_settings_profile(
         scene, referee: Referee, profile_file: Path) -> None:
     # Needs the photo reader, vision/peltapeeps/read.py.
-    client = create_app(referee, score_profile=str(profile_file)).test_client()
+    client = create_app(referee, page_options=_score_page(str(profile_file))).test_client()
     token, initial = _page(client)
     assert initial["problem"] is None
     resp = client.post("/score/api/upload", headers={TOKEN: token}, data={
@@ -362,7 +362,7 @@ def test_the_live_page_offers_and_reads_with_your_own_set(
         return LayoutReading([], [], (frame.shape[1], frame.shape[0]))
 
     monkeypatch.setattr(sheet, "_default_reader", reader)
-    app = create_app(referee, score_profile=str(profile_file), score_catalog=load_catalog(own))
+    app = create_app(referee, page_options=_score_page(str(profile_file), load_catalog(own)))
     client = app.test_client()
     page = client.get("/score/").get_data(as_text=True)
     assert re.search(r'<option value="custom" selected>your set: our set \(2 pieces\)', page)
@@ -378,3 +378,8 @@ def test_the_live_page_offers_and_reads_with_your_own_set(
         assert resp.status_code == 200, resp.get_json()
         assert calls[-1] == name
         assert [p["id"] for p in resp.get_json()["photo"]["catalog"]["pieces"]] == ids
+
+
+def _score_page(profile: str, catalog=None) -> dict:
+    """The live app's options for PeltaPeeps' page: the colour profile and the user's set."""
+    return {"peltapeeps": {"profile": profile, "catalog": catalog}}

@@ -423,3 +423,30 @@ def families_colours(names: list[str]) -> dict[str, tuple]:
     """The renderer's own (bean, peep) colours for players named after colour families."""
     by_name = {f.name: f for f in FAMILIES}
     return {n: (by_name[n].bean, by_name[n].peep) for n in names}
+
+
+FAMILY_NAMES = tuple(f.name for f in FAMILIES)
+
+
+class DemoScene:
+    """The demo's table for Peep War: photos of a state drawn with the renderer's own colours,
+    and the colour profile that reads them (as a calibration card photo would give)."""
+
+    def __init__(self, players: list[str], seed: int = 0,
+                 size: tuple[int, int] = (1280, 720)) -> None:
+        unknown = [p for p in players if p not in FAMILY_NAMES]
+        if unknown:
+            raise ValueError(f"the demo renders players named {', '.join(FAMILY_NAMES)}")
+        self.colours = families_colours(list(players))
+        self.profile = profile_for_colours(self.colours, seed)
+        self.size = size
+        self.seed = seed
+
+    def render(self, state: Mapping, frame_no: int) -> np.ndarray:
+        return render_state(state, self.colours, seed=self.seed * 100003 + frame_no,
+                            size=self.size).frame
+
+
+def demo_scene(players: list[str], seed: int = 0) -> DemoScene:
+    """What ``companion demo`` photographs a Peep War table with (the game's bundle names it)."""
+    return DemoScene(players, seed)

@@ -13,6 +13,7 @@ from collections import deque
 from collections.abc import Iterator
 
 from companion.rules.base import Action
+from companion.rules.chance import Randomiser
 from companion.rules.peepwar.actions import (
     Eat,
     EndMovement,
@@ -25,7 +26,6 @@ from companion.rules.peepwar.actions import (
     Remove,
 )
 from companion.rules.peepwar.board import NEUTRAL, cell_neighbours, parse_cell, tiles_touch
-from companion.rules.peepwar.egg import DigitalEgg
 from companion.rules.peepwar.rules import PeepWar
 from companion.rules.peepwar.state import PeepWarState, Phase
 
@@ -36,7 +36,7 @@ class Bot:
     def __init__(self, rules: PeepWar, seed: int = 0) -> None:
         self.rules = rules
         self.rng = random.Random(seed)
-        self.egg = DigitalEgg(seed + 1)
+        self.egg = Randomiser(seed + 1)
         self._plan: deque[Action] = deque()
 
     def play(self, state: PeepWarState, max_actions: int = 20000) -> Iterator[Action]:
@@ -73,7 +73,9 @@ class Bot:
             if c.victor:
                 order = ["peep", "troop"] if self.rng.random() < 0.5 else ["troop", "peep"]
                 return next(Eat(p, w) for w in order if self.rules.is_legal(s, Eat(p, w)))
-            return self.egg.draw(s)
+            egg = self.rules.chance(s)
+            assert egg is not None
+            return self.egg.pick(egg)
         return self._production(s, p)
 
     def _tile(self, s: PeepWarState, p: str) -> Action:

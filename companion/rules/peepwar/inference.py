@@ -1,6 +1,6 @@
 """Explaining what the camera sees as legal Peep War actions.
 
-The camera gives a new stable :class:`~companion.observation.Observation`; the
+The camera gives a new stable :class:`~companion.rules.peepwar.observation.PeepWarObservation`; the
 game knows the state before it. :func:`infer` looks for the legal actions that
 turn the state into one that looks exactly like the observation: hexes and
 Supply Centers laid in setup, forced removals, moves, and production. If the
@@ -9,10 +9,10 @@ explains it, the differences are listed in plain words for the players to fix.
 Nothing is ever accepted that the rules refuse.
 
 >>> from companion.rules.peepwar import PeepWar
->>> from companion.observation import Observation, TileSeen
+>>> from companion.rules.peepwar.observation import PeepWarObservation, TileSeen
 >>> rules = PeepWar(players=("red", "blue"))
 >>> state = rules.new_state()
->>> seen = Observation("peepwar", tiles=(TileSeen(0, 0, 0), TileSeen(1, 1, 0)))
+>>> seen = PeepWarObservation("peepwar", tiles=(TileSeen(0, 0, 0), TileSeen(1, 1, 0)))
 >>> infer(rules, state, seen).actions
 (PlaceTile(player='red', q=1, r=0),)
 """
@@ -21,9 +21,8 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 
-from companion.observation import CellReading, Observation, Pieces, TileSeen
+from companion.observation import Inference
 from companion.rules.base import Action
 from companion.rules.peepwar.actions import (
     Move,
@@ -33,6 +32,12 @@ from companion.rules.peepwar.actions import (
     Remove,
 )
 from companion.rules.peepwar.board import cell_name, cell_neighbours, cells_of, parse_cell
+from companion.rules.peepwar.observation import (
+    CellReading,
+    PeepWarObservation,
+    Pieces,
+    TileSeen,
+)
 from companion.rules.peepwar.rules import NEUTRAL_SUPPLY, PeepWar
 from companion.rules.peepwar.state import PeepWarState, Phase, cell_order
 
@@ -41,28 +46,7 @@ MAX_ORDERINGS = 720
 SETUP_BUDGET = 4000  # rules applications before a setup reading is called a problem
 
 
-@dataclass(frozen=True)
-class Inference:
-    """What a new observation means.
-
-    ``verdict`` is one of ``same`` (nothing changed), ``actions`` (``actions``
-    explain it; ``alternatives`` counts other explanations as good), ``undo``
-    (the table is back to how it was ``undo`` actions ago) or ``problem``
-    (``problems`` says what does not fit).
-    """
-
-    verdict: str
-    actions: tuple[Action, ...] = ()
-    alternatives: int = 0
-    undo: int = 0
-    problems: tuple[str, ...] = ()
-
-    @property
-    def certain(self) -> bool:
-        return self.verdict == "actions" and self.alternatives == 0
-
-
-def expected_observation(state: PeepWarState) -> Observation:
+def expected_observation(state: PeepWarState) -> PeepWarObservation:
     """What a perfect camera would report for ``state`` (tile ids are unknown: -1)."""
     cells: dict[str, CellReading] = {}
     for cell in set(state.pieces) | set(state.supply_centers):
@@ -73,7 +57,7 @@ def expected_observation(state: PeepWarState) -> Observation:
         }
         cells[cell] = CellReading(supply_center=cell in state.supply_centers, pieces=pieces)
     tiles = tuple(TileSeen(-1, q, r) for q, r in sorted(state.tiles))
-    return Observation(game="peepwar", tiles=tiles, cells=cells)
+    return PeepWarObservation(game="peepwar", tiles=tiles, cells=cells)
 
 
 def _describe(pieces: dict[str, Pieces]) -> str:
@@ -90,7 +74,7 @@ def _describe(pieces: dict[str, Pieces]) -> str:
     return ", ".join(parts)
 
 
-def differences(state: PeepWarState, obs: Observation) -> list[str]:
+def differences(state: PeepWarState, obs: PeepWarObservation) -> list[str]:
     """Every way ``obs`` disagrees with ``state``, in words; cells not seen are not compared.
 
     A hex the camera does not see is not a difference (it may be covered), and
@@ -120,7 +104,7 @@ def differences(state: PeepWarState, obs: Observation) -> list[str]:
     return out
 
 
-def infer(rules: PeepWar, state: PeepWarState, obs: Observation,
+def infer(rules: PeepWar, state: PeepWarState, obs: PeepWarObservation,
           history: Sequence[PeepWarState] = ()) -> Inference:
     """Explain ``obs`` from ``state``; ``history`` holds earlier states, most recent last."""
     if not differences(state, obs):
@@ -140,7 +124,7 @@ def infer(rules: PeepWar, state: PeepWarState, obs: Observation,
     return Inference("problem", problems=tuple(problems))
 
 
-def _explanations(rules: PeepWar, state: PeepWarState, obs: Observation
+def _explanations(rules: PeepWar, state: PeepWarState, obs: PeepWarObservation
                   ) -> Iterator[tuple[Action, ...]]:
     player = rules.to_act(state)
     if player is None:
@@ -155,11 +139,11 @@ def _explanations(rules: PeepWar, state: PeepWarState, obs: Observation
         yield from _production(rules, state, obs, player)
 
 
-def _matches(rules: PeepWar, state: PeepWarState, obs: Observation) -> bool:
+def _matches(rules: PeepWar, state: PeepWarState, obs: PeepWarObservation) -> bool:
     return not differences(state, obs)
 
 
-def _setup(rules: PeepWar, state: PeepWarState, obs: Observation
+def _setup(rules: PeepWar, state: PeepWarState, obs: PeepWarObservation
            ) -> Iterator[tuple[Action, ...]]:
     """Hexes and Supply Centers laid since ``state``, in the setup order."""
     new_tiles = obs.positions - set(state.tiles)
@@ -210,7 +194,7 @@ def _setup(rules: PeepWar, state: PeepWarState, obs: Observation
     yield from search(state, frozenset(new_tiles), frozenset(new_centres), ())
 
 
-def _deltas(state: PeepWarState, obs: Observation, player: str
+def _deltas(state: PeepWarState, obs: PeepWarObservation, player: str
             ) -> tuple[dict[str, int], dict[str, int], list[str]]:
     """Per cell, the change in ``player``'s troops and peeps; and cells where others changed."""
     troops: dict[str, int] = {}
@@ -237,7 +221,7 @@ def _deltas(state: PeepWarState, obs: Observation, player: str
     return troops, peeps, others
 
 
-def _removals(rules: PeepWar, state: PeepWarState, obs: Observation, player: str
+def _removals(rules: PeepWar, state: PeepWarState, obs: PeepWarObservation, player: str
               ) -> Iterator[tuple[Action, ...]]:
     troops, peeps, others = _deltas(state, obs, player)
     if others or any(v > 0 for v in troops.values()) or any(v > 0 for v in peeps.values()):
@@ -247,7 +231,7 @@ def _removals(rules: PeepWar, state: PeepWarState, obs: Observation, player: str
     yield from _in_some_order(rules, state, obs, actions)
 
 
-def _production(rules: PeepWar, state: PeepWarState, obs: Observation, player: str
+def _production(rules: PeepWar, state: PeepWarState, obs: PeepWarObservation, player: str
                 ) -> Iterator[tuple[Action, ...]]:
     troops, peeps, others = _deltas(state, obs, player)
     if others:
@@ -264,7 +248,7 @@ def _production(rules: PeepWar, state: PeepWarState, obs: Observation, player: s
     yield from _in_some_order(rules, state, obs, actions)
 
 
-def _movement(rules: PeepWar, state: PeepWarState, obs: Observation, player: str
+def _movement(rules: PeepWar, state: PeepWarState, obs: PeepWarObservation, player: str
               ) -> Iterator[tuple[Action, ...]]:
     troops, peeps, others = _deltas(state, obs, player)
     if others:
@@ -386,7 +370,7 @@ class _FlowGraph:
         return out
 
 
-def _in_some_order(rules: PeepWar, state: PeepWarState, obs: Observation,
+def _in_some_order(rules: PeepWar, state: PeepWarState, obs: PeepWarObservation,
                    actions: list[Action]) -> Iterator[tuple[Action, ...]]:
     """``actions`` in the first order the rules accept that ends looking like ``obs``."""
     if not actions:

@@ -5,7 +5,12 @@ edition). ``why_not`` decides legality and words every refusal;
 ``legal_actions`` generates exactly the actions ``why_not`` accepts; ``apply``
 returns the next state and the events. Randomness never happens here: a
 :class:`~companion.rules.peepwar.actions.Draw` says whose bean came out of the
-egg, whether a seeded digital egg, a person or the serial egg drew it.
+egg, whether the randomiser (:meth:`PeepWar.chance`), a person or the serial
+egg drew it.
+
+The module is longer than most on purpose: legality lives in one ``_reason``
+with one check per action in a dispatch table, next to the ``_apply`` of each,
+so that what is allowed and what it does are read side by side.
 
 >>> from companion.rules.peepwar import PeepWar
 >>> game = PeepWar(players=("red", "blue"), edition=2005)
@@ -23,6 +28,7 @@ from dataclasses import replace
 from typing import Any
 
 from companion.rules.base import Action, Event, Ruleset, Standing, Tally
+from companion.rules.chance import Chance
 from companion.rules.peepwar.actions import (
     ACTION_TYPES,
     Draw,
@@ -173,6 +179,30 @@ class PeepWar(Ruleset[PeepWarState]):
 
     def is_over(self, state: PeepWarState) -> bool:
         return state.phase is Phase.OVER
+
+    def turn(self, state: PeepWarState) -> int:
+        return state.turn
+
+    def phase(self, state: PeepWarState) -> str:
+        return state.phase.value
+
+    def chance(self, state: PeepWarState) -> Chance | None:
+        """The egg, when a fight waits for a draw: each side's beans in it are its weight.
+
+        >>> from companion.rules.peepwar.state import Combat
+        >>> game = PeepWar(players=("red", "blue"))
+        >>> fight = Combat("0,0/c", "red", "blue", {"red": 1, "blue": 2}, {"red": 0, "blue": 0},
+        ...                drawer="blue")
+        >>> egg = game.chance(replace(game.new_state(), phase=Phase.COMBAT, combat=fight))
+        >>> [(a.owner, w) for a, w in egg.outcomes]
+        [('red', 1), ('blue', 2)]
+        """
+        c = state.combat
+        if c is None or c.undecided or c.victor:
+            return None
+        return Chance(f"draw a bean from the egg (fight at {c.cell})", tuple(
+            (Draw(c.drawer, side), c.beans(side)) for side in (c.attacker, c.defender)
+            if c.beans(side)))
 
     # --- legality -------------------------------------------------------------------
 
@@ -802,7 +832,13 @@ class PeepWar(Ruleset[PeepWarState]):
             best = max(standings, key=lambda x: x.score)
             headline = (f"{best.player} holds {best.score} of {total} Supply Centers; "
                         f"{needed} needed to win")
-        return Tally(standings=standings, needed=needed, winner=s.winner, headline=headline)
+        reason = ""
+        if s.winner:
+            held = len(s.controlled(s.winner))
+            reason = (f"{s.winner} holds {held} Supply Centers ({needed} win)" if held >= needed
+                      else f"{s.winner} is the last player in the game")
+        return Tally(standings=standings, needed=needed, winners=(s.winner,) if s.winner else (),
+                     reason=reason, headline=headline, over=s.phase is Phase.OVER)
 
     def state_to_dict(self, state: PeepWarState) -> dict[str, Any]:
         s = state

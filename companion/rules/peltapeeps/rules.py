@@ -399,7 +399,10 @@ class PeltaPeeps(Ruleset[PeltaState]):
         if state.over:
             headline = (f"{winner} wins with {best} points" if winner else
                         f"{' and '.join(leaders)} tie with {best} points")
-        return Tally(standings=standings, winner=winner, headline=headline)
+        winners = tuple(leaders) if state.over else ()
+        reason = f"most points ({best})" if state.over else ""
+        return Tally(standings=standings, winners=winners, reason=reason, headline=headline,
+                     over=state.over)
 
     def state_to_dict(self, state: PeltaState) -> dict[str, Any]:
         return {

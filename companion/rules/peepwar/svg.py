@@ -1,17 +1,18 @@
-"""The Peep War board as SVG, drawn from the engine's state (never from the camera).
+"""The Peep War board as SVG, a pure function of the engine's state (never of the camera).
 
 Each player has a colour and, for colour-blind players and across-the-table
 reading, a shape glyph of their own; counts are written out as numbers.
 
 >>> from companion.rules.peepwar import PeepWar
 >>> rules = PeepWar(players=("red", "blue"))
->>> svg = board_svg(rules.state_to_dict(rules.new_state()))
+>>> svg = board_svg(rules.view(rules.new_state(), None))
 >>> svg.startswith("<svg") and "0,0/c" in svg
 True
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from html import escape
 from typing import Any
 
@@ -24,39 +25,16 @@ from companion.rules.peepwar.board import (
     parse_cell,
     tile_centre_mm,
 )
-
-# Okabe-Ito colours for keys that are not colour names.
-FALLBACK = ["#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7"]
-NAMED = {
-    "red": "#d62728", "blue": "#1f77b4", "green": "#2ca02c", "yellow": "#f2c500",
-    "orange": "#ff7f0e", "purple": "#8e44ad", "pink": "#e377c2", "white": "#f4f4f4",
-    "black": "#333333", "brown": "#8c564b", "teal": "#17becf", "grey": "#888888",
-}
-GLYPHS = ["●", "▲", "■", "◆", "★", "✚"]
-
-
-def player_style(players: list[str]) -> dict[str, dict[str, str]]:
-    """Colour and glyph per player, by seat."""
-    out = {}
-    for i, p in enumerate(players):
-        colour = NAMED.get(p, FALLBACK[i % len(FALLBACK)])
-        out[p] = {"colour": colour, "glyph": GLYPHS[i % len(GLYPHS)],
-                  "ink": "#000" if _light(colour) else "#fff"}
-    return out
-
-
-def _light(hex_colour: str) -> bool:
-    r, g, b = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
-    return 0.299 * r + 0.587 * g + 0.114 * b > 150
+from companion.rules.style import player_style
 
 
 def _points(pts: list[tuple[float, float]]) -> str:
     return " ".join(f"{x:.1f},{y:.1f}" for x, y in pts)
 
 
-def board_svg(state: dict[str, Any], highlight: set[str] | None = None) -> str:
-    """An SVG of the board in ``state`` (as given by ``PeepWar.state_to_dict``)."""
-    highlight = highlight or set()
+def board_svg(state: Mapping[str, Any], highlight: Iterable[str] = ()) -> str:
+    """An SVG of the board in ``state`` (as given by ``PeepWar.view``)."""
+    highlight = set(highlight)
     style = player_style(state["players"])
     tiles = [(t["q"], t["r"], t["owner"]) for t in state["tiles"]]
     xs, ys = [], []

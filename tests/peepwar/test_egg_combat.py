@@ -20,11 +20,12 @@ import pytest
 
 from companion.inputs.egg import EggLink
 from companion.inputs.egg_colours import bean_readings, calibrate_egg
-from companion.inputs.egg_combat import draw_for_bean
 from companion.inputs.events import InputEvent
 from companion.rules.peepwar import Draw, Eat, EndMovement, PeepWar, PeepWarState, Phase, Stack
+from companion.rules.peepwar.egg_input import draw_for_bean
 
-for _path in (Path(__file__).resolve().parents[1] / "firmware", Path(__file__).parent / "fakes"):
+for _path in (Path(__file__).resolve().parents[2] / "firmware",
+              Path(__file__).resolve().parents[1] / "fakes"):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 

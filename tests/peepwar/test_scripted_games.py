@@ -12,7 +12,7 @@ import pytest
 from companion.gamelog import GameLog
 from companion.rules.peepwar import PeepWar, Phase, notation
 
-SCRIPTS = Path(__file__).parent / "data" / "scripts"
+SCRIPTS = Path(__file__).resolve().parents[1] / "data" / "scripts"
 CASES = ["peepwar-2001-2p.txt", "peepwar-2005-2p.txt", "peepwar-2001-4p.txt",
          "peepwar-2005-4p.txt"]
 

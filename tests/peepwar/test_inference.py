@@ -6,7 +6,6 @@ from dataclasses import replace
 
 import pytest
 
-from companion.observation import CellReading, Observation, Pieces, TileSeen
 from companion.rules.peepwar import (
     EndMovement,
     Move,
@@ -19,6 +18,7 @@ from companion.rules.peepwar import (
 )
 from companion.rules.peepwar.bot import Bot
 from companion.rules.peepwar.inference import differences, expected_observation, infer
+from companion.rules.peepwar.observation import CellReading, PeepWarObservation, Pieces, TileSeen
 
 VISIBLE = (PlaceTile, Move, Remove, Produce)
 
@@ -66,7 +66,8 @@ def test_setup_is_read_from_the_table():
     rules = PeepWar(players=("red", "blue"), edition=2005)
     state = rules.new_state()
     # Two hexes laid between two stable frames: red's, then blue's.
-    seen = Observation("peepwar", tiles=(TileSeen(0, 0, 0), TileSeen(1, 1, 0), TileSeen(2, -1, 0)))
+    seen = PeepWarObservation("peepwar", tiles=(TileSeen(0, 0, 0), TileSeen(1, 1, 0),
+                                                TileSeen(2, -1, 0)))
     result = infer(rules, state, seen)
     assert result.verdict == "actions"
     assert set(result.actions) == {PlaceTile("red", 1, 0), PlaceTile("blue", -1, 0)} or set(

@@ -13,11 +13,11 @@ from companion.camera_loop import CameraLoop
 from companion.frames import CaptureSource, FolderSource
 from companion.gamelog import GameLog
 from companion.inputs.events import BEAN, DRAW, END_TURN, UNDO, UNDO_TURN, InputEvent
-from companion.observation import CellReading, Observation, Pieces, TileSeen
 from companion.referee import Referee
-from companion.rules.peepwar import Move, PeepWar, Phase
+from companion.rules.peepwar import Eat, Move, PeepBeans, PeepWar, Phase
 from companion.rules.peepwar.bot import Bot
 from companion.rules.peepwar.inference import expected_observation
+from companion.rules.peepwar.observation import CellReading, PeepWarObservation, Pieces, TileSeen
 
 
 @pytest.fixture
@@ -36,7 +36,7 @@ def _advance(r: Referee, until) -> None:
 
 
 def test_a_laid_hex_seen_by_the_camera_is_played_and_logged(referee: Referee) -> None:
-    seen = Observation("peepwar", tiles=(TileSeen(0, 0, 0), TileSeen(4, 1, 0)))
+    seen = PeepWarObservation("peepwar", tiles=(TileSeen(0, 0, 0), TileSeen(4, 1, 0)))
     result = referee.observe(seen)
     assert result.verdict == "actions"
     assert referee.state.tiles[(1, 0)] == "red"
@@ -44,17 +44,18 @@ def test_a_laid_hex_seen_by_the_camera_is_played_and_logged(referee: Referee) ->
 
 
 def test_an_unexplained_table_is_a_problem_and_nothing_is_played(referee: Referee) -> None:
-    seen = Observation("peepwar", tiles=(TileSeen(0, 0, 0), TileSeen(4, 3, 3)))
+    seen = PeepWarObservation("peepwar", tiles=(TileSeen(0, 0, 0), TileSeen(4, 3, 3)))
     referee.observe(seen)
     assert referee.game.actions == []
     assert any("3,3" in p.text for p in referee.problems)
     # The camera sees the table right again: the problem goes.
-    referee.observe(Observation("peepwar", tiles=(TileSeen(0, 0, 0),)))
+    referee.observe(PeepWarObservation("peepwar", tiles=(TileSeen(0, 0, 0),)))
     assert referee.problems == []
 
 
 def test_ambiguous_reading_waits_for_accept(referee: Referee) -> None:
-    seen = Observation("peepwar", tiles=(TileSeen(0, 0, 0), TileSeen(1, 1, 0), TileSeen(2, -1, 0)))
+    seen = PeepWarObservation("peepwar", tiles=(TileSeen(0, 0, 0), TileSeen(1, 1, 0),
+                                                TileSeen(2, -1, 0)))
     referee.observe(seen)
     assert referee.proposal is not None and referee.game.actions == []
     assert referee.snapshot()["proposal"]["alternatives"] == 1
@@ -110,19 +111,19 @@ def test_a_refused_button_press_becomes_a_problem(referee: Referee) -> None:
 def test_fight_with_digital_egg_and_egg_beans(referee: Referee) -> None:
     _advance(referee, lambda s: s.combat is not None)
     c = referee.state.combat
-    assert referee.snapshot()["odds"]["cell"] == c.cell
+    assert referee.snapshot()["panel"]["odds"]["cell"] == c.cell
     bad = referee.handle_input(InputEvent("egg", BEAN, {"player": "nobody"}))
     assert bad and "not in the fight" in bad
     while referee.state.combat is not None and referee.state.combat.cell == c.cell:
         fight = referee.state.combat
         if fight.victor:
             what = "troop" if fight.troops[fight.other(fight.victor)] else "peep"
-            referee.eat(what, "page")
+            referee.play(Eat(fight.victor, what), "page")
         elif fight.undecided:
-            referee.peep_beans(True, "page")
+            referee.play(PeepBeans(fight.undecided[0], True), "page")
         else:
             assert referee.handle_input(InputEvent("buttons", DRAW)) is None
-    assert any(e["kind"] == "combat_over" for e in referee.recent)
+    assert any(e["kind"] == "combat_over" for e in referee.snapshot()["events"])
 
 
 def test_a_correction_replaces_the_cameras_reading_until_it_changes(referee: Referee) -> None:
@@ -133,8 +134,9 @@ def test_a_correction_replaces_the_cameras_reading_until_it_changes(referee: Ref
     referee.observe(wrong)
     assert referee.problems
     right = referee.state.stack(cell, "red")
-    referee.correct(cell, {"red": Pieces(right.troops, bool(right.peep))},
-                    cell in referee.state.supply_centers)
+    referee.correct({"cell": cell, "pieces": {"red": {"troops": right.troops,
+                                                      "peep": bool(right.peep)}},
+                     "supply_center": cell in referee.state.supply_centers})
     assert referee.problems == []
 
 
@@ -155,7 +157,7 @@ def test_camera_unplugged_and_back_recovers(tmp_path: Path, referee: Referee) ->
 
     source = CaptureSource(0, retry_s=0.0, opener=opener)  # a "webcam" backed by a real file
     seen = []
-    loop = CameraLoop(source, lambda f: seen.append(f) or Observation("peepwar"), referee,
+    loop = CameraLoop(source, lambda f: seen.append(f) or PeepWarObservation("peepwar"), referee,
                       still_s=0.0, threshold=255)
     for i in range(5):
         loop.step(float(i))
@@ -177,7 +179,7 @@ def test_a_corrupt_frame_is_skipped_and_reported(tmp_path: Path, referee: Refere
     (tmp_path / "b.png").write_bytes(b"\x89PNG\r\n\x1a\n garbage")
     cv2.imwrite(str(tmp_path / "c.png"), np.zeros((48, 64, 3), np.uint8))
     source = FolderSource(tmp_path)
-    loop = CameraLoop(source, lambda f: Observation("peepwar"), referee, still_s=0.0)
+    loop = CameraLoop(source, lambda f: PeepWarObservation("peepwar"), referee, still_s=0.0)
     frames = [loop.step(float(i)) for i in range(4)]
     assert source.faults == 1
     assert source.finished

@@ -1,0 +1,294 @@
+"""The games the companion knows: one bundle per game, and the registry that lists them.
+
+A game is a package that exports one :class:`Game` bundle. The referee, the
+service, the game log, the terminal, the web shell and the command line talk
+only to the bundle, never to a game's modules, so adding a game touches no
+generic file:
+
+- a package ``companion/rules/<name>/`` with a module ``game.py`` holding
+  ``GAME = MyGame()`` is found by itself;
+- a game installed as its own distribution names its bundle under the entry
+  point group ``table_companion.games``;
+- :func:`register` adds one at run time (tests do this with a toy game).
+
+The bundle holds the game's domain parts itself (rules, notation, prompt, the
+board picture, move inference, the mapping of buttons and the egg to actions)
+and names its upper-layer parts — the camera reader, the page panel, extra
+commands — as ``"module:attribute"`` strings, imported only when used, so the
+domain never imports vision, web or the app, and the rules commands start fast.
+
+>>> sorted(g.name for g in all_games().values())[:2]
+['peepwar', 'peltapeeps']
+>>> find("peepwar").title
+'Peep War'
+>>> find("chess")
+Traceback (most recent call last):
+...
+companion.games.UnknownGame: unknown game 'chess'; known: peepwar, peltapeeps
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import pkgutil
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from typing import Any, ClassVar
+
+from companion.inputs.events import InputEvent
+from companion.observation import BadObservation, Inference, Observation
+from companion.rules.base import Action, IllegalAction, Ruleset
+
+ENTRY_POINTS = "table_companion.games"
+
+
+class UnknownGame(ValueError):
+    """A game name the registry does not know."""
+
+
+@dataclass(frozen=True)
+class Option:
+    """A choice made when a game starts (besides the players), for the CLI and the page."""
+
+    name: str
+    help: str
+    default: Any
+    choices: tuple[Any, ...] = ()
+
+    def read(self, value: Any) -> Any:
+        """``value`` (from a command line or a form) as the option's type; ValueError if not."""
+        if value is None or value == "":
+            return self.default
+        kind = type(self.default)
+        try:
+            out = kind(value) if not isinstance(value, bool) or kind is bool else None
+        except (TypeError, ValueError):
+            out = None
+        if out is None or (self.choices and out not in self.choices):
+            allowed = " or ".join(str(c) for c in self.choices) or kind.__name__
+            raise ValueError(f"{self.name} must be {allowed}, not {value!r}")
+        return out
+
+
+class Game:
+    """Everything the generic parts need of one game. Subclass and override what applies.
+
+    The defaults describe a game with no camera reader, no page panel, no
+    end-turn button and plain notation; :class:`companion.rules.peepwar.game.PeepWarGame`
+    is the complete example, and ``docs/adding-a-game.md`` walks through it.
+    """
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    ruleset: ClassVar[type[Ruleset]]
+    options: ClassVar[tuple[Option, ...]] = ()
+    place_word: ClassVar[str] = "place"  # what the camera reads one of: a cell, a hole, an area
+    live: ClassVar[bool] = True  # refereed move by move at the table (PeltaPeeps is scored)
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 6
+    default_players: ClassVar[tuple[str, ...]] = ("red", "blue")
+    notation_help: ClassVar[str] = ""
+    # Which tally details the page shows as columns, after the score: (key, heading).
+    tally_columns: ClassVar[tuple[tuple[str, str], ...]] = ()
+    score_heading: ClassVar[str] = "score"
+    tally_title: ClassVar[str] = "Standings"
+    # Upper-layer parts, imported on use ("module:attribute"; None when the game has none).
+    reader: ClassVar[str | None] = None  # (profile) -> reader with read, detect, annotate
+    page: ClassVar[str | None] = None  # () -> PagePanel (a Flask blueprint and its files)
+    demo_camera: ClassVar[str | None] = None  # (referee, players, seed) -> a camera view
+    commands: ClassVar[tuple[str, ...]] = ()  # modules with add_parser(sub), as in companion.cli
+
+    # --- starting a game -----------------------------------------------------------------
+
+    def new_rules(self, players: Sequence[str], options: Mapping[str, Any] | None = None
+                  ) -> Ruleset:
+        """The rules for a new game; ValueError saying what is wrong with the choices."""
+        given = dict(options or {})
+        unknown = set(given) - {o.name for o in self.options}
+        if unknown:
+            raise ValueError(f"{self.title} has no option {', '.join(sorted(unknown))}")
+        chosen = {o.name: o.read(given.get(o.name)) for o in self.options}
+        return self.ruleset.from_options({"players": list(players), **chosen})
+
+    def describe(self, rules: Ruleset) -> str:
+        """One line naming the game and its options, e.g. "Peep War 2005, red and blue"."""
+        opts = rules.options()
+        extra = " ".join(str(opts[o.name]) for o in self.options if o.name in opts)
+        players = ", ".join(opts.get("players", ()))
+        return f"{self.title}{' ' + extra if extra else ''}: {players}"
+
+    # --- words ------------------------------------------------------------------------------
+
+    def parse(self, text: str, rules: Ruleset, state: Any) -> Action:
+        """The action a typed line means; ValueError saying why it cannot be read.
+
+        The default reads an action's JSON record (``{"kind": "...", ...}``).
+        """
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError:
+            raise ValueError(f"type an action as JSON, e.g. {{\"kind\": ..., \"player\": ...}}"
+                             f" ({self.title} has no notation of its own)") from None
+        return rules.decode_action(data)
+
+    def format(self, action: Action) -> str:
+        """An action in the game's notation."""
+        fields = {k: v for k, v in action.__dict__.items() if k != "player"}
+        return " ".join([action.kind, *(str(v) for v in fields.values())])
+
+    def prompt(self, rules: Ruleset, state: Any) -> str:
+        """One sentence: who must do what now."""
+        if rules.is_over(state):
+            t = rules.tally(state)
+            won = " and ".join(t.winners) or "nobody"
+            return f"{won} won ({t.reason}). Start a new game when you are ready."
+        waiting = sorted(rules.waiting_for(state))
+        return f"{' and '.join(waiting)}: your move"
+
+    def text_board(self, rules: Ruleset, state: Any) -> str:
+        """The board for a terminal."""
+        return json.dumps(rules.view(state, None), indent=1)
+
+    def board_svg(self, view: Mapping[str, Any], highlight: Iterable[str] = ()) -> str:
+        """The board as SVG, drawn from :meth:`Ruleset.view` (a pure function of it)."""
+        return ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10" role="img" '
+                f'aria-label="{self.title} board" class="board"></svg>')
+
+    def terminal_words(self) -> dict[str, str]:
+        """Words of the game's own that the terminal answers ("odds"), with their help."""
+        return {}
+
+    def answer(self, word: str, rules: Ruleset, state: Any) -> str:
+        """The terminal's answer to one of :meth:`terminal_words`."""
+        raise ValueError(f"{self.title} has no word {word!r}")
+
+    def panel(self, rules: Ruleset, state: Any, viewer: str | None) -> dict[str, Any]:
+        """Extra data the game's page panel shows (fight odds in Peep War)."""
+        return {}
+
+    # --- the table ----------------------------------------------------------------------
+
+    def parse_observation(self, data: Mapping[str, Any]) -> Observation:
+        """The observation JSON of this game, checked; BadObservation when it is not."""
+        raise BadObservation(f"{self.title} has no camera reading")
+
+    def infer(self, rules: Ruleset, state: Any, obs: Observation, history: Sequence[Any]
+              ) -> Inference:
+        """The legal actions that explain ``obs`` (``history``: recent states, newest last)."""
+        return Inference("problem", problems=(f"{self.title} is not read by the camera",))
+
+    def expected_observation(self, rules: Ruleset, state: Any) -> Observation | None:
+        """What a perfect camera would report (the demo's camera uses it)."""
+        return None
+
+    def correction(self, rules: Ruleset, state: Any, data: Mapping[str, Any]
+                   ) -> tuple[str, Any]:
+        """A player's "this place really holds …" from the page: (place, reading)."""
+        raise ValueError(f"{self.title} takes no corrections of the camera")
+
+    # --- buttons and the egg -----------------------------------------------------------
+
+    def end_action(self, rules: Ruleset, state: Any) -> Action | None:
+        """What the end-turn button does now (None: the game has no such button)."""
+        return None
+
+    def input_action(self, rules: Ruleset, state: Any, event: InputEvent
+                     ) -> Action | str | None:
+        """The action a device event means, a sentence saying why it cannot be, or None
+        when the game ignores it."""
+        return None
+
+    def bot(self, rules: Ruleset, seed: int = 0) -> Any:
+        """A plain player: ``bot.choose(state)`` returns a legal action for whoever acts."""
+        return RandomBot(rules, seed)
+
+
+class RandomBot:
+    """Plays a legal action chosen at random: enough to fill a seat in any game."""
+
+    def __init__(self, rules: Ruleset, seed: int = 0) -> None:
+        import random
+
+        self.rules = rules
+        self._rng = random.Random(seed)
+
+    def choose(self, state: Any) -> Action:
+        chance = self.rules.chance(state)
+        if chance is not None:
+            from companion.rules.chance import Randomiser
+
+            return Randomiser(self._rng.randrange(2**32)).pick(chance)
+        actions = list(self.rules.legal_actions(state))
+        if not actions:
+            raise IllegalAction("there is no legal action to take")
+        return self._rng.choice(actions)
+
+
+def load(ref: str) -> Any:
+    """The object ``"package.module:attribute"`` names (an upper-layer part of a bundle)."""
+    module, _, attr = ref.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+_lock = threading.Lock()
+_registered: dict[str, Game] = {}
+_found: dict[str, Game] | None = None
+
+
+def register(game: Game) -> None:
+    """Add a game (or replace one of the same name)."""
+    with _lock:
+        _registered[game.name] = game
+
+
+def unregister(name: str) -> None:
+    with _lock:
+        _registered.pop(name, None)
+
+
+def all_games() -> dict[str, Game]:
+    """Every game: the packages under ``companion.rules``, entry points, then registered ones."""
+    global _found
+    with _lock:
+        if _found is None:
+            _found = _discover()
+        return {**_found, **_registered}
+
+
+def find(name: str) -> Game:
+    """The game called ``name``; :class:`UnknownGame` lists the known ones."""
+    games = all_games()
+    if name not in games:
+        raise UnknownGame(f"unknown game {name!r}; known: {', '.join(sorted(games))}")
+    return games[name]
+
+
+def of(rules: Ruleset) -> Game:
+    """The game whose rules these are."""
+    return find(rules.name)
+
+
+def _discover() -> dict[str, Game]:
+    import companion.rules as rules_pkg
+
+    found: dict[str, Game] = {}
+    for info in pkgutil.iter_modules(rules_pkg.__path__):
+        if not info.ispkg:
+            continue
+        try:
+            module = importlib.import_module(f"{rules_pkg.__name__}.{info.name}.game")
+        except ModuleNotFoundError as e:
+            if e.name != f"{rules_pkg.__name__}.{info.name}.game":
+                raise
+            continue
+        game = getattr(module, "GAME", None)
+        if isinstance(game, Game):
+            found[game.name] = game
+    for ep in entry_points(group=ENTRY_POINTS):
+        game = ep.load()
+        if isinstance(game, Game):
+            found[game.name] = game
+    return found
