@@ -252,7 +252,8 @@ def test_live_app_mounts_the_page_and_guards_it(referee: Referee, tmp_path: Path
     refused = client.post("/score/api/upload", headers={TOKEN: token})
     assert refused.status_code == 409 and "companion calibrate" in refused.get_json()["error"]
 
-    client = create_app(referee, page_options=_score_page(str(tmp_path / "none.json"))).test_client()
+    missing = _score_page(str(tmp_path / "none.json"))
+    client = create_app(referee, page_options=missing).test_client()
     _, initial = _page(client)
     assert f"{tmp_path / 'none.json'} does not exist" in initial["problem"]
 
