@@ -92,6 +92,7 @@ def test_a_shake_is_one_event_with_its_size(link, rig) -> None:
     rig.accel.shake(0.5)
     shake = events.wait("shake")
     assert shake.source == "egg"
+    assert set(shake.data) == {"duration_ms", "peak_g", "jolts"}  # as PROTOCOL.md lists
     assert 350 <= shake.data["duration_ms"] <= 600
     assert shake.data["jolts"] >= 3
     assert 2.0 < shake.data["peak_g"] < 4.0
@@ -133,6 +134,7 @@ def test_the_egg_button_is_debounced_and_timed(link, rig) -> None:
     time.sleep(0.15)
     rig.release_button()
     press = events.wait("egg_button")
+    assert set(press.data) == {"held_ms", "long"}
     assert 120 <= press.data["held_ms"] <= 250
     assert press.data["long"] is False
     assert [e.kind for e in events.drain(0.2)].count("egg_button") == 0
