@@ -179,7 +179,8 @@ class EggLink:
     ``port`` is a device path, or None / "auto" to look for the egg by USB
     VID:PID. ``colours`` (settable later, e.g. after calibration) lets each
     drawn bean be matched to a player. ``heartbeat_timeout`` defaults to three
-    of the heartbeat periods the egg announces in its HELLO.
+    of the heartbeat periods the egg announces in its HELLO. ``port_option``
+    is how the command that made the link lets the user name the port.
     """
 
     def __init__(
@@ -196,6 +197,7 @@ class EggLink:
         backoff: Sequence[float] = (0.5, 1.0, 2.0, 5.0),
         long_press: float = 1.0,
         list_ports: Callable[[], Iterable[Any]] | None = None,
+        port_option: str = "--egg PORT",
     ) -> None:
         self.port = None if port in (None, "auto") else port
         self.colours = colours
@@ -207,6 +209,7 @@ class EggLink:
         self.heartbeat_timeout = heartbeat_timeout
         self.backoff = tuple(backoff)
         self.long_press = long_press
+        self.port_option = port_option
         self.stats = LinkStats()
         self.hello: dict[str, Any] = {}
         self.sensor_flags = ""
@@ -316,7 +319,7 @@ class EggLink:
             return self._connect(port)
         ids = ", ".join(f"{v:04X}:{p:04X}" for v, p in self.ids)
         self._set(LinkState.DISCONNECTED, f"no egg found (looking for USB id {ids}): plug it "
-                  "in, or name its port with --egg PORT", report="disconnected")
+                  f"in, or name its port with {self.port_option}", report="disconnected")
         return False
 
     def _connect(self, port: str) -> bool:
