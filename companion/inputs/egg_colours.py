@@ -103,7 +103,8 @@ class EggColours:
         if reading.saturated:
             return EggMatch(None, 0.0, "too bright: the sensor saturated; lower its gain")
         if not self.players:
-            return EggMatch(None, 0.0, "the egg has no colour references: calibrate it")
+            return EggMatch(None, 0.0,
+                            "the egg has no colour references: run companion calibrate-egg")
         chroma = reading.chromaticity()
         ranked = sorted((min(math.dist(chroma, ref) for ref in refs), player)
                         for player, refs in self.players.items())
@@ -124,14 +125,14 @@ def egg_colours_from_profile(profile: Mapping[str, Any]) -> EggColours:
     """The egg's references from a colour profile; UserError if absent or malformed."""
     egg = profile.get(EGG_KEY)
     if egg is None:
-        raise UserError("the colour profile has no egg colours: calibrate the egg "
-                        "(one bean per player) first")
+        raise UserError("the colour profile has no egg colours: run companion calibrate-egg "
+                        "(one bean per player at the egg's mouth) first")
     try:
         players = {str(p): _references(refs) for p, refs in egg["players"].items()}
         max_distance = float(egg.get("max_distance", DEFAULT_MAX_DISTANCE))
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise UserError(f"the colour profile's egg colours are malformed ({e}): "
-                        "calibrate the egg again") from e
+                        "run companion calibrate-egg again") from e
     return EggColours(players, max_distance)
 
 
@@ -208,7 +209,7 @@ def _lookalike(a: str, b: str, d: float, need: float) -> str:
     return (f"{a} and {b} beans look alike to the egg's sensor: their colours differ by "
             f"{d:.3f} and telling them apart needs {need:.3f}. Give one of these players beans "
             "of a clearly different colour (or leave one out and enter their draws on the "
-            "page), then calibrate the egg again")
+            "page), then run companion calibrate-egg again")
 
 
 def _sample(player: str, next_reading: Callable[[float], ColourReading | None],
