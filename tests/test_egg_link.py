@@ -468,3 +468,18 @@ def test_the_firmware_takes_a_120_byte_command_with_crlf_and_refuses_121(rig) ->
         assert err[2] == ("BADLINE", "a line of 121 bytes (at most 120 without its line end)")
         time.sleep(0.1)
         assert rig.led() == 1  # the refused command did nothing
+
+
+def test_a_malformed_hello_is_refused_with_the_reason() -> None:
+    egg = ScriptedEgg()
+    try:
+        with started(egg.pty.path) as (link, events):
+            time.sleep(0.1)
+            egg.send("HELLO", 1, "1.1.0", "1000.0", "led")
+            error = events.wait("device_status", where=lambda e: e.data["state"] == "error")
+            assert error.data["message"] == (
+                f"the egg on {egg.pty.path}: its hello is malformed: heartbeat period '1000.0' "
+                "is not a whole number; counts are written as digits only")
+            assert link.stats.last_refused.startswith("HELLO: heartbeat period '1000.0'")
+    finally:
+        egg.pty.unplug()
