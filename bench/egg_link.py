@@ -20,6 +20,7 @@ from eggrig import EggRig, EventLog  # noqa: E402  (test rig on the path above)
 
 from companion.inputs.egg import EggLink, FrameReader  # noqa: E402
 from companion.inputs.egg_colours import EggColours  # noqa: E402
+from companion.inputs.egg_fields import parse  # noqa: E402
 from firmware.eggproto import encode  # noqa: E402
 
 RED = (0.55, 0.25, 0.22)
@@ -38,6 +39,13 @@ def decode_throughput() -> None:
     n = sum(len(reader.feed(lines[i:i + 4096])) for i in range(0, len(lines), 4096))
     dt = time.perf_counter() - t
     print(f"host FrameReader: {n / dt:,.0f} DRAW lines/s ({dt / n * 1e6:.1f} µs per line)")
+    fields = [m.fields for m in reader.feed(lines[:4096 * 20])]
+    t = time.perf_counter()
+    for f in fields:
+        parse("DRAW", f)
+    dt = time.perf_counter() - t
+    print(f"host field check (egg_fields.parse): {len(fields) / dt:,.0f} DRAW messages/s "
+          f"({dt / len(fields) * 1e6:.1f} µs per message)")
 
 
 def latencies() -> None:

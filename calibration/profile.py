@@ -2,6 +2,8 @@
 
 A JSON file with ``"version": 1``. A profile of another version is refused with
 one clear message rather than misread; a later version will say how to migrate.
+Keys this module does not read (the egg's colour references, written by
+``companion calibrate-egg``) are kept as they are through a load and a save.
 """
 
 from __future__ import annotations
@@ -9,11 +11,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from calibration.colour import ColourModel, PlayerColours
 from vision.lens import Intrinsics
 
 PROFILE_VERSION = 1
+_OWN_KEYS = ("version", "players", "colours", "camera", "notes")
 
 
 class ProfileError(ValueError):
@@ -26,9 +30,11 @@ class Profile:
     colours: dict[str, PlayerColours] = field(default_factory=dict)
     intrinsics: Intrinsics | None = None
     notes: list[str] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)  # other programs' keys, kept as read
 
     def to_json(self) -> dict:
         data: dict = {
+            **{k: v for k, v in self.extra.items() if k not in _OWN_KEYS},
             "version": PROFILE_VERSION,
             "players": list(self.players),
             "colours": {
@@ -66,7 +72,8 @@ class Profile:
             raise ProfileError(
                 f"{source} is damaged ({e}): run companion calibrate again to make a new one"
             ) from e
-        return Profile(players, colours, intrinsics, list(data.get("notes", [])))
+        extra = {k: v for k, v in data.items() if k not in _OWN_KEYS}
+        return Profile(players, colours, intrinsics, list(data.get("notes", [])), extra)
 
 
 def load_profile(path: str | Path) -> Profile:

@@ -101,6 +101,7 @@ class Egg:
         self.link.write(line)
 
     def hello(self) -> None:
+        self.seq = 0  # every HELLO restarts the count (PROTOCOL.md, "Sequence numbers")
         caps = [s.name for s in (self.accel, self.colour) if s is not None]
         caps += ["button", "led"]
         self.send(HELLO, eggproto.PROTOCOL_VERSION, self.cfg.FIRMWARE_VERSION,
@@ -212,7 +213,12 @@ class Egg:
         data = self.link.read()
         if not data:
             return
-        for line in self._lines.feed(data):
+        overflows = self._lines.overflows
+        lines = self._lines.feed(data)
+        if self._lines.overflows != overflows:
+            self.error("BADLINE", eggproto.too_long(self._lines.last_overflow,
+                                                    self._lines.last_overflow_runaway))
+        for line in lines:
             try:
                 _, kind, fields = eggproto.decode(line)
             except ProtocolError as e:
@@ -224,7 +230,7 @@ class Egg:
                 for code, text in self._missing.items():  # said at boot, maybe to nobody
                     self.error(code, text)
             elif kind == PING:
-                self.send(PONG, *fields[:1])
+                self.send(PONG, fields[0] if fields else "")
             elif kind == LED and fields and fields[0] in LED_MODES:
                 self._led_mode = fields[0]
             else:

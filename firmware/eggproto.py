@@ -10,7 +10,7 @@ it uses only the common subset (no typing module, no dataclasses, no
 
 PROTOCOL_VERSION = 1
 PREFIX = b"$EGG,"
-MAX_LINE = 120  # bytes, from "$" up to and including "\n"
+MAX_LINE = 120  # bytes from "$" to the last checksum digit: the line ending does not count
 SEQ_MOD = 65536  # sequence numbers run 0..65535 and wrap to 0
 MAX_TYPE = 8  # type names are 1..8 upper-case letters
 
@@ -79,10 +79,10 @@ def encode(seq: int, kind: str, fields=()) -> bytes:
                 raise ValueError("field has a character the protocol forbids")
         parts.append(raw)
     body = b",".join(parts)
-    line = b"$" + body + b"*" + f"{crc16(body):04X}".encode() + b"\n"
+    line = b"$" + body + b"*" + f"{crc16(body):04X}".encode()
     if len(line) > MAX_LINE:
         raise ValueError("message longer than MAX_LINE")
-    return line
+    return line + b"\n"
 
 
 def decode(line: bytes):
@@ -95,8 +95,8 @@ def decode(line: bytes):
         line = line[:-1]
     if line.endswith(b"\r"):
         line = line[:-1]
-    if len(line) + 1 > MAX_LINE:
-        raise ProtocolError("line too long")
+    if len(line) > MAX_LINE:
+        raise ProtocolError(too_long(len(line)))
     if not line.startswith(PREFIX):
         raise ProtocolError("not an egg message")
     star = len(line) - 5
@@ -138,12 +138,19 @@ def seq_gap(last: int, seq: int) -> int:
 
 
 class LineBuffer:
-    """Cuts a byte stream into lines, dropping (and counting) any that grow past MAX_LINE."""
+    """Cuts a byte stream into lines, dropping (and counting) any longer than MAX_LINE.
+
+    ``last_overflow`` is the length of the last line dropped, line ending not
+    counted; ``last_overflow_runaway`` is true when it was dropped before its
+    end came (its length is then only a lower bound).
+    """
 
     def __init__(self):
         self._buf = b""
         self._skipping = False
         self.overflows = 0
+        self.last_overflow = 0
+        self.last_overflow_runaway = False
 
     def feed(self, data: bytes):
         lines = []
@@ -155,17 +162,40 @@ class LineBuffer:
             line, buf = buf[:nl + 1], buf[nl + 1:]
             if self._skipping:
                 self._skipping = False
-            elif len(line) <= MAX_LINE:
+                continue
+            size = payload_length(line)
+            if size <= MAX_LINE:
                 lines.append(line)
             else:
-                self.overflows += 1
-        if len(buf) >= MAX_LINE:
+                self._overflow(size, False)
+        if len(buf) > MAX_LINE + 1:  # room for a whole payload and its "\r"
             if not self._skipping:
-                self.overflows += 1
+                self._overflow(len(buf), True)
             self._skipping = True
             buf = b""
         self._buf = buf
         return lines
+
+    def _overflow(self, size, runaway):
+        self.overflows += 1
+        self.last_overflow = size
+        self.last_overflow_runaway = runaway
+
+
+def payload_length(line: bytes) -> int:
+    """Bytes of ``line`` without its ``\\n`` or ``\\r\\n``: what MAX_LINE limits."""
+    n = len(line)
+    if n and line[n - 1] == 10:
+        n -= 1
+        if n and line[n - 1] == 13:
+            n -= 1
+    return n
+
+
+def too_long(size, runaway=False) -> str:
+    """Why a line of ``size`` bytes (line ending not counted) is refused."""
+    what = f"over {MAX_LINE}" if runaway else str(size)
+    return f"a line of {what} bytes (at most {MAX_LINE} without its line end)"
 
 
 def _is_type(text: str) -> bool:

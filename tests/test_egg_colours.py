@@ -127,3 +127,31 @@ def test_bean_readings_skip_other_events_and_time_out() -> None:
     next_reading = bean_readings(q)
     assert next_reading(1.0) == r
     assert next_reading(0.05) is None
+
+
+def test_several_samples_are_averaged_into_one_reference() -> None:
+    said: list[str] = []
+    beans = [reading((0.54, 0.26, 0.22)), reading((0.56, 0.24, 0.22)),
+             reading((0.2, 0.32, 0.5)), reading((0.2, 0.32, 0.5))]
+    colours = calibrate_egg(["red", "blue"], scripted(beans), said.append, samples=2)
+    assert colours.players == {"red": ((0.55, 0.25, 0.22),), "blue": ((0.2, 0.32, 0.5),)}
+    assert [s for s in said if s.startswith("Put")][1].endswith("take it out (bean 2 of 2).")
+
+
+def test_a_players_samples_that_disagree_are_refused() -> None:
+    beans = [reading((0.55, 0.25, 0.22)), reading((0.2, 0.32, 0.5))]  # "red", then a blue bean
+    with pytest.raises(UserError, match=r"the red beans read differently from one another "
+                                        r"\(up to 0\.2\d\d from their average\)"):
+        calibrate_egg(["red"], scripted(beans), lambda s: None, samples=2)
+
+
+def test_players_closer_than_their_own_scatter_allows_cannot_be_told_apart() -> None:
+    # 0.04 apart: enough for single readings (0.03), not for samples scattered 0.02 either side
+    red = [reading((0.564, 0.236, 0.20)), reading((0.536, 0.264, 0.20))]
+    orange = [reading((0.55, 0.29, 0.21)), reading((0.55, 0.29, 0.19))]
+    with pytest.raises(UserError, match=r"red and orange beans look alike to the egg's sensor: "
+                                        r"their colours differ by 0\.040 and telling them apart "
+                                        r"needs 0\.0(49|50)\. Give one of these players"):
+        calibrate_egg(["red", "orange"], scripted(red + orange), lambda s: None, samples=2)
+    colours = calibrate_egg(["red", "orange"], scripted(red[:1] + orange[:1]), lambda s: None)
+    assert set(colours.players) == {"red", "orange"}

@@ -8,6 +8,7 @@ the host opens the pty's path with pyserial as it would /dev/ttyACM0.
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
 from collections.abc import Iterator
@@ -70,11 +71,11 @@ def link(rig: EggRig) -> Iterator[tuple[EggLink, EventLog]]:
 def test_handshake_gives_the_firmware_version_capabilities_and_heartbeat(link, rig) -> None:
     egg, events = link
     assert egg.state == LinkState.CONNECTED
-    assert egg.hello == {"protocol": 1, "firmware": "1.0.0", "heartbeat_ms": 100,
+    assert egg.hello == {"protocol": 1, "firmware": "1.1.0", "heartbeat_ms": 100,
                          "capabilities": ["lis3dh", "tcs34725", "button", "led"]}
     status = egg.status()
     assert status.state == "connected"
-    assert status.message.startswith(f"egg connected on {rig.port}: firmware 1.0.0")
+    assert status.message.startswith(f"egg connected on {rig.port}: firmware 1.1.0")
 
 
 def test_heartbeats_keep_arriving_with_the_sensor_flags(link) -> None:
@@ -91,6 +92,7 @@ def test_a_shake_is_one_event_with_its_size(link, rig) -> None:
     rig.accel.shake(0.5)
     shake = events.wait("shake")
     assert shake.source == "egg"
+    assert set(shake.data) == {"duration_ms", "peak_g", "jolts"}  # as PROTOCOL.md lists
     assert 350 <= shake.data["duration_ms"] <= 600
     assert shake.data["jolts"] >= 3
     assert 2.0 < shake.data["peak_g"] < 4.0
@@ -132,6 +134,7 @@ def test_the_egg_button_is_debounced_and_timed(link, rig) -> None:
     time.sleep(0.15)
     rig.release_button()
     press = events.wait("egg_button")
+    assert set(press.data) == {"held_ms", "long"}
     assert 120 <= press.data["held_ms"] <= 250
     assert press.data["long"] is False
     assert [e.kind for e in events.drain(0.2)].count("egg_button") == 0
@@ -161,7 +164,9 @@ def test_corrupt_lines_are_counted_and_dropped_and_the_link_carries_on(link, rig
     assert egg.stats.overflows == 1
     assert "shake" not in [e.kind for e in events.drain()]
     assert egg.state == LinkState.CONNECTED
-    assert "2 corrupt lines dropped" in egg.status().message
+    assert egg.stats.refused == 3
+    assert re.search(r"; 3 line\(s\) from the egg refused, the last: a line of (505|over 120) "
+                     r"bytes \(at most 120 without its line end\)$", egg.status().message)
     rig.colour.put_bean(RED)
     assert events.wait("bean").data["player"] == "red"
 
@@ -299,3 +304,182 @@ def test_a_failure_inside_the_link_is_reported_and_retried_not_fatal() -> None:
         assert "the egg link failed (RuntimeError('udev went away'))" in error.data["message"]
         time.sleep(0.5)
         assert len(calls) >= 3  # still trying, with back-off
+
+
+# --- what the protocol does not allow, sent by hand ------------------------------------
+
+
+class ScriptedEgg:
+    """The egg's side of a pty, spoken line by line by the test: right or wrong on purpose."""
+
+    def __init__(self) -> None:
+        self.pty = Pty()
+        self.seq = 0
+
+    def line(self, kind: str, *fields: object, size: int | None = None) -> bytes:
+        """The next message without its ending; padded in its last field to ``size`` bytes."""
+        parts = [str(f) for f in fields]
+        if size is not None:
+            parts[-1] += "x" * (size - len(self._frame(kind, parts)))
+        line = self._frame(kind, parts)
+        self.seq = eggproto.next_seq(self.seq)
+        return line
+
+    def send(self, kind: str, *fields: object, size: int | None = None,
+             ending: bytes = b"\n") -> None:
+        self.pty.inject(self.line(kind, *fields, size=size) + ending)
+
+    def hello(self) -> None:
+        self.seq = 0
+        self.send("HELLO", 1, "1.1.0", 1000, "lis3dh+tcs34725+button+led")
+
+    def heard(self) -> bytes:
+        try:
+            return os.read(self.pty.master, 4096)
+        except BlockingIOError:
+            return b""
+
+    def _frame(self, kind: str, parts: list[str]) -> bytes:
+        body = ",".join(["EGG", str(self.seq), kind, *parts]).encode()
+        return b"$" + body + b"*%04X" % eggproto.crc16(body)
+
+
+@pytest.fixture
+def scripted() -> Iterator[tuple[ScriptedEgg, EggLink, EventLog]]:
+    egg = ScriptedEgg()
+    try:
+        with started(egg.pty.path, colours=COLOURS, heartbeat_timeout=30) as (link, events):
+            time.sleep(0.1)
+            egg.hello()
+            connected(events)
+            yield egg, link, events
+    finally:
+        egg.pty.unplug()
+
+
+def refused(events: EventLog, reason: str, timeout: float = 3.0) -> str:
+    """The page's status once it names ``reason`` as the last line refused."""
+    status = events.wait("device_status", timeout,
+                         where=lambda e: e.data["message"].endswith("the last: " + reason))
+    assert status.data["state"] == "connected"
+    return status.data["message"]
+
+
+def test_a_count_written_12_0_is_refused_with_the_reason_not_silently(scripted) -> None:
+    egg, link, events = scripted
+    egg.send("DRAW", 1, "12.0", 1915, 1691, 7676, 4, "48.0")
+    error = events.wait("device_error")
+    assert error.data["code"] == "BADMSG"
+    assert error.data["message"] == (
+        "the egg reported a bean drawn in a form this companion refuses (r count '12.0' is "
+        "not a whole number; counts are written as digits only); if it mattered, enter it on "
+        "the page")
+    message = refused(events, "DRAW: r count '12.0' is not a whole number; counts are "
+                              "written as digits only")
+    assert "; 1 line(s) from the egg refused" in message
+    assert link.status().message == message
+    assert "bean" not in [e.kind for e in events.drain()]
+    egg.send("DRAW", 2, 4228, 1915, 1691, 7676, 4, "48.0")  # the next good one still counts
+    assert events.wait("bean").data["draw"] == 2
+    assert link.state == LinkState.CONNECTED
+
+
+def test_negative_counts_are_refused(scripted) -> None:
+    egg, link, events = scripted
+    egg.send("SHAKE", -400, 2000, 4)
+    assert "duration '-400' is negative" in events.wait("device_error").data["message"]
+    refused(events, "SHAKE: duration '-400' is negative; counts are never below 0")
+    egg.send("BTN", "-20")
+    refused(events, "BTN: held time '-20' is negative; counts are never below 0")
+    assert link.stats.bad_fields == 2
+    assert {"shake", "egg_button"}.isdisjoint(e.kind for e in events.drain())
+
+
+def test_a_120_byte_line_with_crlf_is_taken_and_121_bytes_refused(scripted) -> None:
+    egg, link, events = scripted
+    egg.send("ERR", "CRASH", "a", size=120, ending=b"\r\n")
+    error = events.wait("device_error")
+    assert error.data["code"] == "CRASH" and error.data["message"].endswith("x" * 40)
+    egg.send("ERR", "CRASH", "b", size=121, ending=b"\r\n")
+    refused(events, "a line of 121 bytes (at most 120 without its line end)")
+    assert link.stats.overflows == 1
+    egg.send("BTN", 300)  # the refused line's number is missing: a gap, said as such
+    gap = events.wait("device_error")
+    assert gap.data["code"] == "GAP" and gap.data["message"].startswith("1 message(s) from")
+    assert events.wait("egg_button").data["held_ms"] == 300
+
+
+def test_the_host_numbers_its_commands_from_0_in_each_connection() -> None:
+    egg = ScriptedEgg()
+    try:
+        with started(egg.pty.path, heartbeat_timeout=0.4) as (link, events):
+            time.sleep(0.1)
+            egg.hello()
+            connected(events)
+            assert link.ping("t1")
+            time.sleep(0.05)
+            first = egg.heard()
+            assert first.startswith(b"$EGG,0,HI,1*") and b"$EGG,1,PING,t1*" in first
+            events.wait("device_status", where=lambda e: e.data["state"] == "disconnected")
+            time.sleep(0.2)
+            assert egg.heard().startswith(b"$EGG,0,HI,1*")  # silence: a new connection
+    finally:
+        egg.pty.unplug()
+
+
+# --- the firmware's side of the same rules ---------------------------------------------
+
+
+def firmware_says(port: serial.Serial, kind: str, timeout: float = 2.0) -> list[tuple]:
+    """Messages from the real firmware up to and including the first ``kind``."""
+    from companion.inputs.egg import FrameReader
+
+    reader = FrameReader()
+    got: list[tuple] = []
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        for msg in reader.feed(port.read(256)):
+            got.append((msg.seq, msg.kind, msg.fields))
+            if msg.kind == kind:
+                return got
+    raise AssertionError(f"no {kind} from the firmware within {timeout} s; got {got[-5:]}")
+
+
+def test_the_firmware_restarts_its_count_at_every_hello(rig) -> None:
+    with serial.Serial(str(rig.port), timeout=0.05) as port:
+        while firmware_says(port, "HB")[-1][0] < 3:  # a few heartbeats: the count is past 0
+            continue
+        port.write(eggproto.encode(0, "HI", (1,)))
+        hello = firmware_says(port, "HELLO")[-1]
+        after = firmware_says(port, "HB")
+        assert hello[0] == 0
+        assert after[0][0] == 1  # the message after the HELLO is numbered 1
+
+
+def test_the_firmware_takes_a_120_byte_command_with_crlf_and_refuses_121(rig) -> None:
+    host = ScriptedEgg()  # the same hand-framing, used from the host's side here
+    host.pty.unplug()
+    with serial.Serial(str(rig.port), timeout=0.05) as port:
+        port.write(host.line("LED", "on", "pad", size=120) + b"\r\n")
+        time.sleep(0.1)
+        assert rig.led() == 1
+        port.write(host.line("LED", "off", "pad", size=121) + b"\r\n")
+        err = firmware_says(port, "ERR")[-1]
+        assert err[2] == ("BADLINE", "a line of 121 bytes (at most 120 without its line end)")
+        time.sleep(0.1)
+        assert rig.led() == 1  # the refused command did nothing
+
+
+def test_a_malformed_hello_is_refused_with_the_reason() -> None:
+    egg = ScriptedEgg()
+    try:
+        with started(egg.pty.path) as (link, events):
+            time.sleep(0.1)
+            egg.send("HELLO", 1, "1.1.0", "1000.0", "led")
+            error = events.wait("device_status", where=lambda e: e.data["state"] == "error")
+            assert error.data["message"] == (
+                f"the egg on {egg.pty.path}: its hello is malformed: heartbeat period '1000.0' "
+                "is not a whole number; counts are written as digits only")
+            assert link.stats.last_refused.startswith("HELLO: heartbeat period '1000.0'")
+    finally:
+        egg.pty.unplug()

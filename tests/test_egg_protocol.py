@@ -66,12 +66,52 @@ def test_decode_accepts_crlf_and_a_message_without_fields() -> None:
         (b"$EGG,1,hb*%04X\n" % crc_oracle(b"EGG,1,hb"), "bad message type"),
         (b"$EGG,1*%04X\n" % crc_oracle(b"EGG,1"), "too few fields"),
         (b"$EGG,1,HB,\x01*%04X\n" % crc_oracle(b"EGG,1,HB,\x01"), "bad character"),
-        (b"$EGG,1,HB," + b"9" * 120 + b"*0000\n", "line too long"),
+        (b"$EGG,1,HB," + b"9" * 120 + b"*0000\n", r"a line of 135 bytes \(at most 120 "),
     ],
 )
 def test_decode_refuses_malformed_lines(line: bytes, why: str) -> None:
     with pytest.raises(ProtocolError, match=why):
         decode(line)
+
+
+def framed(seq: int, kind: str, fields: tuple[str, ...]) -> bytes:
+    """A correctly checksummed line without its ending, of any length (encode caps it)."""
+    body = b",".join([b"EGG", str(seq).encode(), kind.encode(), *(f.encode() for f in fields)])
+    return b"$" + body + b"*%04X" % crc_oracle(body)
+
+
+def padded(seq: int, size: int) -> bytes:
+    """An ERR line (no ending) of exactly ``size`` bytes."""
+    bare = len(framed(seq, "ERR", ("CRASH", "")))
+    return framed(seq, "ERR", ("CRASH", "x" * (size - bare)))
+
+
+def test_the_120_byte_limit_counts_the_line_without_its_ending() -> None:
+    line = padded(1, 120)
+    assert len(line) == 120 and encode(1, "ERR", decode(line)[2]) == line + b"\n"
+    for ending in (b"\n", b"\r\n"):
+        assert decode(line + ending)[1] == "ERR"
+        buf = eggproto.LineBuffer()  # the "\r" may wait in the buffer for its "\n"
+        chunks = (line[:60], line[60:] + ending[:-1], ending[-1:])
+        assert [got for chunk in chunks for got in buf.feed(chunk)] == [line + ending]
+        assert buf.overflows == 0
+        reader = FrameReader()
+        assert [m.kind for m in reader.feed(line + ending)] == ["ERR"]
+        assert reader.stats.refused == 0
+
+
+def test_a_121_byte_line_is_refused_with_its_length() -> None:
+    line = padded(1, 121)
+    with pytest.raises(ValueError, match="longer than MAX_LINE"):
+        encode(1, "ERR", decode(padded(1, 120))[2] + ["y"])
+    for ending in (b"\n", b"\r\n"):
+        with pytest.raises(ProtocolError, match=r"^a line of 121 bytes \(at most 120 without"):
+            decode(line + ending)
+        reader = FrameReader()
+        assert reader.feed(line + ending + padded(2, 120) + ending)[0].seq == 2
+        assert reader.stats.overflows == 1
+        assert reader.stats.last_refused == ("a line of 121 bytes (at most 120 without its "
+                                             "line end)")
 
 
 def test_lowercase_checksum_is_refused_so_one_byte_changes_are_always_caught() -> None:
@@ -135,6 +175,19 @@ def test_reader_counts_gaps_stale_and_resyncs_on_hello() -> None:
     assert [(m.seq, m.gap) for m in got] == [(5, 0), (8, 2), (0, 0), (1, 0)]
     assert reader.stats.lost_messages == 2
     assert reader.stats.stale == 1
+
+
+def test_every_hello_restarts_the_count_whatever_its_number() -> None:
+    reader = FrameReader()
+    hello = ("1", "1.1.0", "1000", "led")
+    lines = [encode(500, "HB", ("9", "AC")), encode(501, "HB", ("9", "AC")),
+             encode(0, "HELLO", hello), encode(1, "HB", ("0", "AC")),  # the egg restarted
+             encode(7, "HELLO", hello), encode(8, "HB", ("0", "AC"))]  # a HELLO not at 0
+    got = reader.feed(b"".join(lines))
+    assert [(m.kind, m.seq, m.gap) for m in got] == [
+        ("HB", 500, 0), ("HB", 501, 0), ("HELLO", 0, 0), ("HB", 1, 0), ("HELLO", 7, 0),
+        ("HB", 8, 0)]
+    assert reader.stats.lost_messages == reader.stats.stale == 0
 
 
 def test_reader_counts_corrupt_lines_apart_from_noise() -> None:

@@ -1,7 +1,8 @@
 """``companion calibrate``: players' colours from a photo of the loaded colour card.
 
 Slot 1 holds the first key's bean and peep, slot 2 the second's, and so on. The
-profile keeps camera intrinsics already stored in ``--out`` by calibrate-camera.
+profile keeps camera intrinsics already stored in ``--out`` by calibrate-camera,
+and the egg's colours stored there by calibrate-egg.
 """
 
 from __future__ import annotations
@@ -57,18 +58,21 @@ def run(args: argparse.Namespace) -> int:
         colours, warnings = calibrate_colours(photo, keys)
     except (ImageError, CalibrationError) as e:
         raise UserError(str(e)) from None
-    intrinsics = None
+    old = Profile()
     if Path(args.out).exists():
         try:
-            intrinsics = load_profile(args.out).intrinsics
+            old = load_profile(args.out)
         except ProfileError:
             warnings.append(f"{args.out} was not a usable profile; it is replaced")
+    intrinsics = old.intrinsics
     try:
-        save_profile(Profile(keys, colours, intrinsics), args.out)
+        save_profile(Profile(keys, colours, intrinsics, extra=old.extra), args.out)
     except ProfileError as e:
         raise UserError(str(e)) from None
     for w in warnings:
         print(f"companion calibrate: warning: {w}", file=sys.stderr)
+    kept = (["camera intrinsics"] if intrinsics is not None else []) + (
+        ["egg colours"] if "egg" in old.extra else [])
     print(f"profile written to {args.out}: colours of {', '.join(keys)}"
-          + (" (camera intrinsics kept)" if intrinsics is not None else ""))
+          + (f" ({' and '.join(kept)} kept)" if kept else ""))
     return 0

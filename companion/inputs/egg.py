@@ -9,8 +9,10 @@ Reads and writes have timeouts; a read error, a write timeout or a silent
 egg (no heartbeat for three periods) ends the session, and the thread opens
 the port again with growing back-off. Every change and every problem goes
 upward as an :class:`InputEvent` (``device_status`` / ``device_error``) and
-in :meth:`EggLink.status`. Lines that fail the checksum are dropped and
-counted; gaps in the sequence numbers are reported as lost messages.
+in :meth:`EggLink.status`. Lines the protocol does not allow (a bad
+checksum, too long, a field written wrong) are dropped and counted, and the
+last one's reason is in the status; gaps in the sequence numbers are
+reported as lost messages.
 """
 
 from __future__ import annotations
@@ -26,8 +28,10 @@ from typing import Any
 import serial
 import serial.tools.list_ports
 
+from companion.inputs import egg_fields
 from companion.inputs import events as ev
 from companion.inputs.egg_colours import ColourReading, EggColours
+from companion.inputs.egg_fields import FieldError
 from companion.inputs.events import InputEvent
 from companion.inputs.source import Emit, SourceStatus
 from firmware import eggproto
@@ -40,6 +44,10 @@ SOURCE = "egg"
 WARN_FIRST = 5  # log each of the first few dropped lines, then every WARN_EVERY-th
 WARN_EVERY = 100
 STALE_RESYNC = 3  # this many old sequence numbers in a row: resynchronise to the egg's
+REFUSAL_REPORT_S = 1.0  # a storm of bad lines updates the page's status at most this often
+# Messages that stand for something a player did: refusing one may lose it, so say so.
+PLAYER_MESSAGES = {eggproto.SHAKE: "a shake", eggproto.DRAW: "a bean drawn",
+                   eggproto.BUTTON: "a press of the egg's button"}
 
 
 class LinkState(StrEnum):
@@ -68,8 +76,14 @@ class LinkStats:
     overflows: int = 0  # lines longer than the protocol allows
     lost_messages: int = 0  # counted from sequence-number gaps
     stale: int = 0  # repeated or out-of-order sequence numbers, dropped
-    bad_fields: int = 0  # well-framed messages whose fields made no sense
+    bad_fields: int = 0  # well-framed messages whose fields break the protocol
     connects: int = 0
+    last_refused: str = ""  # why the last corrupt, overlong or bad-field line was refused
+
+    @property
+    def refused(self) -> int:
+        """Lines from the egg that the protocol does not allow (noise is not counted)."""
+        return self.corrupt + self.overflows + self.bad_fields
 
 
 class FrameReader:
@@ -98,7 +112,9 @@ class FrameReader:
         if new:
             self._overflows_seen = self._lines.overflows
             self.stats.overflows += new
-            self._warn(f"line longer than {eggproto.MAX_LINE} bytes", self.stats.overflows)
+            self.stats.last_refused = eggproto.too_long(self._lines.last_overflow,
+                                                        self._lines.last_overflow_runaway)
+            self._warn(self.stats.last_refused, self.stats.overflows)
         return out
 
     def accept(self, line: bytes) -> EggMessage | None:
@@ -107,6 +123,7 @@ class FrameReader:
         except eggproto.ProtocolError as e:
             if line.startswith(b"$EGG"):
                 self.stats.corrupt += 1
+                self.stats.last_refused = str(e)
                 self._warn(f"corrupt line dropped ({e}): {line[:48]!r}", self.stats.corrupt)
             elif line.strip():
                 self.stats.noise += 1
@@ -162,7 +179,8 @@ class EggLink:
     ``port`` is a device path, or None / "auto" to look for the egg by USB
     VID:PID. ``colours`` (settable later, e.g. after calibration) lets each
     drawn bean be matched to a player. ``heartbeat_timeout`` defaults to three
-    of the heartbeat periods the egg announces in its HELLO.
+    of the heartbeat periods the egg announces in its HELLO. ``port_option``
+    is how the command that made the link lets the user name the port.
     """
 
     def __init__(
@@ -179,6 +197,7 @@ class EggLink:
         backoff: Sequence[float] = (0.5, 1.0, 2.0, 5.0),
         long_press: float = 1.0,
         list_ports: Callable[[], Iterable[Any]] | None = None,
+        port_option: str = "--egg PORT",
     ) -> None:
         self.port = None if port in (None, "auto") else port
         self.colours = colours
@@ -190,6 +209,7 @@ class EggLink:
         self.heartbeat_timeout = heartbeat_timeout
         self.backoff = tuple(backoff)
         self.long_press = long_press
+        self.port_option = port_option
         self.stats = LinkStats()
         self.hello: dict[str, Any] = {}
         self.sensor_flags = ""
@@ -206,6 +226,8 @@ class EggLink:
         self._write_failure: str | None = None
         self._seq = 0
         self._port_in_use = ""
+        self._refusals_reported = 0
+        self._refusal_report_at = 0.0
 
     # --- the InputSource protocol -------------------------------------------------
 
@@ -233,8 +255,9 @@ class EggLink:
                        if self.sensor_flags and flag not in self.sensor_flags]
             if missing:
                 message += "; it has no working " + " and no ".join(missing)
-            if self.stats.corrupt:
-                message += f"; {self.stats.corrupt} corrupt lines dropped"
+            if self.stats.refused:
+                message += (f"; {self.stats.refused} line(s) from the egg refused, the last: "
+                            f"{self.stats.last_refused}")
         return SourceStatus(state.value, message)
 
     @property
@@ -296,7 +319,7 @@ class EggLink:
             return self._connect(port)
         ids = ", ".join(f"{v:04X}:{p:04X}" for v, p in self.ids)
         self._set(LinkState.DISCONNECTED, f"no egg found (looking for USB id {ids}): plug it "
-                  "in, or name its port with --egg PORT", report="disconnected")
+                  f"in, or name its port with {self.port_option}", report="disconnected")
         return False
 
     def _connect(self, port: str) -> bool:
@@ -315,6 +338,7 @@ class EggLink:
         try:
             with self._write_lock:
                 self._serial, self._write_failure = ser, None
+                self._seq = 0  # the host numbers its commands from 0 in each connection
             self._handshake(ser, port, reader)
             connected = True
             self._session(ser, reader)
@@ -368,6 +392,8 @@ class EggLink:
                 asked_again = self._send(eggproto.HI, eggproto.PROTOCOL_VERSION)
             if waited > self.handshake_timeout:
                 heard = f"; it said {reader.last_noise!r}" if reader.last_noise else ""
+                if self.stats.last_refused and reader.stats.refused:
+                    heard += f"; the last line refused: {self.stats.last_refused}"
                 raise SessionEnd(f"no hello within {self.handshake_timeout:g} s{heard} "
                                  "(is the egg firmware on it? see docs/hardware.md)", error=True)
 
@@ -380,6 +406,7 @@ class EggLink:
                 last_heard = now
             for msg in messages:
                 self._dispatch(msg)
+            self._report_refusals(now)
             if now - last_heard > self._heartbeat_timeout():
                 raise SessionEnd(f"no heartbeat for {self._heartbeat_timeout():.1f} s")
 
@@ -391,22 +418,24 @@ class EggLink:
     def _greeted(self, msg: EggMessage) -> None:
         """Take in a HELLO: at the handshake, or again later (an egg that restarted)."""
         try:
-            proto, firmware, heartbeat_ms, caps = msg.fields[:4]
-            hello = {"protocol": int(proto), "firmware": firmware,
-                     "heartbeat_ms": int(heartbeat_ms), "capabilities": caps.split("+")}
-        except ValueError as e:
-            raise SessionEnd(f"its hello is malformed ({msg.fields!r}: {e})", error=True) from e
-        if hello["protocol"] != eggproto.PROTOCOL_VERSION:
+            greeting = egg_fields.parse(msg.kind, msg.fields)
+        except FieldError as e:
+            self._refused(f"HELLO: {e}")
+            raise SessionEnd(f"its hello is malformed: {e}", error=True) from e
+        assert isinstance(greeting, egg_fields.Hello)
+        if greeting.protocol != eggproto.PROTOCOL_VERSION:
             raise SessionEnd(
-                f"the egg speaks protocol {hello['protocol']} but this companion speaks "
+                f"the egg speaks protocol {greeting.protocol} but this companion speaks "
                 f"{eggproto.PROTOCOL_VERSION}: flash the egg with this version's firmware/",
                 error=True,
             )
         if self.state != LinkState.CONNECTED:
             self.stats.connects += 1
-        self.hello = hello
+        self.hello = {"protocol": greeting.protocol, "firmware": greeting.firmware,
+                      "heartbeat_ms": greeting.heartbeat_ms,
+                      "capabilities": list(greeting.capabilities)}
         self._set(LinkState.CONNECTED, f"egg connected on {self._port_in_use}: firmware "
-                  f"{firmware}, {'+'.join(hello['capabilities'])}", report="connected")
+                  f"{greeting.firmware}, {'+'.join(greeting.capabilities)}", report="connected")
 
     # --- messages to events ----------------------------------------------------------
 
@@ -415,37 +444,55 @@ class EggLink:
             self._event(ev.DEVICE_ERROR, code="GAP", message=(
                 f"{msg.gap} message(s) from the egg were lost; if a bean was just drawn, "
                 "check it on the page"))
-        try:
-            self._handle(msg)
-        except (ValueError, IndexError) as e:
-            self.stats.bad_fields += 1
-            log.warning("egg: %s message with bad fields %r dropped: %s", msg.kind, msg.fields, e)
-
-    def _handle(self, msg: EggMessage) -> None:
-        f = msg.fields
         if msg.kind == eggproto.HELLO:
             self._greeted(msg)
-        elif msg.kind == eggproto.HEARTBEAT:
-            self._heartbeat(f[1])
-        elif msg.kind == eggproto.SHAKE:
-            self._event(ev.SHAKE, duration_ms=int(f[0]), peak_g=int(f[1]) / 1000, jolts=int(f[2]))
-        elif msg.kind == eggproto.DRAW:
-            self._bean(int(f[0]), ColourReading(int(f[1]), int(f[2]), int(f[3]), int(f[4]),
-                                                int(f[5]), float(f[6])))
-        elif msg.kind == eggproto.BUTTON:
-            held = int(f[0])
-            self._event(ev.EGG_BUTTON, held_ms=held, long=held >= self.long_press * 1000)
-        elif msg.kind == eggproto.ERROR:
-            code, text = f[0], f[1] if len(f) > 1 else ""
-            log.warning("egg reports %s: %s", code, text)
-            self._event(ev.DEVICE_ERROR, code=code, message=f"the egg reports {code}: {text}")
-        elif msg.kind == eggproto.PONG:
-            log.debug("egg: pong %s", f)
-        else:
-            log.info("egg: ignoring a %s message (newer firmware?)", msg.kind)
+            return
+        try:
+            parsed = egg_fields.parse(msg.kind, msg.fields)
+        except FieldError as e:
+            self._refused(f"{msg.kind}: {e}")
+            log.warning("egg: %s message with bad fields %r refused: %s", msg.kind, msg.fields, e)
+            if msg.kind in PLAYER_MESSAGES:
+                self._event(ev.DEVICE_ERROR, code="BADMSG", message=(
+                    f"the egg reported {PLAYER_MESSAGES[msg.kind]} in a form this companion "
+                    f"refuses ({e}); if it mattered, enter it on the page"))
+            return
+        self._handle(parsed, msg.kind)
 
-    def _heartbeat(self, flags: str) -> None:
-        self.sensor_flags = flags
+    def _handle(self, msg: egg_fields.Message | None, kind: str) -> None:
+        match msg:
+            case egg_fields.Heartbeat():
+                self.sensor_flags = msg.flags
+            case egg_fields.Shake():
+                self._event(ev.SHAKE, duration_ms=msg.duration_ms, peak_g=msg.peak_mg / 1000,
+                            jolts=msg.jolts)
+            case egg_fields.Draw():
+                self._bean(msg.number, msg.reading)
+            case egg_fields.Button():
+                self._event(ev.EGG_BUTTON, held_ms=msg.held_ms,
+                            long=msg.held_ms >= self.long_press * 1000)
+            case egg_fields.Error():
+                log.warning("egg reports %s: %s", msg.code, msg.text)
+                self._event(ev.DEVICE_ERROR, code=msg.code,
+                            message=f"the egg reports {msg.code}: {msg.text}")
+            case egg_fields.Pong():
+                log.debug("egg: pong %s", msg.token)
+            case _:
+                log.info("egg: ignoring a %s message (newer firmware?)", kind)
+
+    def _refused(self, reason: str) -> None:
+        self.stats.bad_fields += 1
+        self.stats.last_refused = reason
+
+    def _report_refusals(self, now: float) -> None:
+        """Put the count and the last reason of refused lines on the page, not too often."""
+        refused = self.stats.refused
+        if refused == self._refusals_reported or now - self._refusal_report_at < REFUSAL_REPORT_S:
+            return
+        self._refusals_reported, self._refusal_report_at = refused, now
+        status = self.status()
+        self._reported = (status.state, status.message)
+        self._event(ev.DEVICE_STATUS, state=status.state, message=status.message)
 
     def _bean(self, number: int, reading: ColourReading) -> None:
         data: dict[str, Any] = {"reading": reading.to_dict(), "draw": number}

@@ -35,6 +35,7 @@ DEFAULT_MAX_DISTANCE = 0.06  # chromaticity distance beyond which a reading is n
 AMBIGUOUS_RATIO = 0.7  # nearest / second-nearest player above this: too close to call
 MIN_CLEAR = 200  # fewer clear counts than this: nothing (or too little) at the mouth
 MIN_SEPARATION = 0.03  # calibration refuses players whose beans look closer than this
+SEPARATION_PER_SPREAD = 2.5  # ... or closer than this many times their samples' own scatter
 CYCLE_MS = 2.4  # TCS34725 integration cycle
 
 Chroma = tuple[float, float, float]
@@ -102,7 +103,8 @@ class EggColours:
         if reading.saturated:
             return EggMatch(None, 0.0, "too bright: the sensor saturated; lower its gain")
         if not self.players:
-            return EggMatch(None, 0.0, "the egg has no colour references: calibrate it")
+            return EggMatch(None, 0.0,
+                            "the egg has no colour references: run companion calibrate-egg")
         chroma = reading.chromaticity()
         ranked = sorted((min(math.dist(chroma, ref) for ref in refs), player)
                         for player, refs in self.players.items())
@@ -123,14 +125,14 @@ def egg_colours_from_profile(profile: Mapping[str, Any]) -> EggColours:
     """The egg's references from a colour profile; UserError if absent or malformed."""
     egg = profile.get(EGG_KEY)
     if egg is None:
-        raise UserError("the colour profile has no egg colours: calibrate the egg "
-                        "(one bean per player) first")
+        raise UserError("the colour profile has no egg colours: run companion calibrate-egg "
+                        "(one bean per player at the egg's mouth) first")
     try:
         players = {str(p): _references(refs) for p, refs in egg["players"].items()}
         max_distance = float(egg.get("max_distance", DEFAULT_MAX_DISTANCE))
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise UserError(f"the colour profile's egg colours are malformed ({e}): "
-                        "calibrate the egg again") from e
+                        "run companion calibrate-egg again") from e
     return EggColours(players, max_distance)
 
 
@@ -145,39 +147,90 @@ def calibrate_egg(
     next_reading: Callable[[float], ColourReading | None],
     say: Callable[[str], None],
     *,
+    samples: int = 1,
     timeout: float = 60.0,
     max_distance: float = DEFAULT_MAX_DISTANCE,
 ) -> EggColours:
-    """Read one bean per player, in order, and return the references.
+    """Read ``samples`` beans per player, players in order, and return the references.
 
     ``next_reading(timeout)`` gives the next bean the egg read (None on
     timeout); :func:`bean_readings` makes one from a queue fed by an EggLink.
-    Refuses, with what to do, readings that are too dark or saturated and
-    players whose beans the sensor cannot tell apart.
+    A player's reference is the average chromaticity of their samples.
+    Refuses, with what to do, readings that are too dark or saturated, a
+    player whose samples disagree, and players whose beans the sensor cannot
+    tell apart (see :func:`check_separation`).
     """
-    refs: dict[str, tuple[Chroma, ...]] = {}
+    if samples < 1:
+        raise ValueError("samples must be at least 1")
+    readings: dict[str, list[ColourReading]] = {}
     for player in players:
-        say(f"Put one {player} bean in the egg's mouth so the sensor reads it, then take it out.")
-        reading = next_reading(timeout)
-        if reading is None:
-            raise UserError(f"no bean was read for {player} within {timeout:.0f} s: check the "
-                            "egg is connected and the bean sits right at the mouth")
-        if reading.c < MIN_CLEAR:
-            raise UserError(f"the {player} bean read too dark (clear {reading.c}): check the "
-                            "sensor's LED is on and the bean sits right at the mouth")
-        if reading.saturated:
-            raise UserError(f"the {player} bean saturated the sensor: lower COLOUR_GAIN "
-                            "in the egg's eggconfig.py")
-        r, g, b = reading.chromaticity()
-        chroma = (round(r, 4), round(g, 4), round(b, 4))
-        refs[player] = (chroma,)
-        say(f"{player}: r/c {chroma[0]:.3f}, g/c {chroma[1]:.3f}, b/c {chroma[2]:.3f}")
-    for (a, ra), (b, rb) in itertools.combinations(refs.items(), 2):
-        d = math.dist(ra[0], rb[0])
-        if d < MIN_SEPARATION:
-            raise UserError(f"{a} and {b} beans look alike to the egg's sensor (distance "
-                            f"{d:.3f}, need {MIN_SEPARATION}): use clearly different colours")
-    return EggColours(refs, max_distance)
+        readings[player] = []
+        for i in range(samples):
+            count = f" (bean {i + 1} of {samples})" if samples > 1 else ""
+            say(f"Put one {player} bean in the egg's mouth so the sensor reads it, then take "
+                f"it out{count}.")
+            reading = _sample(player, next_reading, timeout)
+            readings[player].append(reading)
+            r, g, b = reading.chromaticity()
+            say(f"{player}: r/c {r:.3f}, g/c {g:.3f}, b/c {b:.3f}")
+    refs = {p: (_mean([s.chromaticity() for s in got]),) for p, got in readings.items()}
+    spread = {p: max(math.dist(s.chromaticity(), refs[p][0]) for s in got)
+              for p, got in readings.items()}
+    for player, d in spread.items():
+        if d > max_distance / 2:
+            raise UserError(
+                f"the {player} beans read differently from one another (up to {d:.3f} from "
+                "their average): check they are all one colour, that each sits right at the "
+                "mouth, and that the mouth is shaded from room light")
+    colours = EggColours(refs, max_distance)
+    check_separation(colours, spread)
+    return colours
+
+
+def check_separation(colours: EggColours, spread: Mapping[str, float]) -> None:
+    """UserError naming two players whose beans the egg's sensor cannot tell apart.
+
+    Two players are told apart when their references are at least
+    MIN_SEPARATION apart, and at least SEPARATION_PER_SPREAD times the larger
+    scatter of their own samples (``spread``: the furthest sample from its
+    reference). Then a bean reading as far off as any sample did is still
+    well inside :data:`AMBIGUOUS_RATIO`: nearer its own player than 0.4 of the
+    way to the other.
+    """
+    refs = {p: r[0] for p, r in colours.players.items()}
+    for a, b in itertools.combinations(refs, 2):
+        d = math.dist(refs[a], refs[b])
+        need = max(MIN_SEPARATION, SEPARATION_PER_SPREAD * max(spread[a], spread[b]))
+        if d < need:
+            raise UserError(_lookalike(a, b, d, need))
+
+
+def _lookalike(a: str, b: str, d: float, need: float) -> str:
+    return (f"{a} and {b} beans look alike to the egg's sensor: their colours differ by "
+            f"{d:.3f} and telling them apart needs {need:.3f}. Give one of these players beans "
+            "of a clearly different colour (or leave one out and enter their draws on the "
+            "page), then run companion calibrate-egg again")
+
+
+def _sample(player: str, next_reading: Callable[[float], ColourReading | None],
+            timeout: float) -> ColourReading:
+    reading = next_reading(timeout)
+    if reading is None:
+        raise UserError(f"no bean was read for {player} within {timeout:.0f} s: check the "
+                        "egg is connected and the bean sits right at the mouth")
+    if reading.c < MIN_CLEAR:
+        raise UserError(f"the {player} bean read too dark (clear {reading.c}): check the "
+                        "sensor's LED is on and the bean sits right at the mouth")
+    if reading.saturated:
+        raise UserError(f"the {player} bean saturated the sensor: lower COLOUR_GAIN "
+                        "in the egg's eggconfig.py")
+    return reading
+
+
+def _mean(chromas: Sequence[Chroma]) -> Chroma:
+    n = len(chromas)
+    r, g, b = (round(sum(c[i] for c in chromas) / n, 4) for i in range(3))
+    return r, g, b
 
 
 def bean_readings(events: queue.Queue[InputEvent]) -> Callable[[float], ColourReading | None]:

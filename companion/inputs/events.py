@@ -16,9 +16,11 @@ UNDO_TURN = "undo_turn"  # a long press on undo: take back the whole turn
 CONFIRM = "confirm"
 NEXT_PHASE = "next_phase"
 DRAW = "draw"  # a request to draw from the digital egg
-SHAKE = "shake"  # the real egg was shaken
-BEAN = "bean"  # a bean came out of the real egg: data has "reading" and, once matched, "player"
-EGG_BUTTON = "egg_button"
+SHAKE = "shake"  # the real egg was shaken: data "duration_ms", "peak_g", "jolts"
+# A bean came out of the real egg: data "draw" (its number), "reading" (raw r, g, b, c, gain,
+# integration_ms) and, once the egg has colour references, "player", "confidence", "match".
+BEAN = "bean"
+EGG_BUTTON = "egg_button"  # the egg's own button was released: data "held_ms", "long"
 DEVICE_STATUS = "device_status"  # data: "state" (connected / disconnected / error), "message"
 DEVICE_ERROR = "device_error"  # data: "code", "message"
 

@@ -80,7 +80,7 @@ def test_an_unmatched_or_unmatchable_bean_is_refused_with_what_to_do(rules, figh
     assert unknown == ("the egg could not tell whose bean that was (could be red or blue): "
                        "enter the draw on the page")
     uncalibrated = draw_for_bean(rules, fight, bean_event())
-    assert isinstance(uncalibrated, str) and "calibrate the egg" in uncalibrated
+    assert isinstance(uncalibrated, str) and "run companion calibrate-egg" in uncalibrated
 
 
 def test_no_fight_no_draw(rules, fight) -> None:

@@ -120,9 +120,13 @@ def test_calibrate_writes_a_versioned_profile_and_refuses_lookalikes(tmp_path, c
     photo = tmp_path / "card.jpg"
     cv2.imwrite(str(photo), render_card_scene(9, beans, [hue_colour(330), hue_colour(220)], 3200))
     out = tmp_path / "p.json"
+    egg = {"players": {"red": [0.55, 0.25, 0.22]}, "max_distance": 0.06}  # from calibrate-egg
+    out.write_text(json.dumps({"version": 1, "players": [], "colours": {}, "egg": egg}))
     assert main(["calibrate", str(photo), "--players", "red,blue", "--out", str(out)]) == 0
+    assert "(egg colours kept)" in capsys.readouterr().out
     data = json.loads(out.read_text())
     assert data["version"] == 1 and data["players"] == ["red", "blue"]
+    assert data["egg"] == egg
     assert set(data["colours"]["red"]) == {"bean", "peep"}
     assert load_profile(out).colours["blue"].bean.pixels > 100
     capsys.readouterr()
@@ -164,7 +168,10 @@ def test_calibrate_camera_recovers_the_lens(tmp_path, capsys):
         paths.append(tmp_path / f"v{i}.png")
         cv2.imwrite(str(paths[-1]), view)
     prof = tmp_path / "cam.json"
+    egg = {"players": {"red": [0.55, 0.25, 0.22]}, "max_distance": 0.06}  # from calibrate-egg
+    prof.write_text(json.dumps({"version": 1, "players": [], "colours": {}, "egg": egg}))
     assert main(["calibrate-camera", *map(str, paths), "--profile", str(prof)]) == 0
+    assert json.loads(prof.read_text())["egg"] == egg
     assert "camera calibrated from 6 of 6 photos" in capsys.readouterr().out
     intr = load_profile(prof).intrinsics
     assert intr.camera_matrix[0, 0] == pytest.approx(820, rel=0.03)

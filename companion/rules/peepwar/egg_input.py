@@ -20,7 +20,7 @@ def draw_for_bean(rules: PeepWar, state: PeepWarState, event: InputEvent) -> Dra
         return "a bean came out of the egg but no fight is going on: put it back"
     if "player" not in event.data:
         return ("the egg read a bean but has no colour references to tell whose it is: "
-                "calibrate the egg, or enter the draw on the page")
+                "run companion calibrate-egg, or enter the draw on the page")
     owner = event.data["player"]
     if owner is None:
         why = event.data.get("match", "its colour matched nobody")

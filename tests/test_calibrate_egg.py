@@ -1,0 +1,168 @@
+"""``companion calibrate-egg`` end to end: the command in its own process, the firmware on a pty.
+
+The test plays the person at the table: it reads the command's prompts and
+puts the asked-for bean at the simulated colour sensor's mouth, then takes it
+out once the command has echoed the reading.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+import pytest
+
+from companion.cli import main
+from companion.inputs.egg import EggLink
+from companion.inputs.egg_colours import egg_colours_from_profile
+
+REPO = Path(__file__).resolve().parents[1]
+for _path in (REPO / "firmware", Path(__file__).parent / "fakes"):
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
+
+from eggrig import EggRig, EventLog  # noqa: E402  (needs the MicroPython stand-ins on sys.path)
+
+RED = (0.55, 0.25, 0.22)
+BLUE = (0.20, 0.32, 0.50)
+PINK = (0.56, 0.25, 0.21)  # 0.014 from RED: the sensor cannot tell them apart
+PROMPT = re.compile(r"Put one (\w+) bean in the egg's mouth")
+ECHO = re.compile(r"(\w+): r/c ")
+
+
+@pytest.fixture
+def rig(tmp_path: Path) -> Iterator[EggRig]:
+    with EggRig(tmp_path / "egg", HEARTBEAT_MS=100) as r:
+        yield r
+
+
+def calibrate(rig: EggRig, profile: Path, players: str, beans: Mapping[str, tuple],
+              *options: str) -> tuple[int, str, str]:
+    """Run calibrate-egg, putting each prompted player's bean at the mouth; (code, out, err)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "companion", "calibrate-egg", "--port", str(rig.port),
+         "--players", players, "--profile", str(profile), *options],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    watchdog = threading.Timer(40, proc.kill)
+    watchdog.start()
+    out = []
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            out.append(line)
+            if asked := PROMPT.match(line):
+                rig.colour.put_bean(beans[asked[1]])
+            elif ECHO.match(line):
+                rig.colour.take_bean()
+                time.sleep(0.2)  # gone long enough for the egg to see the mouth empty
+        assert proc.stderr is not None
+        err = proc.stderr.read()
+        return proc.wait(), "".join(out), err
+    finally:
+        watchdog.cancel()
+
+
+def test_the_references_are_written_and_the_rest_of_the_profile_kept(rig, tmp_path) -> None:
+    profile = tmp_path / "profile.json"
+    before = {"version": 1, "players": ["red", "blue"], "colours": {"red": {"bean": [1]}},
+              "camera": {"fx": 900.0}, "notes": ["from calibrate"]}
+    profile.write_text(json.dumps(before))
+    code, out, err = calibrate(rig, profile, "red,blue", {"red": RED, "blue": BLUE},
+                               "--samples", "2")
+    assert code == 0, err
+    assert [m[1] for m in PROMPT.finditer(out)] == ["red", "red", "blue", "blue"]
+    assert "(bean 2 of 2)" in out
+    assert out.strip().endswith(f"egg colours of red, blue written to {profile} (the rest of "
+                                "the profile kept)")
+    after = json.loads(profile.read_text())
+    assert {k: v for k, v in after.items() if k != "egg"} == before
+    refs = after["egg"]["players"]
+    for got, want in ((refs["red"], RED), (refs["blue"], BLUE)):
+        assert all(abs(g - w) < 0.01 for g, w in zip(got, want, strict=True)), (got, want)
+
+    # and now the egg tells whose bean it is, instead of "enter the draw on the page"
+    events = EventLog()
+    link = EggLink(str(rig.port), colours=egg_colours_from_profile(after), read_timeout=0.02)
+    link.start(events.put)
+    try:
+        events.wait("device_status", where=lambda e: e.data["state"] == "connected")
+        time.sleep(0.3)
+        rig.colour.put_bean(BLUE)
+        bean = events.wait("bean")
+        assert bean.data["player"] == "blue" and bean.data["confidence"] > 0.5
+    finally:
+        link.stop()
+
+
+def test_a_missing_profile_is_made(rig, tmp_path) -> None:
+    profile = tmp_path / "new.json"
+    code, _, err = calibrate(rig, profile, "red,blue", {"red": RED, "blue": BLUE})
+    assert code == 0, err
+    data = json.loads(profile.read_text())
+    assert data["version"] == 1 and data["players"] == ["red", "blue"]
+    assert set(egg_colours_from_profile(data).players) == {"red", "blue"}
+
+
+def test_beans_the_sensor_cannot_tell_apart_are_refused(rig, tmp_path) -> None:
+    profile = tmp_path / "profile.json"
+    profile.write_text('{"version": 1, "players": [], "colours": {}}\n')
+    code, out, err = calibrate(rig, profile, "red,pink,blue",
+                               {"red": RED, "pink": PINK, "blue": BLUE})
+    assert code == 2
+    assert "Traceback" not in err
+    assert err.startswith("companion calibrate-egg: error: red and pink beans look alike to the "
+                          "egg's sensor: their colours differ by 0.01")
+    assert "telling them apart needs 0.030. Give one of these players beans of a clearly " \
+           "different colour" in err
+    assert profile.read_text() == '{"version": 1, "players": [], "colours": {}}\n'  # untouched
+
+
+def test_an_egg_without_a_colour_sensor_is_refused(tmp_path) -> None:
+    with EggRig(tmp_path / "egg", HEARTBEAT_MS=100, colour=False) as rig:
+        code, _, err = calibrate(rig, tmp_path / "p.json", "red", {})
+    assert code == 2
+    assert "the egg has no working colour sensor (it has lis3dh+button+led): check the " \
+           "TCS34725's wiring" in err
+    assert not (tmp_path / "p.json").exists()
+
+
+def test_no_egg_found_says_how_to_name_its_port(tmp_path, monkeypatch, capsys) -> None:
+    import serial.tools.list_ports
+
+    from companion.cli import calibrate_egg
+
+    monkeypatch.setattr(serial.tools.list_ports, "comports", list)
+    monkeypatch.setattr(calibrate_egg, "CONNECT_TIMEOUT", 0.5)
+    code = main(["calibrate-egg", "--port", "auto", "--players", "red,blue",
+                 "--profile", str(tmp_path / "p.json")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.strip().endswith("error: the egg did not answer within 0.5 s: no egg found "
+                                "(looking for USB id 2E8A:0005): plug it in, or name its port "
+                                "with --port PORT")
+
+
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [
+        ("{not json", "is not valid JSON"),
+        ('{"version": 7}', "is not a version 1 colour profile"),
+    ],
+)
+def test_a_bad_profile_is_refused_before_any_bean_is_asked_for(tmp_path, capsys, content,
+                                                               why) -> None:
+    profile = tmp_path / "p.json"
+    profile.write_text(content)
+    assert main(["calibrate-egg", "--port", str(tmp_path / "nothing"), "--players", "red",
+                 "--profile", str(profile)]) == 2
+    assert why in capsys.readouterr().err
+    assert profile.read_text() == content
