@@ -27,7 +27,7 @@ from companion.rules.peltapeeps.catalog import default_catalog
 from vision.peltapeeps.reading import LayoutReading, score_reading
 from vision.render.peltapeeps import PeltaSpec, profile_for_teams, render_layout
 from vision.render.peltapeeps_truth import truth_reading
-from web.scoresheet import describe
+from web.scoresheet import score_result
 
 
 @pytest.fixture(scope="module")
@@ -118,11 +118,13 @@ def test_a_bad_input_is_one_line_from_the_real_command(files) -> None:
 def test_the_table_shows_every_line_of_the_sheet(scene) -> None:
     reading, cat = truth_reading(scene), default_catalog("full")
     seats = [("Ann", "blue"), ("Bob", "green")]
-    result = {"sheet": score_reading(reading, cat, seats), **describe(reading, cat, seats, None)}
-    text = format_sheet(result, "layout.jpg", cat.name)
+    result = score_result(reading, cat, seats, None)
+    assert result["sheet"] == score_reading(reading, cat, seats)
+    text = format_sheet(result, "layout.jpg")
     lines = text.splitlines()
-    assert lines[0] == f"PeltaPeeps score for layout.jpg, catalog: {cat.name}"
-    assert f"; {len(scene.truth.joins)} joins" in lines[1]
+    assert lines[0] == "PeltaPeeps score for layout.jpg"
+    assert lines[1] == "Set: default full set, 16 pieces a colour"
+    assert f"; {len(scene.truth.joins)} joins" in lines[2]
     truth = _by_team(scene)
     for name, key in [("JOIN points", "joins"), ("Same-team bonus", "bonus"),
                       ("Face-up points", "face_up"), ("Unplayed pieces", "unplayed"),
@@ -160,7 +162,7 @@ def test_prints_the_breakdown_from_the_photo(capsys, scene, files) -> None:
         row = next(line for line in lines if line.startswith(name))
         assert [int(v) for v in row[len(name):].split()] == [data["sheet"][p][key]
                                                             for p in players]
-    assert "Pieces seen: " in lines[1] and f"; {data['join_count']} join" in lines[1]
+    assert "Pieces seen: " in lines[2] and f"; {data['join_count']} join" in lines[2]
 
 
 def test_json_with_seats_and_nothing_unplayed(capsys, scene, files) -> None:

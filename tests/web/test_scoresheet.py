@@ -340,9 +340,12 @@ def test_pieces_touching_nothing_are_pointed_out() -> None:
                            (800, 600))
     warnings = describe(joined, FULL, None, None)["warnings"]
     assert warnings == ["blue:A1 touches no other piece, but a layout is one connected group"]
-    scattered = LayoutReading(pieces, [], (800, 600))
-    assert any("does not look like a PeltaPeeps layout" in w
-               for w in describe(scattered, FULL, None, None)["warnings"])
+    assert describe(joined, FULL, None, None)["verdict"] == {"level": "layout", "reason": ""}
+    # Most pieces alone: the verdict says so once, instead of a line per piece.
+    scattered = describe(LayoutReading(pieces, [], (800, 600)), FULL, None, None)
+    assert scattered["verdict"] == {"level": "doubtful", "reason": "3 of the 3 pieces read "
+                                    "touch no other piece, but a layout is one connected group"}
+    assert not any("touches no other piece" in w for w in scattered["warnings"])
 
 
 def test_the_live_page_offers_and_reads_with_your_own_set(

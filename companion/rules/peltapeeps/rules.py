@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from companion.rules.base import Action, Event, Ruleset, Standing, Tally
-from companion.rules.peltapeeps.catalog import Catalog, default_catalog
+from companion.rules.peltapeeps.catalog import DEFAULT_SET, Catalog, default_catalog
 from companion.rules.peltapeeps.layout import (
     Placed,
     attach,
@@ -133,20 +133,27 @@ def check_seats(seats: Sequence[tuple[str, str]]) -> None:
 
 
 class PeltaPeeps(Ruleset[PeltaState]):
-    """PeltaPeeps for one table: its seats and each colour's set of pieces."""
+    """PeltaPeeps for one table: its seats and each colour's set of pieces.
+
+    The set is ``catalog`` (a catalog as JSON) when given, else the shipped
+    ``set_size`` set: the full set unless told otherwise, as ``companion score``
+    and the score-sheet page use, so a game and a photo of it count the same
+    unplayed pieces.
+    """
 
     name = "peltapeeps"
     title = "PeltaPeeps"
     action_types = (Place, MoveOther, FlipOther, CannotPlace, EndTurn)
 
     def __init__(self, seats: Sequence[Sequence[str]], catalog: Mapping[str, Any] | None = None,
-                 set_size: str = "core") -> None:
+                 set_size: str = DEFAULT_SET) -> None:
         self.seats = tuple((str(p), str(t)) for p, t in seats)
         check_seats(self.seats)
         self.set_size = set_size
         self._catalog_json = dict(catalog) if catalog else None
         cat = Catalog.from_json(catalog) if catalog else default_catalog(set_size)
         self.catalogs: dict[str, Catalog] = {t: cat for _, t in self.seats}
+        self.set_label = cat.label()
 
     def options(self) -> dict[str, Any]:
         out: dict[str, Any] = {"seats": [list(s) for s in self.seats], "set_size": self.set_size}
@@ -413,4 +420,5 @@ class PeltaPeeps(Ruleset[PeltaState]):
                        for p in sorted(state.layout.values(), key=lambda p: p.uid)],
             "over": state.over,
             "score": self.score_sheet(state),
+            "set": self.set_label,
         }
