@@ -22,7 +22,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from companion.rules.base import Action, Event, Ruleset, Standing, Tally
-from companion.rules.peltapeeps.catalog import DEFAULT_SET, Catalog, default_catalog
+from companion.rules.peltapeeps.catalog import (
+    DEFAULT_SET,
+    Catalog,
+    Connector,
+    Piece,
+    default_catalog,
+)
 from companion.rules.peltapeeps.layout import (
     Placed,
     attach,
@@ -30,6 +36,8 @@ from companion.rules.peltapeeps.layout import (
     contacts,
     contacts_of,
     fits,
+    place_against,
+    plain_rim,
     uid,
     world,
 )
@@ -235,7 +243,8 @@ class PeltaPeeps(Ruleset[PeltaState]):
                 return f"it does not fit against {c.b}: {c.why}"
         joins = [c for c in found if c.kind == "join"]
         if not joins:
-            return "it must fit into a piece already in play (a tab in a notch, or a curve)"
+            return ("it must fit into a piece already in play (a tab in a notch, or a "
+                    "Sleeping PeltaPeep's curve on a tab or a plain rim)")
         if need_all and len(joins) != len(found):
             loose = [c.b for c in found if c.kind != "join"]
             return f"flipped, it no longer fits {', '.join(loose)}"
@@ -287,18 +296,38 @@ class PeltaPeeps(Ruleset[PeltaState]):
         joined = {(c.a, c.a_connector) for c in joins} | {(c.b, c.b_connector) for c in joins}
         for target in sorted(s.layout.values(), key=lambda p: p.uid):
             tpiece = self.catalogs[target.team].piece(target.piece)
-            for ti, tc in enumerate(world(tpiece, target)):
-                if (target.uid, ti) in joined:
-                    continue
-                for p in pieces:
-                    for face_up in (True, False):
-                        for ci, c in enumerate(p.face(face_up)):
-                            if fits(tc.type, c.type) != "join":
-                                continue
-                            new = attach(tpiece, target, ti, p, ci, team, face_up)
-                            if self._fit(s.layout, new, need_all=False) is None:
-                                yield Place(player, team, p.id, new.x, new.y, new.rotation,
-                                            face_up)
+            tcons = world(tpiece, target)
+            for new in self._against(target, tpiece, tcons, joined, pieces, team):
+                if self._fit(s.layout, new, need_all=False) is None:
+                    yield Place(player, team, new.piece, new.x, new.y, new.rotation,
+                                new.face_up)
+
+    @staticmethod
+    def _against(target: Placed, tpiece: Piece, tcons: list[Connector],
+                 joined: set[tuple[str, int | None]], pieces: list[Piece], team: str
+                 ) -> Iterator[Placed]:
+        """Poses of ``pieces`` that would join ``target``: connector into free connector,
+        a curve on its plain rim, its free curve on their plain rim (tried every
+        RIM_STEP degrees; a curve may lie anywhere along a plain rim)."""
+        for ti, tc in enumerate(tcons):
+            if (target.uid, ti) in joined:
+                continue
+            for p in pieces:
+                for face_up in (True, False):
+                    own = list(p.face(face_up))
+                    for ci, c in enumerate(own):
+                        if fits(tc.type, c.type) == "join":
+                            yield attach(tpiece, target, ti, p, ci, team, face_up)
+                    if tc.type == "curve":
+                        for d in plain_rim(own):
+                            yield place_against(target, tc.angle, p, d, team, face_up)
+        spots = plain_rim(tcons, target.rotation)
+        for p in pieces:
+            for face_up in (True, False):
+                for c in p.face(face_up):
+                    if c.type == "curve":
+                        for theta in spots:
+                            yield place_against(target, theta, p, c.angle, team, face_up)
 
     def legal_actions(self, state: PeltaState) -> Iterator[Action]:
         if state.over:
