@@ -14,6 +14,7 @@ It also prints, over the layouts, the lowest share of pieces read sure
 how far each side is from the thresholds.
 
     .venv/bin/python bench/peltapeeps_verdict.py --scenes 100
+    .venv/bin/python bench/peltapeeps_verdict.py --scenes 0 --photos ../shared/photos/jellybeans
 """
 
 from __future__ import annotations
@@ -71,6 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scenes", type=int, default=100)
     ap.add_argument("--size", default="2000x1500", help="rendered photo size WxH")
     ap.add_argument("--seed", type=int, default=SEED0, help="first scene's seed")
+    ap.add_argument("--photos", type=Path, default=BEANS, help="the jellybean photos")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     size = tuple(int(v) for v in args.size.lower().split("x"))
@@ -93,14 +95,15 @@ def main(argv: list[str] | None = None) -> int:
         shares.append(sure_share(reading) or 0.0)
         if verdict.level != "layout":
             print(f"  layout seed {args.seed + n}: {verdict.level}: {verdict.reason}")
-    print(line(f"rendered layouts ({args.size}, seeds {args.seed}-{args.seed + args.scenes - 1})",
-               counts, args.scenes))
+    if args.scenes:
+        print(line(f"rendered layouts ({args.size}, seeds {args.seed}-"
+                   f"{args.seed + args.scenes - 1})", counts, args.scenes))
     if shares:
         print(f"  lowest share of pieces read sure: {min(shares):.2f}")
 
-    photos = sorted(BEANS.glob("*.jpg"))
+    photos = sorted(args.photos.glob("*.jpg"))
     if not photos:
-        print(f"jellybean photos: none found in {BEANS}")
+        print(f"jellybean photos: none found in {args.photos}")
         return 0
     two = profile_for_teams({t: TEAM_COLOURS[t] for t in ("red", "blue")})
     six = profile_for_teams(dict(TEAM_COLOURS))

@@ -381,3 +381,64 @@ def test_the_live_page_offers_and_reads_with_your_own_set(
         assert resp.status_code == 200, resp.get_json()
         assert calls[-1] == name
         assert [p["id"] for p in resp.get_json()["photo"]["catalog"]["pieces"]] == ids
+
+
+def _winner(scene) -> str | None:
+    totals = {t: line["total"] for t, line in _by_team(scene).items()}
+    best = max(totals.values())
+    leaders = [t for t, v in totals.items() if v == best]
+    return leaders[0] if len(leaders) == 1 else None
+
+
+def test_the_sheet_names_a_winner_only_when_the_reading_looks_like_a_layout(scene, photo) -> None:
+    client = create_score_app(photo).test_client()
+    token, initial = _page(client)
+    assert initial["result"]["verdict"] == {"level": "layout", "reason": ""}
+    assert initial["result"]["winner"] == _winner(scene)
+    assert initial["result"]["set"] == "default full set, 16 pieces a colour"
+    reading = copy.deepcopy(initial["photo"]["reading"])
+    n = len(reading["pieces"])
+    # The reader unsure of most pieces (their cut-outs fit no piece well): no layout.
+    for p in reading["pieces"][: n - 1]:
+        p["confidence"] = 0.5
+    body = _score(client, token, photo.id, reading).get_json()
+    assert body["ok"] and body["sheet"] == _by_team(scene)  # the lines are still there
+    assert body["verdict"]["level"] == "not a layout" and body["winner"] is None
+    assert body["headline"].startswith("no winner named: the photo may not show a PeltaPeeps")
+    # Confirmed on the page one by one (a confirmed piece is sure): half sure is in doubt.
+    for p in reading["pieces"][: n // 2 - 1]:
+        p["confidence"] = 1.0
+    body = _score(client, token, photo.id, reading).get_json()
+    assert body["verdict"] == {"level": "doubtful",
+                               "reason": f"{n - n // 2} of the {n} pieces read are in doubt "
+                                         "(see the warnings)"}
+    assert body["winner"] is None
+    for p in reading["pieces"]:
+        p["confidence"] = 1.0
+    body = _score(client, token, photo.id, reading).get_json()
+    assert body["verdict"]["level"] == "layout" and body["winner"] == _winner(scene)
+
+
+def test_an_upload_reads_with_the_full_set_unless_told(scene, profile_file: Path) -> None:
+    names = []
+
+    def reader(frame, profile, catalog):
+        names.append(catalog.name)
+        truth = truth_reading(scene)  # the pieces the set has
+        ids = {p.id for p in catalog.pieces}
+        pieces = [p for p in truth.pieces if p.piece in ids]
+        uids = {p.uid for p in pieces}
+        return LayoutReading(pieces, [j for j in truth.joins if {j.a, j.b} <= uids],
+                             truth.image_size)
+
+    app = _upload_app(profile_file, reader)
+    client = app.test_client()
+    page = client.get("/score/").get_data(as_text=True)
+    assert re.search(r'<option value="full" selected>full set \(16 pieces\)', page)
+    for form, name in (({}, "default full set"), ({"set": "core"}, "default core set")):
+        resp = client.post("/score/api/upload", headers={TOKEN: "t0k"}, data={
+            "photo": (io.BytesIO(_jpeg(scene.frame)), "table.jpg"), **form})
+        assert resp.status_code == 200, resp.get_json()
+        size = 16 if name == "default full set" else 8
+        assert resp.get_json()["set"] == f"{name}, {size} pieces a colour"
+    assert names == ["default full set", "default core set"]
