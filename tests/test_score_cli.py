@@ -14,6 +14,7 @@ import re
 import subprocess
 import sys
 import urllib.request
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -24,10 +25,18 @@ from calibration.profile import save_profile
 from companion.cli import main
 from companion.cli.score import format_sheet
 from companion.rules.peltapeeps.catalog import default_catalog
+from companion.rules.peltapeeps.layout import Placed
+from companion.rules.peltapeeps.rules import PeltaPeeps
 from vision.peltapeeps.reading import LayoutReading, score_reading
-from vision.render.peltapeeps import PeltaSpec, profile_for_teams, render_layout
+from vision.render.peltapeeps import (
+    TEAM_COLOURS,
+    PeltaSpec,
+    profile_for_teams,
+    render_layout,
+    render_state,
+)
 from vision.render.peltapeeps_truth import truth_reading
-from web.scoresheet import describe
+from web.scoresheet import score_result
 
 
 @pytest.fixture(scope="module")
@@ -118,11 +127,13 @@ def test_a_bad_input_is_one_line_from_the_real_command(files) -> None:
 def test_the_table_shows_every_line_of_the_sheet(scene) -> None:
     reading, cat = truth_reading(scene), default_catalog("full")
     seats = [("Ann", "blue"), ("Bob", "green")]
-    result = {"sheet": score_reading(reading, cat, seats), **describe(reading, cat, seats, None)}
-    text = format_sheet(result, "layout.jpg", cat.name)
+    result = score_result(reading, cat, seats, None)
+    assert result["sheet"] == score_reading(reading, cat, seats)
+    text = format_sheet(result, "layout.jpg")
     lines = text.splitlines()
-    assert lines[0] == f"PeltaPeeps score for layout.jpg, catalog: {cat.name}"
-    assert f"; {len(scene.truth.joins)} joins" in lines[1]
+    assert lines[0] == "PeltaPeeps score for layout.jpg"
+    assert lines[1] == "Set: default full set, 16 pieces a colour"
+    assert f"; {len(scene.truth.joins)} joins" in lines[2]
     truth = _by_team(scene)
     for name, key in [("JOIN points", "joins"), ("Same-team bonus", "bonus"),
                       ("Face-up points", "face_up"), ("Unplayed pieces", "unplayed"),
@@ -160,7 +171,7 @@ def test_prints_the_breakdown_from_the_photo(capsys, scene, files) -> None:
         row = next(line for line in lines if line.startswith(name))
         assert [int(v) for v in row[len(name):].split()] == [data["sheet"][p][key]
                                                             for p in players]
-    assert "Pieces seen: " in lines[1] and f"; {data['join_count']} join" in lines[1]
+    assert "Pieces seen: " in lines[2] and f"; {data['join_count']} join" in lines[2]
 
 
 def test_json_with_seats_and_nothing_unplayed(capsys, scene, files) -> None:
@@ -200,3 +211,98 @@ def test_page_serves_the_score_sheet_until_stopped(files) -> None:
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+# --- photos that are no layout, or may not be (vision/peltapeeps/verdict.py) ----------------
+
+PHOTOS = Path(__file__).resolve().parents[1] / ".." / "shared" / "photos" / "jellybeans"
+RED_BLUE = {t: TEAM_COLOURS[t] for t in ("red", "blue")}
+
+
+def _spread_out(catalog: dict | None, ids: list[str], seed: int) -> np.ndarray:
+    """A photo of red and blue pieces lying three radii apart: none touches another."""
+    rules = PeltaPeeps(seats=[("ann", "red"), ("bob", "blue")], catalog=catalog)
+    layout = {}
+    for i, pid in enumerate(ids * 2):
+        team = "red" if i < len(ids) else "blue"
+        layout[f"{team}:{pid}"] = Placed(f"{team}:{pid}", team, pid, (i % 4) * 3.0,
+                                         (i // 4) * 3.0, 37.0 * i, i % 3 != 0)
+    state = replace(rules.new_state(), layout=layout)
+    return render_state(rules, state, RED_BLUE, seed, PeltaSpec(size=(2000, 1500))).frame
+
+
+@pytest.fixture(scope="module")
+def not_layouts(tmp_path_factory) -> dict[str, Path]:
+    d = tmp_path_factory.mktemp("not-layouts")
+    profile, discs, loose = d / "red-blue.json", d / "plain-discs.jpg", d / "loose.jpg"
+    save_profile(profile_for_teams(RED_BLUE), profile)
+    # Round acrylic of the teams' colours with no connectors: no piece of any set.
+    plain = {"name": "plain discs", "pieces": [{"id": f"D{i}", "kind": "egg",
+                                                "connectors": []} for i in range(6)]}
+    cv2.imwrite(str(discs), _spread_out(plain, [f"D{i}" for i in range(6)], 3))
+    # Real pieces, each read sure, but lying apart: not a finished layout.
+    cv2.imwrite(str(loose), _spread_out(None, ["E1", "S1", "A2", "E4", "S3", "A5"], 4))
+    return {"profile": profile, "discs": discs, "loose": loose}
+
+
+def _refused(capsys, photo: Path, profile: Path, *extra: str) -> str:
+    rc, out, err = _run(capsys, "peltapeeps", str(photo), "--profile", str(profile), *extra)
+    assert (rc, out) == (2, ""), err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in err
+    return lines[0]
+
+
+def test_round_things_that_are_no_pieces_are_refused(capsys, not_layouts) -> None:
+    # Needs the reader: it finds twelve discs of the teams' colours, none fitting a piece.
+    for extra in ((), ("--json",)):
+        line = _refused(capsys, not_layouts["discs"], not_layouts["profile"], *extra)
+        assert line == (f"companion score: error: {not_layouts['discs']} does not look like a "
+                        "PeltaPeeps layout: 12 of the 12 round things read as pieces fit no "
+                        "piece of the set well or have no clear team colour; photograph the "
+                        "whole layout from above, in even light, with the profile made for "
+                        "these pieces (or correct it with --page)")
+
+
+@pytest.mark.skipif(not PHOTOS.is_dir(), reason=f"jellybean photos not found at {PHOTOS}")
+def test_a_photo_of_jellybeans_is_refused(capsys, not_layouts) -> None:
+    # Needs the reader. Fourteen coconut beans, read with red and blue acrylic's profile: the
+    # reader takes them for blue discs whose cut-outs fit no piece (the photo of issue 32).
+    photo = PHOTOS / "coconut-DSC_0037.jpg"
+    line = _refused(capsys, photo, not_layouts["profile"])
+    assert "does not look like a PeltaPeeps layout" in line
+    assert "round things read as pieces fit no piece of the set well" in line
+
+
+def test_pieces_lying_apart_lead_with_the_doubt_and_name_no_winner(capsys, not_layouts) -> None:
+    # Needs the reader: twelve pieces read sure, none touching another.
+    common = ["peltapeeps", str(not_layouts["loose"]), "--profile", str(not_layouts["profile"])]
+    rc, out, err = _run(capsys, *common)
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert lines[0] == ("warning: the photo may not show a PeltaPeeps layout: 12 of the 12 "
+                        "pieces read touch no other piece, but a layout is one connected "
+                        "group; no winner is named")
+    assert lines[1].startswith("PeltaPeeps score for ")
+    assert "No winner named: check the photo (--page shows what was read)" in lines
+    assert " wins " not in out and " tie " not in out
+    rc, js, _ = _run(capsys, *common, "--json")
+    data = json.loads(js)
+    assert data["verdict"]["level"] == "doubtful" and data["winner"] is None
+    assert data["headline"].startswith("no winner named: the photo may not show")
+
+
+def test_the_full_set_is_the_default_and_the_sheet_names_the_set(capsys, files) -> None:
+    # Needs the reader. The engine, the command and the page default to one set.
+    assert PeltaPeeps(seats=[("a", "blue"), ("b", "green")]).set_label == \
+        "default full set, 16 pieces a colour"
+    common = ["peltapeeps", str(files["photo"]), "--profile", str(files["profile"])]
+    rc, out, _ = _run(capsys, *common)
+    assert rc == 0 and out.splitlines()[1] == "Set: default full set, 16 pieces a colour"
+    full = json.loads(_run(capsys, *common, "--json")[1])
+    core = json.loads(_run(capsys, *common, "--json", "--set", "core")[1])
+    assert full["set"] == "default full set, 16 pieces a colour"
+    assert core["set"] == "default core set, 8 pieces a colour"
+    # Same photo: 8 more pieces a colour are unplayed with the full set.
+    for team in full["sheet"]:
+        assert full["sheet"][team]["unplayed"] == core["sheet"][team]["unplayed"] - 8

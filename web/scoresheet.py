@@ -30,7 +30,13 @@ from typing import Any
 from flask import Blueprint, Flask, Response, jsonify, render_template, request, url_for
 
 from companion.errors import UserError
-from companion.rules.peltapeeps.catalog import KIND_NAMES, Catalog, CatalogError, default_catalog
+from companion.rules.peltapeeps.catalog import (
+    DEFAULT_SET,
+    KIND_NAMES,
+    Catalog,
+    CatalogError,
+    default_catalog,
+)
 from vision.errors import VisionError
 from vision.peltapeeps.reading import (
     LayoutReading,
@@ -38,6 +44,7 @@ from vision.peltapeeps.reading import (
     score_reading,
     unplayed_pieces,
 )
+from vision.peltapeeps.verdict import Verdict, judge, outcome
 from web.panels import PageContext, PagePanel
 from web.security import LOOPBACK, TOKEN_HEADER, protect, same
 
@@ -113,8 +120,18 @@ def score_request(body: Any, photo: ScoredPhoto) -> dict[str, Any]:
                                   f"{', '.join(allowed)}")
     seats = parse_seats(body.get("seats"), allowed)
     unplayed = _unplayed(body.get("unplayed"), photo.catalog, allowed)
-    sheet = score_reading(reading, photo.catalog, seats, unplayed)
-    return {"sheet": sheet, **describe(reading, photo.catalog, seats, unplayed)}
+    return score_result(reading, photo.catalog, seats, unplayed)
+
+
+def score_result(reading: LayoutReading, catalog: Catalog,
+                 seats: Sequence[tuple[str, str]] | None = None,
+                 unplayed: Mapping[str, Sequence[str]] | None = None) -> dict[str, Any]:
+    """The sheet, what goes beside it (:func:`describe`), and the winner when the reading
+    looks like a layout (:func:`vision.peltapeeps.verdict.outcome`): what the command
+    prints and the page shows."""
+    sheet = score_reading(reading, catalog, seats, unplayed)
+    out = {"sheet": sheet, **describe(reading, catalog, seats, unplayed)}
+    return out | outcome(sheet, Verdict(**out["verdict"]))
 
 
 def parse_seats(raw: Any, allowed: Sequence[str]) -> list[tuple[str, str]] | None:
@@ -174,7 +191,9 @@ def _unplayed(raw: Any, catalog: Catalog, allowed: Sequence[str]
 def describe(reading: LayoutReading, catalog: Catalog,
              seats: Sequence[tuple[str, str]] | None,
              unplayed: Mapping[str, Sequence[str]] | None) -> dict[str, Any]:
-    """Beside the sheet: the seats used, each team's unplayed pieces, counts and warnings."""
+    """Beside the sheet: the set and seats used, each team's unplayed pieces, counts,
+    warnings, and whether the reading looks like a layout
+    (:func:`vision.peltapeeps.verdict.judge`)."""
     used = list(seats) if seats else [(t, t) for t in reading.teams()]
     seen: dict[str, list[str]] = {t: [] for _, t in used}
     for p in reading.pieces:
@@ -191,13 +210,13 @@ def describe(reading: LayoutReading, catalog: Catalog,
     joins = [j for j in reading.joins if j.kind == "join"]
     touching = {u for j in reading.joins for u in (j.a, j.b)}
     alone = [p.uid for p in reading.pieces if p.uid not in touching]
-    if len(reading.pieces) > 1 and len(alone) > len(reading.pieces) / 2:
-        warnings.append(f"{len(alone)} of {len(reading.pieces)} pieces touch no other piece: "
-                        "this does not look like a PeltaPeeps layout")
-    elif len(reading.pieces) > 1:
+    verdict = judge(reading)
+    if verdict.names_winner and len(reading.pieces) > 1:  # else the verdict says it once
         warnings.extend(f"{u} touches no other piece, but a layout is one connected group"
                         for u in alone)
     return {
+        "verdict": verdict.to_json(),
+        "set": catalog.label(),
         "seats": [list(s) for s in used],
         "unplayed": left,
         "seen": {t: len(v) for t, v in seen.items()},
@@ -270,8 +289,8 @@ def scoresheet_blueprint(guard: Guard, token: str, *, photo: ScoredPhoto | None 
     uploaded and read with the colour profile at ``profile`` (a path, or a
     function giving the path at upload time, "" meaning none is configured)
     and the set the upload asks for: ``catalog`` (the user's own set, offered
-    first when given), the full set or the core set. ``home`` is the link back to
-    the main page, if there is one.
+    first when given) or a shipped set (the full set unless the upload names
+    another). ``home`` is the link back to the main page, if there is one.
     """
     bp = Blueprint("scoresheet", __name__)
     photos = _Photos(photo)
@@ -330,7 +349,7 @@ def scoresheet_blueprint(guard: Guard, token: str, *, photo: ScoredPhoto | None 
         }
         own_set = f"{catalog.name} ({len(catalog.pieces)} pieces)" if catalog else None
         return render_template("scoresheet.html", token=token, initial=initial, home=home,
-                               own_set=own_set)
+                               own_set=own_set, default_set=DEFAULT_SET)
 
     @bp.get("/photo/<photo_id>.jpg")
     def photo_jpeg(photo_id: str) -> Response:
@@ -372,7 +391,7 @@ def scoresheet_blueprint(guard: Guard, token: str, *, photo: ScoredPhoto | None 
         f = request.files.get("photo")
         if f is None or not f.filename:
             return _refuse(400, "choose a photo of the layout first")
-        wanted = request.form.get("set") or ("custom" if catalog else "full")
+        wanted = request.form.get("set") or ("custom" if catalog else DEFAULT_SET)
         try:
             cat = catalog if wanted == "custom" and catalog else default_catalog(wanted)
         except CatalogError as e:

@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from companion.errors import UserError
+from companion.rules.peltapeeps.catalog import DEFAULT_SET, SET_SIZES
+from vision.peltapeeps.verdict import LAYOUT
 
 GAMES = ("peltapeeps",)
 LINE_NAMES = (("joins", "JOIN points"), ("bonus", "Same-team bonus"),
@@ -43,8 +45,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                    "(one key per team colour)")
     p.add_argument("--catalog", metavar="FILE", help="your set's piece catalog (JSON); see "
                    "docs/peltapeeps.md")
-    p.add_argument("--set", metavar="core|full", help="a shipped set instead of --catalog "
-                   "(default: full)")
+    p.add_argument("--set", metavar="|".join(SET_SIZES), help="a shipped set instead of "
+                   f"--catalog (default: {DEFAULT_SET}, as a game in the companion)")
     p.add_argument("--seats", metavar="NAME=COLOUR,...", help="who played which colour, e.g. "
                    "Ann=red,Bob=blue (a name twice for two colours); default: one player per "
                    "colour seen, named by the colour")
@@ -101,15 +103,22 @@ def parse_unplayed(text: str, colours: Sequence[str], pieces: Sequence[str]
     return out
 
 
-def format_sheet(result: Mapping[str, Any], photo: str, catalog_name: str) -> str:
-    """The breakdown as a table: one column per player, one row per line of the sheet."""
+def format_sheet(result: Mapping[str, Any], photo: str) -> str:
+    """The breakdown as a table: one column per player, one row per line of the sheet.
+
+    When the reading may not be a layout at all, the reason comes first and no
+    winner is named.
+    """
     sheet: Mapping[str, Mapping[str, int]] = result["sheet"]
+    verdict = result["verdict"]
     players = list(sheet)
     label_w = max(len(name) for _, name in LINE_NAMES)
     widths = [max(len(p), 5) for p in players]
     seen = ", ".join(f"{t} {n} ({result['face_up'].get(t, 0)} face up)"
                      for t, n in result["seen"].items())
-    lines = [f"PeltaPeeps score for {photo}, catalog: {catalog_name}",
+    lines = [f"warning: the photo may not show a PeltaPeeps layout: {verdict['reason']}; "
+             "no winner is named"] if verdict["level"] != LAYOUT else []
+    lines += [f"PeltaPeeps score for {photo}", f"Set: {result['set']}",
              f"Pieces seen: {seen or 'none'}; {result['joins']} "
              f"join{'s' if result['joins'] != 1 else ''}"]
     teams: dict[str, list[str]] = {}
@@ -126,11 +135,9 @@ def format_sheet(result: Mapping[str, Any], photo: str, catalog_name: str) -> st
         lines.append(f"{name:<{label_w}}" + "".join(
             f"  {sheet[p][key]:>{w}}" for p, w in zip(players, widths, strict=True)))
     if players:
-        best = max(sheet[p]["total"] for p in players)
-        leaders = [p for p in players if sheet[p]["total"] == best]
         lines.append("")
-        lines.append(f"{' and '.join(leaders)} {'tie' if len(leaders) > 1 else 'wins'} "
-                     f"with {best} point{'s' if abs(best) != 1 else ''}")
+        lines.append(result["headline"] if verdict["level"] == LAYOUT else
+                     "No winner named: check the photo (--page shows what was read)")
     unplayed = {t: ids for t, ids in result["unplayed"].items() if ids}
     lines.append("Not in play: " + ("; ".join(f"{t} {' '.join(ids)}" for t, ids in
                                               unplayed.items()) or "none"))
@@ -143,8 +150,9 @@ def run(args: argparse.Namespace) -> int:
     from calibration.profile import ProfileError, load_profile
     from companion.rules.peltapeeps.catalog import CatalogError, default_catalog, load_catalog
     from vision.image_io import ImageError, read_image
-    from vision.peltapeeps.reading import ReadingError, score_reading
-    from web.scoresheet import ScoreInputError, check_layout_seats, describe
+    from vision.peltapeeps.reading import ReadingError
+    from vision.peltapeeps.verdict import NOT_A_LAYOUT, judge
+    from web.scoresheet import ScoreInputError, check_layout_seats, score_result
 
     if args.game not in GAMES:
         raise UserError(f"companion score knows {', '.join(GAMES)}, not {args.game!r}")
@@ -167,7 +175,7 @@ def run(args: argparse.Namespace) -> int:
                         "with --players red,blue,... (the team colours)")
     try:
         catalog = load_catalog(args.catalog) if args.catalog else default_catalog(
-            args.set or "full")
+            args.set or DEFAULT_SET)
     except CatalogError as e:
         raise UserError(str(e)) from None
     if not catalog.pieces:
@@ -194,25 +202,31 @@ def run(args: argparse.Namespace) -> int:
         reading = read_layout(frame, profile, catalog)
     except (ReadingError, cv2.error) as e:
         raise UserError(f"{args.photo}: the photo could not be read ({e})") from None
-    if not reading.pieces and not args.page:
-        raise UserError(f"no pieces found in {args.photo}: photograph the whole layout from "
-                        "above, in even light, with the profile made for these pieces")
+    verdict = judge(reading)
+    if verdict.level == NOT_A_LAYOUT and not args.page:  # --page: the user may correct it
+        advice = ("photograph the whole layout from above, in even light, with the profile "
+                  "made for these pieces")
+        if not reading.pieces:
+            raise UserError(f"no pieces found in {args.photo}: {advice}")
+        raise UserError(f"{args.photo} does not look like a PeltaPeeps layout: "
+                        f"{verdict.reason}; {advice} (or correct it with --page)")
     if args.unplayed_none:
         unplayed = {t: [] for t in ([t for _, t in seats] if seats else reading.teams())}
     try:
-        sheet = score_reading(reading, catalog, seats, unplayed)
+        result = score_result(reading, catalog, seats, unplayed)
     except ReadingError as e:
         raise UserError(f"{e}") from None
-    result = {"sheet": sheet, **describe(reading, catalog, seats, unplayed)}
     if args.json:
         data = reading.to_json() | {
-            "photo": str(args.photo), "catalog": catalog.name, "sheet": sheet,
+            "photo": str(args.photo), "catalog": catalog.name, "set": result["set"],
+            "verdict": result["verdict"], "winner": result["winner"],
+            "headline": result["headline"], "sheet": result["sheet"],
             "seats": result["seats"], "unplayed": result["unplayed"], "seen": result["seen"],
             "face_up": result["face_up"], "join_count": result["joins"],
             "warnings": result["warnings"]}
         print(json.dumps(data, indent=2))
     else:
-        print(format_sheet(result, str(args.photo), catalog.name))
+        print(format_sheet(result, str(args.photo)))
     sys.stdout.flush()
     if args.page:
         return _serve_page(args, frame, reading, catalog, colours, seats, unplayed)

@@ -7,7 +7,8 @@ from dataclasses import replace
 from companion.rules.peltapeeps.layout import Placed, contacts
 from companion.rules.peltapeeps.rules import PeltaPeeps
 
-# Core set: E1 = tab@0, notch@180; E3 = notch@0, tab@60; A3 = tab@0 (one interface).
+# The default (full) set: E1 = tab@0, notch@180; E3 = notch@0, tab@60; A3 = tab@0 (one
+# interface); 16 pieces a colour, 10 of them PeltaPeeps (S1-S4, A1-A6).
 RED_E1 = Placed("red:E1", "red", "E1", 0.0, 0.0, 0.0, True)
 # Blue E3 two radii to the right, turned half round: its notch (0) now faces E1's tab.
 BLUE_E3 = Placed("blue:E3", "blue", "E3", 2.0, 0.0, 180.0, True)
@@ -15,8 +16,8 @@ BLUE_E3 = Placed("blue:E3", "blue", "E3", 2.0, 0.0, 180.0, True)
 RED_A3 = Placed("red:A3", "red", "A3", -2.0, 0.0, 0.0, False)
 
 
-def _game():
-    rules = PeltaPeeps(seats=[("ann", "red"), ("bob", "blue")])
+def _game(**options):
+    rules = PeltaPeeps(seats=[("ann", "red"), ("bob", "blue")], **options)
     layout = {p.uid: p for p in (RED_E1, BLUE_E3, RED_A3)}
     return rules, replace(rules.new_state(), layout=layout)
 
@@ -53,17 +54,27 @@ def test_face_up_points_egg_one_peltapeep_two():
 def test_minus_one_per_unplayed_piece_and_one_more_per_unplayed_peltapeep():
     rules, state = _game()
     sheet = rules.score_sheet(state)
+    # red: 14 of 16 unplayed, 9 of them PeltaPeeps (all but A3); blue: 15, 10 PeltaPeeps.
+    assert (sheet["ann"]["unplayed"], sheet["ann"]["unplayed_peeps"]) == (-14, -9)
+    assert (sheet["bob"]["unplayed"], sheet["bob"]["unplayed_peeps"]) == (-15, -10)
+
+
+def test_the_core_set_when_asked_for():
+    rules, state = _game(set_size="core")
+    sheet = rules.score_sheet(state)
     # red unplayed: E2, E3, S1, S2, A1, A2 (4 PeltaPeeps); blue: E1, E2, S1, S2, A1, A2, A3 (5).
     assert (sheet["ann"]["unplayed"], sheet["ann"]["unplayed_peeps"]) == (-6, -4)
     assert (sheet["bob"]["unplayed"], sheet["bob"]["unplayed_peeps"]) == (-7, -5)
+    assert rules.state_to_dict(state)["set"] == "default core set, 8 pieces a colour"
+    assert rules.options()["set_size"] == "core"  # a saved game keeps its set
 
 
 def test_totals_and_tally():
     rules, state = _game()
     sheet = rules.score_sheet(state)
-    assert sheet["ann"]["total"] == 3 + 1 + 1 - 6 - 4 == -5
-    assert sheet["bob"]["total"] == 1 + 0 + 1 - 7 - 5 == -10
+    assert sheet["ann"]["total"] == 3 + 1 + 1 - 14 - 9 == -18
+    assert sheet["bob"]["total"] == 1 + 0 + 1 - 15 - 10 == -23
     tally = rules.tally(state)
     assert tally.winner is None  # not over yet
-    assert tally.headline == "ann leads with -5 points"
+    assert tally.headline == "ann leads with -18 points"
     assert rules.tally(replace(state, over=True)).winner == "ann"

@@ -269,3 +269,58 @@ def test_add_a_piece_the_reader_missed(browser, served) -> None:
     assert face in page.get_attribute(f"#overlay g.piece[data-uid='{gone.uid}']", "class")
     assert _totals(page) == want
     assert errors == []
+
+
+@pytest.fixture(scope="module")
+def served_in_doubt() -> Iterator[tuple[str, object, int]]:
+    """The same layout, with the reader unsure of three of its eight pieces."""
+    from dataclasses import replace
+
+    from werkzeug.serving import make_server
+
+    from vision.render.peltapeeps import PeltaSpec, render_layout
+    from vision.render.peltapeeps_truth import truth_reading
+    from web.scoresheet import ScoredPhoto, create_score_app, shown_jpeg
+
+    scene = render_layout(5, PeltaSpec(teams=(2, 2), rounds=(3, 4)))
+    reading = truth_reading(scene)
+    unsure = 3
+    assert len(reading.pieces) == 8
+    reading.pieces = [replace(p, confidence=0.5) if i < unsure else p
+                      for i, p in enumerate(reading.pieces)]
+    photo = ScoredPhoto(shown_jpeg(scene.frame), reading, default_catalog("full"),
+                        "layout.jpg", teams=list(scene.colours))
+    server = make_server("127.0.0.1", 0, create_score_app(photo), threaded=True)
+    worker = threading.Thread(target=server.serve_forever, daemon=True)
+    worker.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/", scene, unsure
+    finally:
+        server.shutdown()
+
+
+def test_a_reading_in_doubt_leads_with_it_and_names_no_winner(browser, served_in_doubt) -> None:
+    url, scene, unsure = served_in_doubt
+    page, errors = _open(browser, url)
+    verdict, sheet = page.locator("#verdict-box"), page.locator("#totals-box")
+    assert verdict.is_visible()
+    assert verdict.bounding_box()["y"] < sheet.bounding_box()["y"]  # the doubt comes first
+    assert page.inner_text("#verdict").startswith(
+        f"The photo may not show a PeltaPeeps layout: {unsure} of the 8 pieces read are in "
+        "doubt (see the warnings). No winner is named")
+    assert page.inner_text("#headline") == "No winner named"
+    assert page.inner_text("#set-used") == "Set: default full set, 16 pieces a colour"
+
+    # Confirming one piece in doubt (open it, save it unchanged) leaves 6 of 8 sure: a layout.
+    scored = int(page.get_attribute("body", "data-scored"))
+    page.click("#overlay g.piece[data-index='0']")
+    page.wait_for_selector("#piece-dialog[open]")
+    page.click("#piece-ok")
+    page.wait_for_function(f"Number(document.body.dataset.scored) > {scored}")
+    assert not verdict.is_visible()
+    totals = _totals(page)
+    best = max(totals.values())
+    leaders = [t for t, v in totals.items() if v == best]
+    assert len(leaders) == 1  # this layout has a winner
+    assert page.inner_text("#headline") == f"{leaders[0]} wins with {best} points"
+    assert errors == []

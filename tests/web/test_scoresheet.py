@@ -341,9 +341,12 @@ def test_pieces_touching_nothing_are_pointed_out() -> None:
                            (800, 600))
     warnings = describe(joined, FULL, None, None)["warnings"]
     assert warnings == ["blue:A1 touches no other piece, but a layout is one connected group"]
-    scattered = LayoutReading(pieces, [], (800, 600))
-    assert any("does not look like a PeltaPeeps layout" in w
-               for w in describe(scattered, FULL, None, None)["warnings"])
+    assert describe(joined, FULL, None, None)["verdict"] == {"level": "layout", "reason": ""}
+    # Most pieces alone: the verdict says so once, instead of a line per piece.
+    scattered = describe(LayoutReading(pieces, [], (800, 600)), FULL, None, None)
+    assert scattered["verdict"] == {"level": "doubtful", "reason": "3 of the 3 pieces read "
+                                    "touch no other piece, but a layout is one connected group"}
+    assert not any("touches no other piece" in w for w in scattered["warnings"])
 
 
 def test_the_live_page_offers_and_reads_with_your_own_set(
@@ -384,3 +387,64 @@ def test_the_live_page_offers_and_reads_with_your_own_set(
 def _score_page(profile: str, catalog=None) -> dict:
     """The live app's options for PeltaPeeps' page: the colour profile and the user's set."""
     return {"peltapeeps": {"profile": profile, "catalog": catalog}}
+
+
+def _winner(scene) -> str | None:
+    totals = {t: line["total"] for t, line in _by_team(scene).items()}
+    best = max(totals.values())
+    leaders = [t for t, v in totals.items() if v == best]
+    return leaders[0] if len(leaders) == 1 else None
+
+
+def test_the_sheet_names_a_winner_only_when_the_reading_looks_like_a_layout(scene, photo) -> None:
+    client = create_score_app(photo).test_client()
+    token, initial = _page(client)
+    assert initial["result"]["verdict"] == {"level": "layout", "reason": ""}
+    assert initial["result"]["winner"] == _winner(scene)
+    assert initial["result"]["set"] == "default full set, 16 pieces a colour"
+    reading = copy.deepcopy(initial["photo"]["reading"])
+    n = len(reading["pieces"])
+    # The reader unsure of most pieces (their cut-outs fit no piece well): no layout.
+    for p in reading["pieces"][: n - 1]:
+        p["confidence"] = 0.5
+    body = _score(client, token, photo.id, reading).get_json()
+    assert body["ok"] and body["sheet"] == _by_team(scene)  # the lines are still there
+    assert body["verdict"]["level"] == "not a layout" and body["winner"] is None
+    assert body["headline"].startswith("no winner named: the photo may not show a PeltaPeeps")
+    # Confirmed on the page one by one (a confirmed piece is sure): half sure is in doubt.
+    for p in reading["pieces"][: n // 2 - 1]:
+        p["confidence"] = 1.0
+    body = _score(client, token, photo.id, reading).get_json()
+    assert body["verdict"] == {"level": "doubtful",
+                               "reason": f"{n - n // 2} of the {n} pieces read are in doubt "
+                                         "(see the warnings)"}
+    assert body["winner"] is None
+    for p in reading["pieces"]:
+        p["confidence"] = 1.0
+    body = _score(client, token, photo.id, reading).get_json()
+    assert body["verdict"]["level"] == "layout" and body["winner"] == _winner(scene)
+
+
+def test_an_upload_reads_with_the_full_set_unless_told(scene, profile_file: Path) -> None:
+    names = []
+
+    def reader(frame, profile, catalog):
+        names.append(catalog.name)
+        truth = truth_reading(scene)  # the pieces the set has
+        ids = {p.id for p in catalog.pieces}
+        pieces = [p for p in truth.pieces if p.piece in ids]
+        uids = {p.uid for p in pieces}
+        return LayoutReading(pieces, [j for j in truth.joins if {j.a, j.b} <= uids],
+                             truth.image_size)
+
+    app = _upload_app(profile_file, reader)
+    client = app.test_client()
+    page = client.get("/score/").get_data(as_text=True)
+    assert re.search(r'<option value="full" selected>full set \(16 pieces\)', page)
+    for form, name in (({}, "default full set"), ({"set": "core"}, "default core set")):
+        resp = client.post("/score/api/upload", headers={TOKEN: "t0k"}, data={
+            "photo": (io.BytesIO(_jpeg(scene.frame)), "table.jpg"), **form})
+        assert resp.status_code == 200, resp.get_json()
+        size = 16 if name == "default full set" else 8
+        assert resp.get_json()["set"] == f"{name}, {size} pieces a colour"
+    assert names == ["default full set", "default core set"]

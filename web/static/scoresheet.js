@@ -127,8 +127,22 @@ function drawOverlay() {
 
 const LINES = ["joins", "bonus", "face_up", "unplayed", "unplayed_peeps", "total"];
 
+// The server's verdict on the reading: when it may not be a layout, that comes first and
+// the sheet names no winner.
+function drawVerdict(res) {
+  const doubt = res.verdict.level !== "layout";
+  $("verdict-box").hidden = !doubt;
+  $("verdict").textContent = doubt
+    ? `The photo may not show a PeltaPeeps layout: ${res.verdict.reason}. No winner is named; ` +
+      "correct the pieces (tap each to confirm or fix it) and the sheet is scored again."
+    : "";
+  $("headline").textContent = doubt ? "No winner named" : res.headline;
+  $("headline").classList.toggle("doubt", doubt);
+}
+
 function drawSheet() {
   const res = state.result;
+  drawVerdict(res);
   const teamsOf = {};
   res.seats.forEach(([player, team]) => { (teamsOf[player] = teamsOf[player] || []).push(team); });
   $("totals").querySelector("tbody").innerHTML = Object.entries(res.sheet).map(([player, line]) =>
@@ -137,6 +151,7 @@ function drawSheet() {
   const counts = Object.entries(res.seen).map(([team, n]) =>
     `${swatch(team)}${esc(team)} ${n} seen (${res.face_up[team] || 0} face up)`);
   $("counts").innerHTML = counts.join(" · ") + ` · ${res.joins} join${res.joins === 1 ? "" : "s"}`;
+  $("set-used").textContent = `Set: ${res.set}`;
   $("totals-box").hidden = false;
 
   $("warnings").innerHTML = res.warnings.map((w) => `<li>${esc(w)}</li>`).join("");

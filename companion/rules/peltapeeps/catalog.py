@@ -24,6 +24,10 @@ from pathlib import Path
 from typing import Any
 
 KINDS = ("egg", "sleeping", "awake")
+SET_SIZES = ("core", "full")
+# The set every entry point uses unless told otherwise: the full set, the one the
+# photo reader is measured on, so a game and a photo of it score the same pieces.
+DEFAULT_SET = "full"
 CONNECTOR_TYPES = ("tab", "notch", "curve")
 KIND_NAMES = {"egg": "PeltaDragon Egg", "sleeping": "Sleeping PeltaPeep",
               "awake": "Awake PeltaPeep"}
@@ -84,6 +88,10 @@ class Catalog:
                 return p
         raise KeyError(f"no piece {piece_id!r} in the catalog {self.name!r}")
 
+    def label(self) -> str:
+        """The set as a score sheet names it: its name and how many pieces a colour has."""
+        return f"{self.name}, {len(self.pieces)} pieces a colour"
+
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "pieces": [
             {"id": p.id, "kind": p.kind,
@@ -138,9 +146,9 @@ def load_catalog(path: str | Path) -> Catalog:
     return Catalog.from_json(data, str(p))
 
 
-def default_catalog(size: str = "core") -> Catalog:
-    """The shipped default set: ``core`` (8 pieces) or ``full`` (16), one team's worth."""
-    if size not in ("core", "full"):
+def default_catalog(size: str = DEFAULT_SET) -> Catalog:
+    """A shipped set, one team's worth: ``full`` (16 pieces, the default) or ``core`` (8)."""
+    if size not in SET_SIZES:
         raise CatalogError(f"the default sets are 'core' and 'full', not {size!r}")
     text = resources.files("companion.rules.peltapeeps").joinpath(
         f"data/{size}-set.json").read_text(encoding="utf-8")

@@ -2,10 +2,16 @@
 
 Pieces are discs of one size (radius 1 in layout units). Two pieces touch when
 their centres are two radii apart; where they touch, the connector of each
-that faces the other (if any) decides the contact: a tab in a notch is a join,
-as is the Sleeping PeltaPeep's curve against a tab or a notch; a tab against a
-plain edge or another tab cannot be (the pieces would have to overlap); notches
-and plain edges may simply meet.
+that faces the other (if any) decides the contact: a tab in a notch is a join;
+a tab against a plain edge or another tab cannot be (the pieces would have to
+overlap); notches and plain edges may simply meet.
+
+The Sleeping PeltaPeep's curve "fits most other pieces": it takes a tab, and
+it joins the plain rim ("the curved part") of any piece, as long as it covers
+no notch there ("it cannot block any openings in that piece"): a notch of
+that piece within :data:`CURVE_COVER` of the line between the centres, or
+facing the curve, makes the contact impossible. Two curves are two hollows:
+they just touch.
 
 >>> from companion.rules.peltapeeps.catalog import default_catalog
 >>> cat = default_catalog("core")
@@ -13,6 +19,12 @@ and plain edges may simply meet.
 >>> b = attach(cat.piece("E1"), a, 0, cat.piece("E3"), 0, "red", True)
 >>> [c.kind for c in contacts({"red:E1": a, b.uid: b}, {"red": cat})]
 ['join']
+>>> s2 = place_against(a, 90.0, cat.piece("S2"), 0.0, "blue", True)  # curve on E1's rim
+>>> contact(cat.piece("E1"), a, cat.piece("S2"), s2).kind
+'join'
+>>> s2 = place_against(a, 160.0, cat.piece("S2"), 0.0, "blue", True)  # E1's notch is at 180
+>>> contact(cat.piece("E1"), a, cat.piece("S2"), s2).why
+'the curve of blue:S2 would block a notch of red:E1: a curve may not cover an opening'
 """
 
 from __future__ import annotations
@@ -26,6 +38,12 @@ from companion.rules.peltapeeps.catalog import Catalog, Connector, Piece
 RADIUS = 1.0
 TOUCH_TOLERANCE = 0.08  # in radii: hand-placed pieces are not exact
 ANGLE_TOLERANCE = 14.0  # degrees between a connector and the line to the neighbour
+# The curve lies against about 21 degrees of the other piece's rim either side of the
+# line between the centres (a 12 mm scallop 6 mm deep in a 25 mm disc:
+# vision/peltapeeps/geometry.py), and a notch's opening reaches 9 degrees either side of
+# its angle: a notch within this angle of the line has part of its opening under the curve.
+CURVE_COVER = 30.0
+RIM_STEP = 15.0  # degrees between the places on a plain rim tried for a curve
 
 
 @dataclass(frozen=True)
@@ -75,13 +93,35 @@ def _facing(cons: list[Connector], direction: float) -> int | None:
 
 
 def fits(a: str | None, b: str | None) -> str:
-    """What two facing connector types make: join, touch (no join) or clash."""
+    """What two facing connector types (None: a plain rim) make: join, touch (no join) or
+    clash. A curve against a plain rim also needs no notch nearby (:func:`covered_notch`).
+    """
     types = {a, b}
-    if types in ({"tab", "notch"}, {"curve", "tab"}, {"curve", "notch"}):
+    if types in ({"tab", "notch"}, {"curve", "tab"}, {"curve", None}):
         return "join"
-    if "tab" in types:
-        return "clash"
+    if types == {"curve", "notch"} or "tab" in types:
+        return "clash"  # a curve over a notch blocks that opening
     return "touch"
+
+
+def covered_notch(cons: list[Connector], direction: float) -> int | None:
+    """The notch of a piece (connectors as they lie) that a curve lying against its rim
+    in ``direction`` would cover, if any."""
+    for i, c in enumerate(cons):
+        if c.type == "notch" and _angle_gap(c.angle, direction) <= CURVE_COVER:
+            return i
+    return None
+
+
+def plain_rim(cons: list[Connector], start: float = 0.0) -> list[float]:
+    """Directions, every :data:`RIM_STEP` degrees from ``start``, where a curve may lie
+    against the rim: no connector faces there and no notch would be covered."""
+    out = []
+    for k in range(round(360 / RIM_STEP)):
+        d = (start + k * RIM_STEP) % 360
+        if _facing(cons, d) is None and covered_notch(cons, d) is None:
+            out.append(d)
+    return out
 
 
 def contact(pa: Piece, a: Placed, pb: Piece, b: Placed) -> Contact | None:
@@ -99,7 +139,14 @@ def contact(pa: Piece, a: Placed, pb: Piece, b: Placed) -> Contact | None:
     tb = wb[ib].type if ib is not None else None
     kind = fits(ta, tb)
     why = ""
-    if kind == "clash":
+    if "curve" in (ta, tb) and kind != "touch":
+        curved, rim = (a, b) if ta == "curve" else (b, a)
+        rim_cons, back = (wb, (direction + 180) % 360) if rim is b else (wa, direction)
+        if tb != "tab" and ta != "tab" and covered_notch(rim_cons, back) is not None:
+            kind = "clash"
+            why = (f"the curve of {curved.uid} would block a notch of {rim.uid}: a curve may "
+                   "not cover an opening")
+    if kind == "clash" and not why:
         why = f"a tab of {a.uid if ta == 'tab' else b.uid} meets " + (
             "another tab" if ta == tb else "a plain edge")
     return Contact(a.uid, b.uid, kind, ia, ib, why)
@@ -144,9 +191,17 @@ def attach(target_piece: Piece, target: Placed, target_connector: int, piece: Pi
            connector: int, team: str, face_up: bool) -> Placed:
     """The pose that puts ``piece``'s connector into ``target``'s connector."""
     theta = world(target_piece, target)[target_connector].angle
+    return place_against(target, theta, piece, piece.face(face_up)[connector].angle, team,
+                         face_up)
+
+
+def place_against(target: Placed, theta: float, piece: Piece, own: float, team: str,
+                  face_up: bool) -> Placed:
+    """The pose of ``piece`` touching ``target`` in direction ``theta`` (world degrees from
+    ``target``), turned so that its own direction ``own`` (degrees on the piece as it
+    lies face up or down, before turning) faces ``target``."""
     x = target.x + 2 * RADIUS * math.cos(math.radians(theta))
     y = target.y + 2 * RADIUS * math.sin(math.radians(theta))
-    own = piece.face(face_up)[connector].angle
     rotation = ((theta + 180) - own) % 360
     return Placed(uid(team, piece.id), team, piece.id, round(x, 6), round(y, 6),
                   round(rotation, 6), face_up)

@@ -22,7 +22,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from companion.rules.base import Action, Event, Ruleset, Standing, Tally
-from companion.rules.peltapeeps.catalog import Catalog, default_catalog
+from companion.rules.peltapeeps.catalog import (
+    DEFAULT_SET,
+    Catalog,
+    Connector,
+    Piece,
+    default_catalog,
+)
 from companion.rules.peltapeeps.layout import (
     Placed,
     attach,
@@ -30,6 +36,8 @@ from companion.rules.peltapeeps.layout import (
     contacts,
     contacts_of,
     fits,
+    place_against,
+    plain_rim,
     uid,
     world,
 )
@@ -133,20 +141,27 @@ def check_seats(seats: Sequence[tuple[str, str]]) -> None:
 
 
 class PeltaPeeps(Ruleset[PeltaState]):
-    """PeltaPeeps for one table: its seats and each colour's set of pieces."""
+    """PeltaPeeps for one table: its seats and each colour's set of pieces.
+
+    The set is ``catalog`` (a catalog as JSON) when given, else the shipped
+    ``set_size`` set: the full set unless told otherwise, as ``companion score``
+    and the score-sheet page use, so a game and a photo of it count the same
+    unplayed pieces.
+    """
 
     name = "peltapeeps"
     title = "PeltaPeeps"
     action_types = (Place, MoveOther, FlipOther, CannotPlace, EndTurn)
 
     def __init__(self, seats: Sequence[Sequence[str]], catalog: Mapping[str, Any] | None = None,
-                 set_size: str = "core") -> None:
+                 set_size: str = DEFAULT_SET) -> None:
         self.seats = tuple((str(p), str(t)) for p, t in seats)
         check_seats(self.seats)
         self.set_size = set_size
         self._catalog_json = dict(catalog) if catalog else None
         cat = Catalog.from_json(catalog) if catalog else default_catalog(set_size)
         self.catalogs: dict[str, Catalog] = {t: cat for _, t in self.seats}
+        self.set_label = cat.label()
 
     def options(self) -> dict[str, Any]:
         out: dict[str, Any] = {"seats": [list(s) for s in self.seats], "set_size": self.set_size}
@@ -228,7 +243,8 @@ class PeltaPeeps(Ruleset[PeltaState]):
                 return f"it does not fit against {c.b}: {c.why}"
         joins = [c for c in found if c.kind == "join"]
         if not joins:
-            return "it must fit into a piece already in play (a tab in a notch, or a curve)"
+            return ("it must fit into a piece already in play (a tab in a notch, or a "
+                    "Sleeping PeltaPeep's curve on a tab or a plain rim)")
         if need_all and len(joins) != len(found):
             loose = [c.b for c in found if c.kind != "join"]
             return f"flipped, it no longer fits {', '.join(loose)}"
@@ -280,18 +296,38 @@ class PeltaPeeps(Ruleset[PeltaState]):
         joined = {(c.a, c.a_connector) for c in joins} | {(c.b, c.b_connector) for c in joins}
         for target in sorted(s.layout.values(), key=lambda p: p.uid):
             tpiece = self.catalogs[target.team].piece(target.piece)
-            for ti, tc in enumerate(world(tpiece, target)):
-                if (target.uid, ti) in joined:
-                    continue
-                for p in pieces:
-                    for face_up in (True, False):
-                        for ci, c in enumerate(p.face(face_up)):
-                            if fits(tc.type, c.type) != "join":
-                                continue
-                            new = attach(tpiece, target, ti, p, ci, team, face_up)
-                            if self._fit(s.layout, new, need_all=False) is None:
-                                yield Place(player, team, p.id, new.x, new.y, new.rotation,
-                                            face_up)
+            tcons = world(tpiece, target)
+            for new in self._against(target, tpiece, tcons, joined, pieces, team):
+                if self._fit(s.layout, new, need_all=False) is None:
+                    yield Place(player, team, new.piece, new.x, new.y, new.rotation,
+                                new.face_up)
+
+    @staticmethod
+    def _against(target: Placed, tpiece: Piece, tcons: list[Connector],
+                 joined: set[tuple[str, int | None]], pieces: list[Piece], team: str
+                 ) -> Iterator[Placed]:
+        """Poses of ``pieces`` that would join ``target``: connector into free connector,
+        a curve on its plain rim, its free curve on their plain rim (tried every
+        RIM_STEP degrees; a curve may lie anywhere along a plain rim)."""
+        for ti, tc in enumerate(tcons):
+            if (target.uid, ti) in joined:
+                continue
+            for p in pieces:
+                for face_up in (True, False):
+                    own = list(p.face(face_up))
+                    for ci, c in enumerate(own):
+                        if fits(tc.type, c.type) == "join":
+                            yield attach(tpiece, target, ti, p, ci, team, face_up)
+                    if tc.type == "curve":
+                        for d in plain_rim(own):
+                            yield place_against(target, tc.angle, p, d, team, face_up)
+        spots = plain_rim(tcons, target.rotation)
+        for p in pieces:
+            for face_up in (True, False):
+                for c in p.face(face_up):
+                    if c.type == "curve":
+                        for theta in spots:
+                            yield place_against(target, theta, p, c.angle, team, face_up)
 
     def legal_actions(self, state: PeltaState) -> Iterator[Action]:
         if state.over:
@@ -416,4 +452,5 @@ class PeltaPeeps(Ruleset[PeltaState]):
                        for p in sorted(state.layout.values(), key=lambda p: p.uid)],
             "over": state.over,
             "score": self.score_sheet(state),
+            "set": self.set_label,
         }
