@@ -31,8 +31,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
-from companion.rules.base import Action
+if TYPE_CHECKING:
+    from companion.rules.base import Action
 
 
 @dataclass(frozen=True)
