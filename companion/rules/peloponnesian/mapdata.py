@@ -9,10 +9,11 @@ Land and sea links play alike; the loader refuses a bad file with one line.
 ('attica', 'phocis', 3)
 >>> sorted(greece.neighbours("aegina"))
 ['argos', 'attica', 'corinth']
->>> parse_map({"areas": {}}, "x.json")
-Traceback (most recent call last):
-...
-companion.rules.peloponnesian.mapdata.BadMap: x.json: the map needs "links", a list of [area, area, "land" or "sea"]
+>>> try:
+...     parse_map({"areas": {"attica": {"name": "Attica", "at": [0, 0]}}, "links": []}, "x.json")
+... except BadMap as e:
+...     print(e)
+x.json: area 'attica' has no link: nobody could ever reach it
 """
 
 from __future__ import annotations

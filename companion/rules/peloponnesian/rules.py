@@ -33,13 +33,11 @@ from companion.rules.peloponnesian.actions import (
     Swap,
 )
 from companion.rules.peloponnesian.chits import (
-    COUP,
     INFLUENCE,
     MILITARY,
     STAR,
     STAR_AS,
     STAR_LIFE,
-    VOID,
     ChitSet,
     load_chits,
 )

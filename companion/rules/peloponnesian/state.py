@@ -92,7 +92,8 @@ class State:
             rest.append((area, player, have))
         return tuple(sorted(rest))
 
-    def with_hand(self, player: str, chits: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    def with_hand(self, player: str, chits: tuple[str, ...]
+                  ) -> tuple[tuple[str, tuple[str, ...]], ...]:
         return tuple((p, tuple(sorted(chits)) if p == player else h) for p, h in self.hands)
 
     def with_cup(self, chit: str, delta: int) -> tuple[tuple[str, int], ...]:
