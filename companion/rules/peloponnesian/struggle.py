@@ -76,7 +76,7 @@ def _meet(a: Fighter, b: Fighter) -> tuple[bool, bool]:
     if b.kind == "special":
         return False, True
     if a.kind == VOID or b.kind == VOID:
-        return b.kind != VOID, a.kind != VOID
+        return a.kind != VOID, b.kind != VOID
     result = grid(a.kind, b.kind)
     return result == "win", result == "lose"
 
