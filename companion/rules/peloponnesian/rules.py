@@ -196,6 +196,12 @@ class PeloponnesianWar(Ruleset[State]):
     def view(self, s: State, viewer: str | None) -> dict[str, Any]:
         return views.picture(self, s, viewer)
 
+    def action_private_to(self, action: Action) -> frozenset[str] | None:
+        """A draw, a Delphi discard and a face-down play are their player's alone."""
+        if isinstance(action, Draw | Swap | Play):
+            return frozenset((action.player,))
+        return None
+
     # --- legality -----------------------------------------------------------------------
 
     def why_not(self, s: State, a: Action) -> str | None:
