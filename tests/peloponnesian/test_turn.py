@@ -7,7 +7,16 @@ from dataclasses import replace
 import pytest
 
 from companion.rules.base import IllegalAction
-from companion.rules.peloponnesian import Draw, Keep, Pass, PeloponnesianWar, Place, Play, Resolve, Swap
+from companion.rules.peloponnesian import (
+    Draw,
+    Keep,
+    Pass,
+    PeloponnesianWar,
+    Place,
+    Play,
+    Resolve,
+    Swap,
+)
 from companion.rules.peloponnesian.state import DELPHI, DRAW, PLAY, REDRAW, REVEAL
 from tests.peloponnesian.conftest import CITIES, chits_everywhere, deal, play, set_up
 
@@ -75,7 +84,7 @@ def test_draws_are_private_and_three_are_drawn_after_the_first_turn(
 
 
 def _whole_turn(rules: PeloponnesianWar, s):
-    for r in range(3):
+    for _ in range(3):
         for p in rules.play_order(s.turn):
             chit = sorted(s.hand(p))[0]
             s, _ = rules.apply(s, Play(p, chit, rules.map.homes[p]) if chit != "star"
