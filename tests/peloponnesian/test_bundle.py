@@ -137,3 +137,20 @@ def test_a_player_plays_from_the_private_page_and_the_table_resolves(tmp_path: P
         assert client.get("/api/state").get_json()["can_end"] is True
         assert client.post("/api/end", headers=h).status_code == 200
         assert referee.state.turn == 2 and referee.state.board == ()
+
+
+def test_the_demo_table_plays_game_after_game_on_the_same_map(tmp_path: Path) -> None:
+    from companion.demo_table import ScriptedTable
+
+    with GameLog(tmp_path / "g.sqlite") as log:
+        rules = GAME.new_rules(["sparta", "athens"], {"order": "in-turn"})
+        referee = Referee(log, log.new_game(rules))
+        table = ScriptedTable(referee, seed=2, step_s=0, pause_s=0)
+        for _ in range(3000):
+            table.step()
+            if table.games:
+                break
+        assert table.games == 1 and referee.game.id == 2
+        again = referee.rules.options()
+        assert again["players"] == ["sparta", "athens"] and again["order"] == "in-turn"
+        assert again["map"] == rules.options()["map"]
