@@ -180,3 +180,15 @@ def test_a_tie_after_turn_fifteen_has_several_winners(rules: PeloponnesianWar) -
     assert s.reason == "the most counters after turn 15, areas being tied"
     assert rules.tally(s).winner is None and len(rules.tally(s).winners) == 3
     assert final_winners({"a": 2, "b": 2, "c": 1}, {"a": 3, "b": 2, "c": 9}) == ("a",)
+
+
+def test_when_several_reach_their_number_the_most_areas_win(rules: PeloponnesianWar) -> None:
+    sparta = ["laconia", "messenia", "arcadia", "elis", "achaea", "argos", "corinth", "megara"]
+    athens = ["attica", "euboea", "aegina", "cyclades", "ionia", "lesbos", "thrace"]
+    s, _ = _ending(rules, [(a, "sparta", 1) for a in sparta] + [(a, "athens", 1)
+                                                                 for a in athens])
+    assert s.winners == ("sparta",) and s.reason == "sparta orients 8 areas at the end of turn 1"
+    s, _ = _ending(rules, [(a, "sparta", 1) for a in sparta[:7]] + [(a, "athens", 1)
+                                                                     for a in athens])
+    assert s.winners == ("sparta", "athens")
+    assert s.reason == "sparta and athens orient 7 areas at the end of turn 1"

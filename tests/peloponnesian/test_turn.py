@@ -247,3 +247,35 @@ def test_every_refusal_says_why(rules: PeloponnesianWar) -> None:
     with pytest.raises(IllegalAction, match="no area 'sparta'"):
         rules.apply(s, Play("athens", "coup", "sparta"))
     assert "no chit 'gold'" in rules.why_not(set_up(rules), Draw("athens", "gold"))
+
+
+def _small_cup(**mix: int) -> dict:
+    return {"mix": mix, "specials": []}
+
+
+def test_a_dry_cup_loses_the_remaining_draws_and_the_last_chit_is_kept() -> None:
+    rules = PeloponnesianWar(list(CITIES), chits=_small_cup(coup=5))
+    s = set_up(rules)
+    assert s.cup_size() == 5
+    s, events = deal(rules, s, {"athens": ["coup", "coup"], "sparta": ["coup", "coup"],
+                                "thebes": ["coup"]})
+    assert "the cup is empty: the remaining draws are lost" in [e.text for e in events]
+    assert s.phase == PLAY and s.hand("thebes") == ("coup",)
+    assert rules.why_not(s, Play("thebes", "coup", "megara")) == (
+        "thebes must keep their last chit: one chit is kept each turn")
+    assert rules.why_not(s, Pass("thebes")) is None
+
+
+def test_the_chit_set_is_data_and_travels_in_the_options() -> None:
+    from companion.rules.peloponnesian.chits import BadChits, parse_chits
+    from companion.rules.peloponnesian.game import GAME
+
+    mine = {"mix": {"military": 2, "coup": 2, "void": 1},
+            "specials": [{"id": "alcibiades", "name": "Alcibiades", "city": "athens"}]}
+    rules = GAME.new_rules(list(CITIES), {"chits": mine})
+    assert rules.chits.total == 6 and rules.new_state().in_cup("alcibiades") == 1
+    assert GAME.new_rules(list(CITIES), {"chits": rules.options()["chits"]}).chits.total == 6
+    with pytest.raises(BadChits, match="favours 'corinth'"):
+        parse_chits({"mix": {}, "specials": [{"id": "x", "name": "X", "city": "corinth"}]}, "f")
+    with pytest.raises(BadChits, match="unknown chit kind 'cavalry'"):
+        parse_chits({"mix": {"cavalry": 2}}, "f")
