@@ -5,12 +5,14 @@ puts face down differ (Brasidas in one, Lysander in the other). Everything a
 watcher or another player can get — the table page, ``/api/state``, the event
 stream's data, the debug bundle's log and snapshot, Athens' private page —
 must then be byte for byte the same (once the page's own secrets, which
-differ between the two servers, are blanked out). Sparta's own page must
+differ between the two servers, are blanked out), and so must the log's
+replay for a watcher (``companion replay --as watcher``). Sparta's own page must
 differ: the test can tell a leak when there is one.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import re
@@ -20,6 +22,7 @@ from pathlib import Path
 import pytest
 from flask.testing import FlaskClient
 
+from companion.cli import main
 from companion.gamelog import GameLog
 from companion.referee import Referee
 from companion.rules.peloponnesian import Draw, Play
@@ -69,7 +72,15 @@ def _seen(referee: Referee, client: FlaskClient, keys: dict[str, str]) -> dict[s
     """Everything a watcher, and Athens, can get from the companion."""
     bundle = zipfile.ZipFile(io.BytesIO(client.get("/api/debug-bundle").data))
     remote = {"REMOTE_ADDR": "192.168.1.50"}
+    replays = {}
+    for fmt in ([], ["--json"]):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert main(["replay", "--log", str(referee.log.path), "--as", "watcher",
+                         *fmt]) == 0
+        replays[f"replay --as watcher {' '.join(fmt)}"] = _blank(out.getvalue())
     return {
+        **replays,
         "table page": _blank(client.get("/").get_data(as_text=True)),
         "remote table page": _blank(client.get("/", environ_base=remote).get_data(
             as_text=True)),
