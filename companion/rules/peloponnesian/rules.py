@@ -50,6 +50,7 @@ from companion.rules.peloponnesian.state import (
     REDRAW,
     REVEAL,
     SETUP,
+    TURNS,
     Placed,
     State,
 )
@@ -60,7 +61,6 @@ from companion.rules.peloponnesian.struggle import (
     resolve_area,
 )
 
-TURNS = 15
 HAND = 4  # chits in hand when the rounds start: three drawn and one kept (four on turn 1)
 ROUNDS = 3
 WIN_AREAS = 7

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+TURNS = 15  # the game's length
+
 SETUP, DRAW, DELPHI, REDRAW, PLAY, REVEAL, OVER = (
     "setup", "draw", "delphi", "redraw", "play", "reveal", "over")
 

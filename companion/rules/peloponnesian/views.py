@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from companion.rules.peloponnesian.chits import STAR
-from companion.rules.peloponnesian.state import REVEAL, State
+from companion.rules.peloponnesian.state import REVEAL, TURNS, State
 
 if TYPE_CHECKING:
     from companion.rules.peloponnesian.rules import PeloponnesianWar
@@ -67,7 +67,7 @@ def picture(rules: PeloponnesianWar, s: State, viewer: str | None,
         "viewer": viewer,
         "map": map_picture(rules),
         "turn": s.turn,
-        "turns": 15,
+        "turns": TURNS,
         "phase": s.phase,
         "round": s.round,
         "gods_support": rules.gods_support(s.turn),
