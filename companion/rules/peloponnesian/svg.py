@@ -23,11 +23,11 @@ from typing import Any
 
 from companion.rules.style import player_style
 
-RADIUS = 13.0
-SIDE_DX = {"sparta": -6.5, "thebes": 0.0, "athens": 6.5}  # where each city puts its pieces
+RADIUS = 14.0
+SIDE_DX = {"sparta": -7.0, "thebes": 0.0, "athens": 7.0}  # where each city puts its pieces
 LETTER = {"military": "M", "influence": "I", "coup": "C", "void": "V", "star": "★",
           "hidden": "?"}
-HEADER_MM = 14.0
+HEADER_MM = 16.0
 
 
 def board_svg(view: Mapping[str, Any], highlight: Iterable[str] = ()) -> str:
@@ -61,32 +61,32 @@ def _area(view: Mapping[str, Any], area_id: str, area: Mapping[str, Any],
     holder = next(iter(counters), None)
     fill = style[holder]["colour"] if holder in style else "#f7f1e1"
     cls = "area" + (" flagged" if flagged else "") + (" island" if area["island"] else "")
+    label = area["name"] + (f" ({area['home'].capitalize()})" if area["home"] else "") + (
+        " (Delphi)" if area["delphi"] else "")
     parts = [f'<g class="{cls}" data-area="{escape(area_id)}">',
+             f'<circle cx="{x:g}" cy="{y:g}" r="{RADIUS:g}" fill="#fbf7ec"/>',
              f'<circle cx="{x:g}" cy="{y:g}" r="{RADIUS:g}" fill="{fill}" fill-opacity="0.35" '
              f'stroke="{"#c00" if flagged else "#555"}" stroke-width="{1.2 if flagged else 0.6}"/>',
-             f'<text x="{x:g}" y="{y - RADIUS - 1.5:g}" font-size="4.2" text-anchor="middle">'
-             f'{escape(area["name"])}</text>']
-    if area["home"]:
-        parts.append(f'<text class="home" x="{x:g}" y="{y + RADIUS - 2:g}" font-size="3" '
-                     f'text-anchor="middle">home of {escape(area["home"])}</text>')
-    if area["delphi"]:
-        parts.append(f'<text class="delphi" x="{x:g}" y="{y + RADIUS - 2:g}" font-size="3" '
-                     'text-anchor="middle">Delphi</text>')
+             f'<text x="{x:g}" y="{y - RADIUS - 1.5:g}" font-size="5.5" text-anchor="middle" '
+             f'font-weight="{"bold" if area["home"] or area["delphi"] else "normal"}">'
+             f'{escape(label)}</text>']
     for player, n in counters.items():
         st = style.get(player, {"colour": "#999", "glyph": "?", "ink": "#000"})
         for i in range(n):
-            cx, cy = x + SIDE_DX.get(player, 0.0), y - 5 + 4.5 * i
+            cx, cy = x + (i - (n - 1) / 2) * 7.5, y - 5
             parts.append(f'<g class="counter" data-player="{escape(player)}">'
-                         f'<rect x="{cx - 2.2:g}" y="{cy - 2.2:g}" width="4.4" height="4.4" '
-                         f'fill="{st["colour"]}" stroke="#000" stroke-width="0.3"/>'
-                         f'<text x="{cx:g}" y="{cy + 1.2:g}" font-size="3" text-anchor="middle" '
+                         f'<rect x="{cx - 3.3:g}" y="{cy - 3.3:g}" width="6.6" height="6.6" '
+                         f'fill="{st["colour"]}" stroke="#000" stroke-width="0.4"/>'
+                         f'<text x="{cx:g}" y="{cy + 1.8:g}" font-size="4.8" text-anchor="middle" '
                          f'fill="{st["ink"]}">{escape(st["glyph"])}</text></g>')
     by_side: dict[str, int] = {}
     for chit in view["chits"].get(area_id, []):
         player = chit["player"]
         k = by_side.get(player, 0)
         by_side[player] = k + 1
-        cx, cy = x + SIDE_DX.get(player, 0.0) + (k % 2) * 2.6 - 1.3, y + 4 + (k // 2) * 3.4
+        # Sparta's chits on the left of the area, Athens' on the right, Thebes' in the middle.
+        cx = x + SIDE_DX.get(player, 0.0) + (k % 2) * 4.6 - 2.3
+        cy = y + 5 + (k // 2) * 5.6
         kind = chit["type"]
         letter = LETTER.get(kind, "S")  # any other type is a Special chit
         face = "hidden" if kind == "hidden" else "revealed"
@@ -94,9 +94,9 @@ def _area(view: Mapping[str, Any], area_id: str, area: Mapping[str, Any],
         colour = style.get(player, {"colour": "#999"})["colour"]
         parts.append(f'<g class="chit {face}" data-player="{escape(player)}">'
                      f'<title>{escape(title)}</title>'
-                     f'<rect x="{cx - 1.3:g}" y="{cy - 1.5:g}" width="2.6" height="3" '
+                     f'<rect x="{cx - 2.2:g}" y="{cy - 2.6:g}" width="4.4" height="5.2" '
                      f'fill="{"#444" if face == "hidden" else "#fff"}" stroke="{colour}" '
-                     f'stroke-width="0.5"/><text x="{cx:g}" y="{cy + 0.9:g}" font-size="2.2" '
+                     f'stroke-width="0.8"/><text x="{cx:g}" y="{cy + 1.5:g}" font-size="4" '
                      f'text-anchor="middle" fill="{"#fff" if face == "hidden" else "#000"}">'
                      f'{escape(letter)}</text></g>')
     parts.append("</g>")
@@ -110,15 +110,15 @@ def _header(view: Mapping[str, Any], style: Mapping[str, Mapping[str, str]], w: 
         head = "set-up"
     else:
         head = f"Turn {view['turn']} / {view['turns']} · Gods' Support: {view['gods_support']}"
-    parts = [f'<text class="turn" x="4" y="{-HEADER_MM + 6:g}" font-size="5">'
+    parts = [f'<text class="turn" x="4" y="{-HEADER_MM + 9:g}" font-size="7">'
              f'{escape(head)}</text>']
-    x = w * 0.55
+    x = w * 0.52
     for p in view["players"]:
         st = style[p]
         held, need = view["areas_held"][p], view["needed"][p]
         parts.append(f'<g class="held" data-player="{escape(p)}"><rect x="{x:g}" '
-                     f'y="{-HEADER_MM + 2:g}" width="4.4" height="4.4" fill="{st["colour"]}"/>'
-                     f'<text x="{x + 6:g}" y="{-HEADER_MM + 6:g}" font-size="4.5">'
+                     f'y="{-HEADER_MM + 3:g}" width="6.6" height="6.6" fill="{st["colour"]}"/>'
+                     f'<text x="{x + 8:g}" y="{-HEADER_MM + 9:g}" font-size="7">'
                      f'{escape(p)} {held}/{need}</text></g>')
         x += w * 0.15
     return "".join(parts)
