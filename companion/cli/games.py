@@ -39,8 +39,9 @@ def new_game_args(p: argparse.ArgumentParser) -> None:
                 continue
             seen.add(o.name)
             choices = f" ({' or '.join(str(c) for c in o.choices)})" if o.choices else ""
+            default = f"; default {o.default}" if o.default not in ("", None) else ""
             p.add_argument(f"--{o.name.replace('_', '-')}", dest=o.name, default=None,
-                           help=f"{game.title}: {o.help}{choices}; default {o.default}")
+                           help=f"{game.title}: {o.help}{choices}{default}")
 
 
 def rules_from_args(args: argparse.Namespace) -> Ruleset:

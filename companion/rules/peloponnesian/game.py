@@ -33,8 +33,10 @@ class PeloponnesianGame(Game):
     title = "A Peloponnesian War"
     ruleset = PeloponnesianWar
     options = (
-        Option("map", "the map file (JSON; see docs/peloponnesian.md)", ""),
-        Option("chits", "the chit file: the mix and the Special chits (JSON)", ""),
+        Option("map", "the map file (JSON, see docs/peloponnesian.md; default: the Greek "
+               "world of the fifth century BC)", ""),
+        Option("chits", "the chit file: the mix and the Special chits (JSON; default: "
+               "the rules' mix, three Special chits per city)", ""),
         Option("youngest", "the youngest player, who places first (default: the first seat)",
                ""),
         Option("order", "how the chits of a round are played", "simultaneous", ORDERS),
