@@ -154,3 +154,24 @@ def test_the_demo_table_plays_game_after_game_on_the_same_map(tmp_path: Path) ->
         again = referee.rules.options()
         assert again["players"] == ["sparta", "athens"] and again["order"] == "in-turn"
         assert again["map"] == rules.options()["map"]
+
+
+def test_a_new_game_from_the_page_keeps_the_map_it_is_given(tmp_path: Path) -> None:
+    with GameLog(tmp_path / "g.sqlite") as log:
+        rules = GAME.new_rules(list(CITIES))
+        data = rules.options()["map"]
+        data["areas"]["cythera"] = {"name": "Cythera", "at": [150, 292], "island": True}
+        data["links"].append(["cythera", "laconia", "sea"])
+        referee = Referee(log, log.new_game(GAME.new_rules(list(CITIES), {"map": data})))
+        client = create_app(referee).test_client()
+        token = re.search(r'token: "([^"]+)"', client.get("/").get_data(as_text=True)).group(1)
+        options = client.get("/api/state").get_json()["options"]
+        options.pop("players")
+        new = client.post("/api/new", json={"players": "thebes,sparta", "options": options},
+                          headers={"X-Companion-Token": token})
+        assert new.status_code == 200, new.get_json()
+        assert referee.game.id == 2 and "cythera" in referee.rules.map.areas
+        assert referee.rules.players == ("thebes", "sparta")
+        bad = client.post("/api/new", json={"players": "thebes,sparta", "options": {
+            "map": {"areas": {}}}}, headers={"X-Companion-Token": token})
+        assert bad.status_code == 400 and "the map data: the map needs" in bad.get_json()["error"]
