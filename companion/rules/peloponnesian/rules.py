@@ -303,12 +303,19 @@ class PeloponnesianWar(Ruleset[State]):
         hand = s.hand(player)
         if len(hand) < 2:
             return
+        # The same tests as _why_not_play, each made once (the property tests hold them equal).
+        sides: dict[str, set[str]] = {}
+        for c in s.board:
+            sides.setdefault(c.area, set()).add(c.player)
+        open_areas = [a for a in self.map.areas
+                      if player in sides.get(a, ()) or len(sides.get(a, ())) < 2]
+        reach = {kind: self.reach(s, player, kind) for kind in (MILITARY, INFLUENCE)}
         for chit in sorted(set(hand)):
             for kind in (STAR_AS if chit == STAR else (chit,)):
-                for area in self.map.areas:
-                    action = Play(player, chit, area, kind if chit == STAR else "")
-                    if self._why_not_play(s, action) is None:
-                        yield action
+                allowed = reach.get(kind)
+                for area in open_areas:
+                    if allowed is None or area in allowed:
+                        yield Play(player, chit, area, kind if chit == STAR else "")
 
     def _why_not_pass(self, s: State, a: Pass) -> str | None:
         play = next(self.plays(s, a.player), None)
@@ -439,18 +446,8 @@ class PeloponnesianWar(Ruleset[State]):
         if s.round < ROUNDS:
             return replace(s, round=s.round + 1, played=()), events + [Event(
                 "round", f"round {s.round + 1} of {ROUNDS}: play a chit face down")]
-        return replace(s, phase=REVEAL, played=()), events + [self._reveal(s)]
-
-    def _reveal(self, s: State) -> Event:
-        parts = []
-        for area in self.map.areas:
-            chits = s.chits_in(area)
-            if chits:
-                shown = ", ".join(f"{c.player} {self.chits.name(c.chit)}"
-                                  + (f" as {c.star_as}" if c.chit == STAR else "")
-                                  for c in chits)
-                parts.append(f"{self.map.name_of(area)}: {shown}")
-        return Event("reveal", "the chits are revealed — " + ("; ".join(parts) or "none"))
+        return replace(s, phase=REVEAL, played=()), events + [Event(
+            "reveal", views.revealed(self, s))]
 
     def _resolve(self, s: State, a: Resolve) -> tuple[State, list[Event]]:
         events: list[Event] = []

@@ -92,3 +92,15 @@ def picture(rules: PeloponnesianWar, s: State, viewer: str | None,
         out["aside"] = s.aside
         out["draws"] = list(s.draws)
     return out
+
+
+def revealed(rules: PeloponnesianWar, s: State) -> str:
+    """The chits on the map, in words, as they are turned face up."""
+    parts = []
+    for area in rules.map.areas:
+        chits = s.chits_in(area)
+        if chits:
+            shown = ", ".join(f"{c.player} {rules.chits.name(c.chit)}"
+                              + (f" as {c.star_as}" if c.chit == STAR else "") for c in chits)
+            parts.append(f"{rules.map.name_of(area)}: {shown}")
+    return "the chits are revealed — " + ("; ".join(parts) or "none")
