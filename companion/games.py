@@ -32,6 +32,7 @@ from __future__ import annotations
 import importlib
 import json
 import pkgutil
+import random
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -41,6 +42,7 @@ from typing import Any, ClassVar
 from companion.inputs.events import InputEvent
 from companion.observation import BadObservation, Inference, Observation
 from companion.rules.base import Action, IllegalAction, Ruleset
+from companion.rules.chance import Randomiser
 
 ENTRY_POINTS = "table_companion.games"
 
@@ -207,23 +209,27 @@ class Game:
 
 
 class RandomBot:
-    """Plays a legal action chosen at random: enough to fill a seat in any game."""
+    """Plays a legal action chosen at random: enough to fill a seat in any game.
+
+    A game's own bot may subclass it and override :meth:`pick` to choose better;
+    random steps (dice, the egg, the cup) always go to the randomiser.
+    """
 
     def __init__(self, rules: Ruleset, seed: int = 0) -> None:
-        import random
-
         self.rules = rules
         self._rng = random.Random(seed)
 
     def choose(self, state: Any) -> Action:
         chance = self.rules.chance(state)
         if chance is not None:
-            from companion.rules.chance import Randomiser
-
             return Randomiser(self._rng.randrange(2**32)).pick(chance)
         actions = list(self.rules.legal_actions(state))
         if not actions:
             raise IllegalAction("there is no legal action to take")
+        return self.pick(state, actions)
+
+    def pick(self, state: Any, actions: list[Action]) -> Action:
+        """One of the legal ``actions`` (there is at least one)."""
         return self._rng.choice(actions)
 
 

@@ -16,7 +16,6 @@ import os
 import queue
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +23,6 @@ from companion.errors import UserError
 
 if TYPE_CHECKING:
     from companion.inputs.egg import EggLink
-    from companion.inputs.egg_colours import ColourReading
 
 CONNECT_TIMEOUT = 10.0  # seconds to find the egg and hear its hello
 MAX_SAMPLES = 10
@@ -55,7 +53,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from companion.cli.calibrate import parse_keys
     from companion.inputs.egg import EggLink
-    from companion.inputs.egg_colours import calibrate_egg, with_egg_colours
+    from companion.inputs.egg_colours import bean_readings, calibrate_egg, with_egg_colours
 
     if not args.players or not args.profile:
         raise UserError("calibrate-egg needs --players KEY1,KEY2,... and --profile PROFILE.json")
@@ -74,7 +72,8 @@ def run(args: argparse.Namespace) -> int:
         connect(link, events)
         link.set_led("blink")  # "I am listening"
         _drain(events)  # a bean read before the first prompt is nobody's
-        colours = calibrate_egg(keys, _next_bean(events), say, samples=args.samples,
+        readings = bean_readings(events, _say_link_news)
+        colours = calibrate_egg(keys, readings, say, samples=args.samples,
                                 timeout=args.timeout)
         link.set_led("on")
     finally:
@@ -149,25 +148,12 @@ def connect(link: EggLink, events: queue.Queue[Any], timeout: float | None = Non
     say(status.message)
 
 
-def _next_bean(events: queue.Queue[Any]) -> Callable[[float], ColourReading | None]:
-    """``next_reading`` for calibrate_egg that also says what the egg reports meanwhile."""
+def _say_link_news(event: Any) -> None:
+    """What the egg reports while a bean is awaited: its status and its errors."""
     from companion.inputs import events as ev
-    from companion.inputs.egg_colours import ColourReading
 
-    def next_reading(timeout: float) -> ColourReading | None:
-        end = time.monotonic() + timeout
-        while (left := end - time.monotonic()) > 0:
-            try:
-                event = events.get(timeout=left)
-            except queue.Empty:
-                return None
-            if event.kind == ev.BEAN:
-                return ColourReading.from_dict(event.data["reading"])
-            if event.kind in (ev.DEVICE_STATUS, ev.DEVICE_ERROR):
-                print(f"egg: {event.data['message']}", file=sys.stderr, flush=True)
-        return None
-
-    return next_reading
+    if event.kind in (ev.DEVICE_STATUS, ev.DEVICE_ERROR):
+        print(f"egg: {event.data['message']}", file=sys.stderr, flush=True)
 
 
 def _drain(events: queue.Queue[Any]) -> None:

@@ -233,8 +233,11 @@ def _mean(chromas: Sequence[Chroma]) -> Chroma:
     return r, g, b
 
 
-def bean_readings(events: queue.Queue[InputEvent]) -> Callable[[float], ColourReading | None]:
-    """``next_reading`` for :func:`calibrate_egg` from a queue an EggLink emits into."""
+def bean_readings(events: queue.Queue[InputEvent],
+                  other: Callable[[InputEvent], None] | None = None
+                  ) -> Callable[[float], ColourReading | None]:
+    """``next_reading`` for :func:`calibrate_egg` from a queue an EggLink emits into;
+    ``other`` hears every event that is not a bean (the link's status, its errors)."""
 
     def next_reading(timeout: float) -> ColourReading | None:
         end = time.monotonic() + timeout
@@ -245,6 +248,8 @@ def bean_readings(events: queue.Queue[InputEvent]) -> Callable[[float], ColourRe
                 return None
             if event.kind == BEAN:
                 return ColourReading.from_dict(event.data["reading"])
+            if other is not None:
+                other(event)
         return None
 
     return next_reading

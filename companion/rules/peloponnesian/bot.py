@@ -17,31 +17,17 @@ True
 
 from __future__ import annotations
 
-import random
-from typing import TYPE_CHECKING
-
-from companion.rules.base import Action, IllegalAction
-from companion.rules.chance import Randomiser
+from companion.games import RandomBot
+from companion.rules.base import Action
 from companion.rules.peloponnesian.actions import Keep, Play, Swap
 from companion.rules.peloponnesian.chits import STAR, VOID
 from companion.rules.peloponnesian.state import DELPHI, PLAY, SETUP, State
 
-if TYPE_CHECKING:
-    from companion.rules.peloponnesian.rules import PeloponnesianWar
 
+class Bot(RandomBot):
+    """Draws through the randomiser (the base class), and chooses its plays as above."""
 
-class Bot:
-    def __init__(self, rules: PeloponnesianWar, seed: int = 0) -> None:
-        self.rules = rules
-        self._rng = random.Random(seed)
-
-    def choose(self, state: State) -> Action:
-        chance = self.rules.chance(state)
-        if chance is not None:
-            return Randomiser(self._rng.randrange(2**32)).pick(chance)
-        actions = list(self.rules.legal_actions(state))
-        if not actions:
-            raise IllegalAction("there is no legal action to take")
+    def pick(self, state: State, actions: list[Action]) -> Action:
         who = min(a.player for a in actions)
         mine = [a for a in actions if a.player == who]
         if state.phase == SETUP:
