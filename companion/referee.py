@@ -62,6 +62,7 @@ class Referee:
         self.problems: list[Problem] = []
         self.proposal: Inference | None = None
         self.overrides: dict[str, Any] = {}
+        self.doubtful: list[str] = []  # places the camera read with little confidence
         self._seen_when_corrected: dict[str, Any] = {}
         self.last_observation: Observation | None = None
         self.devices: dict[str, SourceStatus] = {}
@@ -136,6 +137,7 @@ class Referee:
                 "problems": [p.text for p in self.problems],
                 "proposal": proposal,
                 "overrides": sorted(self.overrides),
+                "doubtful": list(self.doubtful),
                 "camera": {"state": self.camera.state, "message": self.camera.message,
                            "misreads": self.misreads},
                 "devices": {k: {"state": v.state, "message": v.message}
@@ -262,7 +264,7 @@ class Referee:
             self._numbered = 0
             self._note(f"new game: {bundle.describe(rules)}", "new_game")
             self.problems, self.proposal, self.overrides = [], None, {}
-            self._seen_when_corrected = {}
+            self._seen_when_corrected, self.doubtful = {}, []
             self._history.clear()
             self._changed("new_game")
 
@@ -278,6 +280,7 @@ class Referee:
             self.last_observation = obs
             seen = self._corrected(obs)
             doubtful = [p for p in seen.doubtful(DOUBTFUL) if p not in self.overrides]
+            self.doubtful = doubtful
             result = self.bundle.infer(self.rules, self.state, seen, list(self._history))
             self.problems = [p for p in self.problems if p.source != "camera"]
             self.proposal = None

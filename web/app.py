@@ -251,7 +251,8 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
 def _full(referee: Referee) -> dict[str, Any]:
     snap = referee.snapshot()
     snap["style"] = player_style(list(snap["options"].get("players", [])))
-    flagged = {p.split(":")[0] for p in snap["problems"]}
+    # Places named by a problem ("1,0/3: ...") or read with little confidence are flagged.
+    flagged = {p.split(":")[0] for p in snap["problems"]} | set(snap["doubtful"])
     snap["svg"] = referee.bundle.board_svg(snap["state"], flagged)
     snap["sent_at"] = time.time()
     return snap

@@ -180,3 +180,19 @@ def test_a_corrupt_frame_is_skipped_and_reported(tmp_path: Path, referee: Refere
     assert source.finished
     assert referee.camera.state == "ended"
     assert frames  # the loop carried on past the bad file
+
+
+def test_a_move_read_with_little_confidence_is_asked_about_not_taken(referee: Referee) -> None:
+    _advance(referee, lambda s: s.phase is Phase.MOVEMENT and s.turn >= 2)
+    before = referee.state
+    move = next(a for a in referee.rules.legal_actions(before) if isinstance(a, Move) and a.troops)
+    after, _ = referee.rules.apply(before, move)
+    seen = expected_observation(after)
+    unsure = replace(seen.cells[move.dst], confidence=0.3)
+    referee.observe(replace(seen, cells={**seen.cells, move.dst: unsure}))
+    assert referee.state == before  # nothing applied on an unsure reading
+    assert referee.proposal is not None and referee.proposal.actions == (move,)
+    assert referee.snapshot()["doubtful"] == [move.dst]
+    assert any("unsure of " + move.dst in p.text for p in referee.problems)
+    referee.accept("page")  # the players looked and agree
+    assert referee.state == after
