@@ -164,6 +164,11 @@ class Service:
         return self.url
 
     @property
+    def port(self) -> int:
+        assert self._server is not None
+        return self._server.server_port
+
+    @property
     def url(self) -> str:
         assert self._server is not None
         host = self.opts.host

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import io
 import json
-import queue
 import secrets
 import time
 import zipfile
@@ -27,10 +26,14 @@ from companion.rules.base import IllegalAction
 from companion.rules.style import player_style
 from web.panels import PageContext, PagePanel
 from web.security import LOOPBACK, PASS_HEADER, TOKEN_HEADER, protect, refuse, same
+from web.streams import Slots, Waits, no_camera_jpeg
 
 MAX_FAILURES = 5  # wrong pass-phrases from one address before it must wait
 KEEPALIVE_S = 15.0
 MAX_COMMAND = 500  # characters in a typed command
+MAX_VIDEO_VIEWERS = 3  # camera views open at once; each costs the Pi JPEG bandwidth
+VIDEO_FRAME_S = 0.1  # how often a camera view looks for a new frame
+VIDEO_RESEND_S = 2.0  # a still picture is sent again, so a viewer that left is noticed
 
 
 class Camera:
@@ -45,18 +48,22 @@ class Camera:
 
 def create_app(referee: Referee, *, passphrase: str | None = None,
                camera: Camera | None = None, on_event: Callable[[str], None] | None = None,
-               page_options: Mapping[str, Mapping[str, Any]] | None = None) -> Flask:
+               page_options: Mapping[str, Mapping[str, Any]] | None = None,
+               waits: Waits | None = None) -> Flask:
     """The app for one referee. ``passphrase`` None means only this machine may change the game.
 
     Pass-phrase rules: requests from loopback addresses never need it; from
     any other address a mutating request needs it in ``X-Companion-Passphrase``.
     ``page_options`` gives each game's page its options, by game name (e.g. the
-    colour profile PeltaPeeps' score sheet reads photos with).
+    colour profile PeltaPeeps' score sheet reads photos with). ``waits`` is how the
+    long-lived streams wait (the server's kind: threads by default).
     """
     app = Flask(__name__)
     app.config["SECRET_KEY"] = secrets.token_hex(32)
     token = secrets.token_urlsafe(24)
     cam = camera or Camera()
+    waits = waits or Waits()
+    video_slots = Slots(MAX_VIDEO_VIEWERS)
 
     failures: dict[str, tuple[int, float]] = {}
     protect(app)
@@ -137,20 +144,16 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
     @app.get("/api/stream")
     def stream() -> Response:
         def events() -> Iterator[str]:
-            q = referee.subscribe()
+            changes = waits.changes(referee)
             try:
                 yield _sse(_full(referee))
                 while True:
-                    try:
-                        q.get(timeout=KEEPALIVE_S)
-                    except queue.Empty:
+                    if changes.wait(KEEPALIVE_S):
+                        yield _sse(_full(referee))
+                    else:
                         yield ": keep-alive\n\n"
-                        continue
-                    while not q.empty():  # coalesce a burst into one update
-                        q.get_nowait()
-                    yield _sse(_full(referee))
             finally:
-                referee.unsubscribe(q)
+                changes.close()
         resp = Response(events(), mimetype="text/event-stream")
         resp.headers["Cache-Control"] = "no-cache"
         resp.headers["X-Accel-Buffering"] = "no"
@@ -158,16 +161,30 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
 
     @app.get("/video.mjpg")
     def video() -> Response:
+        # The live view, open to watchers like the page itself; a few at a time.
+        if not video_slots.take():
+            resp = refuse(503, f"the camera view is open on {MAX_VIDEO_VIEWERS} devices "
+                          "already; close it on one of them and reload")
+            resp.headers["Retry-After"] = "10"
+            return resp
+        release = video_slots.release_once()
+
         def frames() -> Iterator[bytes]:
-            last = None
+            last, sent = None, 0.0
             while True:
-                jpeg = cam.latest_jpeg()
-                if jpeg is not None and jpeg is not last:
-                    last = jpeg
+                jpeg = cam.latest_jpeg() or no_camera_jpeg()
+                now = time.monotonic()
+                if jpeg is not last or now - sent >= VIDEO_RESEND_S:
+                    last, sent = jpeg, now
                     yield (b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: "
                            + str(len(jpeg)).encode() + b"\r\n\r\n" + jpeg + b"\r\n")
-                time.sleep(0.1)
-        return Response(frames(), mimetype="multipart/x-mixed-replace; boundary=frame")
+                waits.sleep(VIDEO_FRAME_S)
+
+        resp = Response(frames(), mimetype="multipart/x-mixed-replace; boundary=frame")
+        resp.headers["Cache-Control"] = "no-cache"
+        # The server closes the response when the viewer goes, even before the first frame.
+        resp.call_on_close(release)
+        return resp
 
     @app.get("/api/debug-bundle")
     def debug_bundle() -> Response:
