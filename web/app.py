@@ -71,14 +71,12 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
     def remote_is_local() -> bool:
         return (request.remote_addr or "") in LOOPBACK
 
-    def guard() -> Response | None:
-        sent = request.headers.get(TOKEN_HEADER, "")
-        if not same(sent, token):
-            return refuse(403, "this request did not come from the companion's page; reload it")
+    def passphrase_check() -> Response | None:
+        """None when this request may see or change more than the live view."""
         if remote_is_local():
             return None
         if passphrase is None:
-            return refuse(403, "changes are only taken from the machine running the companion")
+            return refuse(403, "only the machine running the companion may do this")
         who = request.remote_addr or "?"
         count, until = failures.get(who, (0, 0.0))
         if time.monotonic() < until:
@@ -91,6 +89,14 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
             return refuse(401, "enter the pass-phrase shown in the companion's terminal")
         failures.pop(who, None)
         return None
+
+    def guard() -> Response | None:
+        sent = request.headers.get(TOKEN_HEADER, "")
+        if not same(sent, token):
+            return refuse(403, "this request did not come from the companion's page; reload it")
+        if not remote_is_local() and passphrase is None:
+            return refuse(403, "changes are only taken from the machine running the companion")
+        return passphrase_check()
 
     def act(fn: Callable[[dict[str, Any]], Any]) -> Callable[[], Response]:
         def view() -> Response:
@@ -188,6 +194,11 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
 
     @app.get("/api/debug-bundle")
     def debug_bundle() -> Response:
+        # Camera frames of someone's home and the whole log: beyond the live view, so from
+        # another machine only with the pass-phrase.
+        refused = passphrase_check()
+        if refused is not None:
+            return refused
         buf = io.BytesIO()
         with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
             z.writestr("snapshot.json", json.dumps(referee.snapshot(), indent=2))

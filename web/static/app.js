@@ -17,6 +17,35 @@ function showError(message) {
   box.hidden = false;
 }
 
+function askPassphrase(then) {
+  const dlg = $("pass-dialog");
+  dlg.showModal();
+  dlg.addEventListener("close", () => {
+    passphrase = $("pass").value.trim();
+    sessionStorage.setItem("companion-pass", passphrase);
+    if (passphrase && then) then();
+  }, {once: true});
+}
+
+// The debug bundle holds camera frames and the whole log: other devices send the pass-phrase.
+async function downloadDebugBundle() {
+  const headers = passphrase ? {"X-Companion-Passphrase": passphrase} : {};
+  const resp = await fetch("/api/debug-bundle", {headers});
+  if (resp.status === 401) { askPassphrase(downloadDebugBundle); return; }
+  if (!resp.ok) {
+    let data = {};
+    try { data = await resp.json(); } catch (e) { data = {error: "the companion did not answer (" + resp.status + ")"}; }
+    showError(data.error);
+    return;
+  }
+  const name = (resp.headers.get("Content-Disposition") || "").match(/filename="([^"]+)"/);
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(await resp.blob());
+  link.download = name ? name[1] : "companion-debug.zip";
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+}
+
 async function post(path, body) {
   const headers = {"Content-Type": "application/json", "X-Companion-Token": window.COMPANION.token};
   if (passphrase) headers["X-Companion-Passphrase"] = passphrase;
@@ -24,13 +53,7 @@ async function post(path, body) {
   let data = {};
   try { data = await resp.json(); } catch (e) { data = {error: "the companion did not answer (" + resp.status + ")"}; }
   if (resp.status === 401) {
-    const dlg = $("pass-dialog");
-    dlg.showModal();
-    dlg.addEventListener("close", () => {
-      passphrase = $("pass").value.trim();
-      sessionStorage.setItem("companion-pass", passphrase);
-      if (passphrase) post(path, body);
-    }, {once: true});
+    askPassphrase(() => post(path, body));
     return data;
   }
   showError(data.ok ? "" : data.error);
@@ -111,6 +134,7 @@ $("end").onclick = () => post("end");
 $("undo").onclick = () => post("undo");
 $("undo-turn").onclick = () => post("undo", {turn: true});
 $("accept").onclick = () => post("accept");
+$("debug-bundle").onclick = downloadDebugBundle;
 $("new-game").onclick = () => {
   const players = prompt("Players in seat order (comma-separated):", (snap.options.players || []).join(","));
   if (!players) return;
