@@ -25,6 +25,7 @@ from companion.referee import Referee
 from companion.rules.base import IllegalAction
 from companion.rules.style import player_style
 from web.panels import PageContext, PagePanel
+from web.request_body import MAX_BODY, json_body, short
 from web.security import LOOPBACK, PASS_HEADER, TOKEN_HEADER, protect, refuse, same
 from web.streams import Slots, Waits, no_camera_jpeg
 
@@ -60,6 +61,7 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
     """
     app = Flask(__name__)
     app.config["SECRET_KEY"] = secrets.token_hex(32)
+    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     token = secrets.token_urlsafe(24)
     cam = camera or Camera()
     waits = waits or Waits()
@@ -98,20 +100,26 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
             return refuse(403, "changes are only taken from the machine running the companion")
         return passphrase_check()
 
+    @app.errorhandler(413)
+    def too_large(_e: Exception) -> Response:
+        limit = request.max_content_length or MAX_BODY
+        return refuse(413, f"the request is larger than the companion takes ({limit:,} bytes)")
+
     def act(fn: Callable[[dict[str, Any]], Any]) -> Callable[[], Response]:
         def view() -> Response:
             refused = guard()
             if refused is not None:
                 return refused
-            body = request.get_json(silent=True) or {}
-            if not isinstance(body, dict):
-                return refuse(400, "send a JSON object")
+            try:
+                body = json_body()
+            except ValueError as e:
+                return refuse(400, str(e))
             try:
                 result = fn(body)
             except IllegalAction as e:
-                return refuse(409, str(e))
-            except (ValueError, KeyError, TypeError) as e:
-                return refuse(400, f"bad request: {e}")
+                return refuse(409, short(str(e)))
+            except (ValueError, KeyError, TypeError, ArithmeticError) as e:
+                return refuse(400, f"bad request: {short(str(e))}")
             if on_event:
                 on_event(view.__name__)
             return jsonify({"ok": True, "result": result, "version": referee.version})
