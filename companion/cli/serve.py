@@ -26,13 +26,20 @@ def run(args: argparse.Namespace) -> int:
         score_profile=args.score_profile or settings.score_profile,
         score_catalog=args.score_catalog or settings.score_catalog,
     )
+    camera = args.camera if args.camera is not None else settings.camera
+    profile = args.profile or settings.profile
+    if camera and profile:
+        from calibration.profile import ProfileError, load_profile
+
+        try:  # before the game log is opened: a bad profile changes nothing
+            load_profile(profile)
+        except ProfileError as e:
+            raise UserError(str(e)) from None
     service = Service(opts)
     notes = []
-    camera = args.camera if args.camera is not None else settings.camera
     if camera:
         from companion.camera_setup import camera_loop
 
-        profile = args.profile or settings.profile
         service.set_camera(camera_loop(camera, service.referee, profile, settings))
         notes.append(f"camera: {camera}")
     egg = args.egg if args.egg is not None else settings.egg
