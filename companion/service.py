@@ -21,8 +21,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from werkzeug.serving import BaseWSGIServer, make_server
-
 from companion import games
 from companion.camera_loop import CameraLoop
 from companion.errors import UserError
@@ -31,6 +29,7 @@ from companion.inputs.events import DEVICE_STATUS, InputEvent
 from companion.referee import Referee
 from companion.rules.peltapeeps.catalog import Catalog, CatalogError, load_catalog
 from companion.settings import load_settings
+from companion.web_server import GreenServer, listen
 from web.app import Camera, create_app
 
 log = logging.getLogger(__name__)
@@ -101,7 +100,7 @@ class Service:
         self.camera_view: Camera | None = None  # a view with no loop (the demo's renderer)
         self._inputs: queue.Queue[InputEvent | None] = queue.Queue()
         self._threads: list[threading.Thread] = []
-        self._server: BaseWSGIServer | None = None
+        self._server: GreenServer | None = None
         self._extra_stop: list[Callable[[], None]] = []
 
     def _game(self):
@@ -136,23 +135,22 @@ class Service:
     # --- running ----------------------------------------------------------------------
 
     def start(self) -> str:
-        logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
         profile = self.opts.score_profile
         score_page = {"profile": _settings_profile if profile is None else profile,
                       "catalog": _score_catalog(self.opts.score_catalog)}
-        app = create_app(self.referee, passphrase=self.passphrase,
-                         page_options={"peltapeeps": score_page},
-                         camera=self.camera or self.camera_view or Camera())
+        camera = self.camera or self.camera_view or Camera()
         if not 0 <= self.opts.port <= 65535:
             raise UserError(f"--port must be 0 to 65535, not {self.opts.port}")
         try:
-            self._server = make_server(self.opts.host, self.opts.port, app, threaded=True)
-        except (OSError, SystemExit) as e:
-            raise UserError(f"cannot listen on {self.opts.host}:{self.opts.port}; the port may "
-                            "be in use or the address not this machine's: choose another "
-                            "--port or --host") from e
-        self._server.daemon_threads = True
-        self._spawn(self._server.serve_forever, "web")
+            sock = listen(self.opts.host, self.opts.port)
+        except OSError as e:
+            raise UserError(f"cannot listen on {self.opts.host}:{self.opts.port} ({e.strerror}); "
+                            "the port may be in use or the address not this machine's: choose "
+                            "another --port or --host") from e
+        self._server = GreenServer(sock, lambda waits: create_app(
+            self.referee, passphrase=self.passphrase, page_options={"peltapeeps": score_page},
+            camera=camera, waits=waits))
+        self._server.start()
         self._spawn(self._dispatch, "inputs")
         for source in self.sources:
             source.start(self._inputs.put)

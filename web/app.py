@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import json
 import secrets
+import threading
 import time
 import zipfile
 from collections.abc import Callable, Iterator, Mapping
@@ -155,15 +156,26 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
         snap = _full(referee)
         return Response(snap["svg"], mimetype="image/svg+xml")
 
+    shared = threading.Lock()
+    last_update: list[Any] = [None, ""]  # (version, game id), the event: one for every watcher
+
+    def update() -> str:
+        # Every watcher gets the same event for a version: build it once, not once each.
+        with shared:
+            key = (referee.version, referee.game.id)
+            if last_update[0] != key:
+                last_update[:] = [key, _sse(_full(referee))]
+            return last_update[1]
+
     @app.get("/api/stream")
     def stream() -> Response:
         def events() -> Iterator[str]:
             changes = waits.changes(referee)
             try:
-                yield _sse(_full(referee))
+                yield waits.run(update)
                 while True:
                     if changes.wait(KEEPALIVE_S):
-                        yield _sse(_full(referee))
+                        yield waits.run(update)
                     else:
                         yield ": keep-alive\n\n"
             finally:

@@ -14,7 +14,10 @@ import functools
 import queue
 import threading
 import time
-from typing import Protocol
+from collections.abc import Callable
+from typing import Protocol, TypeVar
+
+T = TypeVar("T")
 
 
 class Changes(Protocol):
@@ -49,6 +52,10 @@ class Waits:
 
     def sleep(self, seconds: float) -> None:
         time.sleep(seconds)
+
+    def run(self, fn: Callable[[], T]) -> T:
+        """``fn()``, where it may block on the game's locks (here: this thread)."""
+        return fn()
 
     def changes(self, referee) -> Changes:
         return _QueueChanges(referee.subscribe, referee.unsubscribe)
