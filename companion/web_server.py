@@ -151,7 +151,17 @@ class GreenServer:
             class Handler(WSGIHandler):
                 def handle(self) -> None:
                     self.socket.settimeout(idle_s)  # reads and writes: a silent peer goes
-                    super().handle()
+                    try:
+                        super().handle()
+                    except OSError as e:  # the peer went silent or away: not worth a trace
+                        log.debug("connection from %s ended: %s", self.client_address, e)
+
+                def _handle_client_error(self, ex: BaseException) -> Any:
+                    if isinstance(ex, (TimeoutError, ConnectionError)):  # slowloris, gone
+                        log.debug("connection from %s ended: %s", self.client_address, ex)
+                        self.close_connection = True
+                        return None
+                    return super()._handle_client_error(ex)
 
             listener = gevent.socket.socket(fileno=self._sock.detach())
             self._server = WSGIServer(
