@@ -26,6 +26,7 @@ from companion.camera_loop import CameraLoop
 from companion.errors import UserError
 from companion.gamelog import GameLog, default_log_path
 from companion.inputs.events import DEVICE_STATUS, InputEvent
+from companion.lan import page_urls, terminal_qr
 from companion.referee import Referee
 from companion.rules.peltapeeps.catalog import Catalog, CatalogError, load_catalog
 from companion.settings import load_settings
@@ -102,6 +103,7 @@ class Service:
         self._threads: list[threading.Thread] = []
         self._server: GreenServer | None = None
         self._extra_stop: list[Callable[[], None]] = []
+        self.join_urls: list[str] = []  # the page's addresses for other devices
 
     def _game(self):
         try:
@@ -147,9 +149,11 @@ class Service:
             raise UserError(f"cannot listen on {self.opts.host}:{self.opts.port} ({e.strerror}); "
                             "the port may be in use or the address not this machine's: choose "
                             "another --port or --host") from e
+        self.join_urls = page_urls(self.opts.host, sock.getsockname()[1])
+        join = self.join_urls[0] if self.join_urls else None
         self._server = GreenServer(sock, lambda waits: create_app(
             self.referee, passphrase=self.passphrase, page_options={"peltapeeps": score_page},
-            camera=camera, waits=waits))
+            camera=camera, waits=waits, join_url=join))
         self._server.start()
         self._spawn(self._dispatch, "inputs")
         for source in self.sources:
@@ -225,6 +229,13 @@ def run_until_interrupted(stop: Callable[[], None], seconds: float | None = None
 
 def banner(service: Service, extra: str = "") -> str:
     lines = [f"Table Companion is serving the table page at {service.url}"]
+    if service.join_urls:
+        lines.append(f"Other devices on the home network: {' or '.join(service.join_urls)}"
+                     " (a tablet may scan this code)")
+        lines.append(terminal_qr(service.join_urls[0]))
+    elif service.opts.host in ("0.0.0.0", "::"):
+        lines.append("No home-network address was found on this machine's interfaces: "
+                     "other devices use its address or name with the port above")
     if service.passphrase:
         lines.append(f"Other devices may watch; to change the game they need the pass-phrase: "
                      f"{service.passphrase}")

@@ -51,14 +51,15 @@ class Camera:
 def create_app(referee: Referee, *, passphrase: str | None = None,
                camera: Camera | None = None, on_event: Callable[[str], None] | None = None,
                page_options: Mapping[str, Mapping[str, Any]] | None = None,
-               waits: Waits | None = None) -> Flask:
+               waits: Waits | None = None, join_url: str | None = None) -> Flask:
     """The app for one referee. ``passphrase`` None means only this machine may change the game.
 
     Pass-phrase rules: requests from loopback addresses never need it; from
     any other address a mutating request needs it in ``X-Companion-Passphrase``.
     ``page_options`` gives each game's page its options, by game name (e.g. the
     colour profile PeltaPeeps' score sheet reads photos with). ``waits`` is how the
-    long-lived streams wait (the server's kind: threads by default).
+    long-lived streams wait (the server's kind: threads by default). ``join_url``
+    is the page's address for other devices, shown with its QR code.
     """
     app = Flask(__name__)
     app.config["SECRET_KEY"] = secrets.token_hex(32)
@@ -67,6 +68,7 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
     cam = camera or Camera()
     waits = waits or Waits()
     video_slots = Slots(MAX_VIDEO_VIEWERS)
+    join = {"url": join_url, "svg": _qr_svg(join_url)} if join_url else None
 
     failures: dict[str, tuple[int, float]] = {}
     protect(app)
@@ -144,7 +146,7 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
             "index.html", token=token, snapshot=snap, bundle=referee.bundle, panel=panel,
             links=[p.link for p in panels.values() if p.link],
             needs_passphrase=not remote_is_local(), can_change=remote_is_local() or bool(
-                passphrase),
+                passphrase), join=join,
         )
 
     @app.get("/api/state")
@@ -233,6 +235,9 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
             f'attachment; filename="companion-debug-game{referee.game.id}.zip"')
         return resp
 
+    def check(body: dict[str, Any]) -> bool:
+        return True  # reached only past the guard: the pass-phrase is right
+
     def end(body: dict[str, Any]) -> list[str]:
         return [e.text for e in referee.end("page")]
 
@@ -287,10 +292,16 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
 
     for name, fn in [("end", end), ("undo", undo), ("command", command), ("action", action),
                      ("roll", roll), ("accept", accept), ("correct", correct),
-                     ("new", new_game)]:
+                     ("new", new_game), ("check", check)]:
         app.add_url_rule(f"/api/{name}", f"api_{fn.__name__}", act(fn), methods=["POST"])
 
     return app
+
+
+def _qr_svg(url: str) -> str:
+    import segno  # only for a page other devices join
+
+    return segno.make(url, error="m").svg_inline(scale=4, border=2, title=url)
 
 
 def _full(referee: Referee) -> dict[str, Any]:

@@ -53,11 +53,49 @@ async function post(path, body) {
   let data = {};
   try { data = await resp.json(); } catch (e) { data = {error: "the companion did not answer (" + resp.status + ")"}; }
   if (resp.status === 401) {
-    askPassphrase(() => post(path, body));
+    sessionStorage.removeItem("companion-pass-ok");  // the pass-phrase changed (a restart)
+    watching = true;
+    applyWatching();
     return data;
   }
   showError(data.ok ? "" : data.error);
   return data;
+}
+
+// A device other than the companion's own watches until its pass-phrase is checked.
+let watching = window.COMPANION.remote && !sessionStorage.getItem("companion-pass-ok");
+
+function applyWatching() {
+  document.body.classList.toggle("watching", watching);
+  $("watch-box").hidden = !watching;
+  for (const el of document.querySelectorAll("main button, main input, main select, main textarea")) {
+    if (el.closest("#watch-box")) continue;
+    if (watching) { el.disabled = true; el.dataset.watchOff = "1"; }
+    else if (el.dataset.watchOff) { el.disabled = false; delete el.dataset.watchOff; }
+  }
+  if (!watching) $("undo").disabled = !snap.can_undo;
+}
+
+async function checkPassphrase(ev) {
+  ev.preventDefault();
+  const given = $("watch-pass").value.trim();
+  if (!given) return;
+  const resp = await fetch("/api/check", {method: "POST", headers: {
+    "Content-Type": "application/json", "X-Companion-Token": window.COMPANION.token,
+    "X-Companion-Passphrase": given}, body: "{}"});
+  let data = {};
+  try { data = await resp.json(); } catch (e) { data = {error: "the companion did not answer (" + resp.status + ")"}; }
+  if (!data.ok) {
+    $("watch-error").textContent = data.error;
+    $("watch-error").hidden = false;
+    return;
+  }
+  passphrase = given;
+  sessionStorage.setItem("companion-pass", passphrase);
+  sessionStorage.setItem("companion-pass-ok", "1");
+  $("watch-error").hidden = true;
+  watching = false;
+  applyWatching();
 }
 
 function styleOf(player) {
@@ -113,6 +151,7 @@ function render(s) {
   document.body.dataset.turn = s.turn;
   const panel = window.COMPANION.panels[s.game];
   if (panel && panel.render) panel.render(s);
+  applyWatching();  // after the panel: its new buttons are off too while watching
 }
 
 function connect() {
@@ -158,8 +197,10 @@ $("command-form").onsubmit = async (ev) => {
 // A game's panel may handle taps on its board (Peep War corrects a cell).
 $("board").addEventListener("click", (ev) => {
   const panel = window.COMPANION.panels[snap.game];
-  if (panel && panel.boardClick) panel.boardClick(ev);
+  if (panel && panel.boardClick && !watching) panel.boardClick(ev);
 });
+
+if ($("watch-form")) $("watch-form").onsubmit = checkPassphrase;
 
 function companionStart() {
   render(snap);
