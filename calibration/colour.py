@@ -23,6 +23,7 @@ import numpy as np
 
 from vision.card_art import (
     BEAN_SPOT_R_MM,
+    MAX_PLAYERS,
     PEEP_SPOT_AXES_MM,
     SPOT_GREY,
     CardLayout,
@@ -125,17 +126,16 @@ def read_card(photo: np.ndarray, players: int) -> CardReading:
     """Find the card in ``photo`` and measure its white and grey patches."""
     layout = card_layout(players)
     hits = detect_markers(photo)
-    src, dst = [], []
-    for mid, corners in zip(hits.ids, hits.corners, strict=True):
-        if int(mid) in CARD_MARKER_IDS:
-            src.append(layout.marker_corners[CARD_MARKER_IDS.index(int(mid))])
-            dst.append(corners)
-    if len(src) < 2:
+    seen = [(CARD_MARKER_IDS.index(int(mid)), corners)
+            for mid, corners in zip(hits.ids, hits.corners, strict=True)
+            if int(mid) in CARD_MARKER_IDS]
+    if len(seen) < 2:
         raise CalibrationError(
-            f"only {len(src)} of the colour card's 4 corner markers are in view: photograph "
+            f"only {len(seen)} of the colour card's 4 corner markers are in view: photograph "
             "the whole card, flat, from above"
         )
-    hom, _ = cv2.findHomography(np.vstack(src), np.vstack(dst), 0)
+    hom, misfit = _fit(layout, seen)
+    _check_card_size(players, misfit, seen)
     w = round(layout.width_mm * CARD_PX_PER_MM)
     h = round(layout.height_mm * CARD_PX_PER_MM)
     s = CARD_PX_PER_MM
@@ -163,6 +163,46 @@ def read_card(photo: np.ndarray, players: int) -> CardReading:
         warnings.append("the light changes strongly across the card; light it more evenly")
     return CardReading(layout, rect, white_lin.astype(np.float64), grey_lin.astype(np.float64),
                        warnings)
+
+
+def _fit(layout: CardLayout, seen: list[tuple[int, np.ndarray]]) -> tuple[np.ndarray, float]:
+    """The card-to-photo homography, and how badly the markers fit it (in marker sizes)."""
+    src = np.vstack([layout.marker_corners[i] for i, _ in seen]).astype(np.float64)
+    dst = np.vstack([c.reshape(-1, 2) for _, c in seen]).astype(np.float64)
+    hom, _ = cv2.findHomography(src, dst, 0)
+    if hom is None:
+        return np.eye(3), math.inf
+    back = cv2.perspectiveTransform(src[None], hom)[0]
+    side = float(np.mean([np.linalg.norm(c.reshape(-1, 2)[0] - c.reshape(-1, 2)[1])
+                          for _, c in seen]))
+    return hom, float(np.sqrt(np.mean(np.sum((back - dst) ** 2, axis=1)))) / max(side, 1.0)
+
+
+def _check_card_size(players: int, misfit: float, seen: list[tuple[int, np.ndarray]]) -> None:
+    """Refuse a card printed for fewer rows of slots than the players named (or more).
+
+    Cards differ by their rows of slots (two a row): a homography maps any card's
+    four corners onto any other's, but only the right card keeps its markers square.
+    """
+    rows = math.ceil(players / 2)
+    fits = {r: _fit(card_layout(min(2 * r, MAX_PLAYERS)), seen)[1]
+            for r in range(1, math.ceil(MAX_PLAYERS / 2) + 1)}
+    best = min(fits, key=fits.__getitem__)
+    if best == rows or misfit < 0.05 or fits[best] * 3 > misfit:
+        return
+    most = min(2 * best, MAX_PLAYERS)
+    named = f"{players} player{'s' if players != 1 else ''}"
+    if best < rows:
+        raise CalibrationError(
+            f"the card in the photo has {'two slots' if most == 2 else f'{most} slots'} "
+            f"(room for {most} players), but --players names {named}: print a card for "
+            f"{players} with 'companion printkit card --players {players}', or calibrate "
+            f"{most} players at a time"
+        )
+    raise CalibrationError(
+        f"the card in the photo is one for {2 * best - 1} to {most} players, but --players "
+        f"names {named}: name every player whose beans are on the card"
+    )
 
 
 def _spot_mask(shape: tuple[int, int], centre_mm, axes_mm: tuple[float, float]) -> np.ndarray:
