@@ -11,7 +11,6 @@ from companion import games
 from companion.errors import UserError
 from companion.gamelog import GameLog, LoggedGame, default_log_path
 from companion.rules.base import Ruleset
-from companion.terminal import TextReferee
 
 
 def _log_arg(p: argparse.ArgumentParser) -> None:
@@ -83,6 +82,8 @@ def _script(args: argparse.Namespace) -> list[str] | None:
 
 
 def _referee(game: LoggedGame, args: argparse.Namespace, lines: list[str] | None) -> int:
+    from companion.terminal import TextReferee
+
     referee = TextReferee(game, seed=args.seed)
     if lines is not None:
         referee.run(lines)

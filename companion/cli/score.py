@@ -23,7 +23,6 @@ from typing import Any
 
 from companion.errors import UserError
 from companion.rules.peltapeeps.catalog import DEFAULT_SET, SET_SIZES
-from vision.peltapeeps.verdict import LAYOUT
 
 GAMES = ("peltapeeps",)
 LINE_NAMES = (("joins", "JOIN points"), ("bonus", "Same-team bonus"),
@@ -108,6 +107,8 @@ def format_sheet(result: Mapping[str, Any], photo: str) -> str:
     When the reading may not be a layout at all, the reason comes first and no
     winner is named.
     """
+    from vision.peltapeeps.verdict import LAYOUT  # the reader's words: loaded to score only
+
     sheet: Mapping[str, Mapping[str, int]] = result["sheet"]
     verdict = result["verdict"]
     players = list(sheet)

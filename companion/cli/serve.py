@@ -8,11 +8,13 @@ from pathlib import Path
 
 from companion.cli.games import new_game_args, rules_from_args
 from companion.errors import UserError
-from companion.service import Service, ServiceOptions, banner, run_until_interrupted
-from companion.settings import load_settings
 
 
 def run(args: argparse.Namespace) -> int:
+    # The service brings the web server, OpenCV and Flask: loaded only to serve.
+    from companion.service import Service, ServiceOptions, banner, run_until_interrupted
+    from companion.settings import load_settings
+
     settings = load_settings(args.settings)
     rules = rules_from_args(args)
     options = rules.options()
@@ -73,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _leds(panel, service: Service) -> None:
+def _leds(panel, service) -> None:
     r = service.referee
     panel.show_problem(bool(r.problems))
     # Waiting: the game waits for the egg or dice, or for the players to accept a reading.
