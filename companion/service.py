@@ -13,6 +13,7 @@ import logging
 import os
 import queue
 import secrets
+import signal
 import sys
 import threading
 import webbrowser
@@ -91,6 +92,8 @@ class Service:
     """Everything running: stop() ends it cleanly (the game log is always up to date)."""
 
     def __init__(self, opts: ServiceOptions) -> None:
+        if not 0 <= opts.port <= 65535:  # before any game is opened or made
+            raise UserError(f"--port must be 0 to 65535, not {opts.port}")
         self.opts = opts
         self.log = GameLog(opts.log or default_log_path())
         self.referee = Referee(self.log, self._game(), auto_accept=opts.auto_accept,
@@ -141,8 +144,6 @@ class Service:
         score_page = {"profile": _settings_profile if profile is None else profile,
                       "catalog": _score_catalog(self.opts.score_catalog)}
         camera = self.camera or self.camera_view or Camera()
-        if not 0 <= self.opts.port <= 65535:
-            raise UserError(f"--port must be 0 to 65535, not {self.opts.port}")
         try:
             sock = listen(self.opts.host, self.opts.port)
         except OSError as e:
@@ -219,11 +220,18 @@ def open_browser(url: str) -> bool:
 
 
 def run_until_interrupted(stop: Callable[[], None], seconds: float | None = None) -> None:
-    """Block until Ctrl-C (or for ``seconds``), then ``stop``; Ctrl-C is the normal way out."""
+    """Block until Ctrl-C or SIGTERM (or for ``seconds``), then ``stop``."""
+    done = threading.Event()
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        # SIGTERM (a service manager, kill) ends it as cleanly as Ctrl-C does.
+        previous = signal.signal(signal.SIGTERM, lambda _sig, _frame: done.set())
     try:
         with contextlib.suppress(KeyboardInterrupt):
-            threading.Event().wait(seconds)
+            done.wait(seconds)
     finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
         stop()
 
 
