@@ -167,3 +167,52 @@ def test_no_post_to_the_score_sheet_gives_a_500(score_client, data) -> None:
     resp = client.post("/score/api/score", data=body,
                        headers={"X-Companion-Token": token, "Content-Type": "application/json"})
     _check(resp)
+
+
+@pytest.fixture(scope="module")
+def upload_client(tmp_path_factory):
+    from calibration.profile import save_profile
+    from vision.render.peltapeeps import profile_for_teams
+
+    scene = render_layout(5, PeltaSpec(teams=(2, 2), rounds=(3, 4)))
+    profile = tmp_path_factory.mktemp("profile") / "p.json"
+    save_profile(profile_for_teams(scene.colours), profile)
+    tmp = tmp_path_factory.mktemp("log")
+    log = GameLog(tmp / "g.sqlite")
+    referee = Referee(log, log.new_game(PeepWar(players=("red", "blue"))), egg_seed=1)
+    client = create_app(referee, page_options={"peltapeeps": {"profile": str(profile)}}
+                        ).test_client()
+    token = re.search(r'token: "([^"]+)"', client.get("/").get_data(as_text=True)).group(1)
+    yield client, token
+    log.close()
+
+
+def _tiny_images() -> list[bytes]:
+    import cv2
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    out = []
+    for shape, ext in (((8, 8, 3), ".png"), ((40, 30, 3), ".jpg"), ((1, 5000, 3), ".png")):
+        ok, buf = cv2.imencode(ext, rng.integers(0, 255, shape, dtype=np.uint8))
+        out.append(buf.tobytes())
+    return out
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(photo=st.binary(max_size=400) | st.sampled_from(_tiny_images()),
+       name=st.sampled_from(["a.jpg", "a.png", "a", "../../x.jpg", "\u00e9.heic", ""]),
+       set_=st.none() | st.sampled_from(["core", "full", "custom", "", "x" * 300])
+       | st.text(max_size=10), field=st.sampled_from(["photo", "picture"]))
+def test_no_upload_to_the_score_sheet_gives_a_500(upload_client, photo, name, set_,
+                                                   field) -> None:
+    import io
+
+    client, token = upload_client
+    data = {field: (io.BytesIO(photo), name)}
+    if set_ is not None:
+        data["set"] = set_
+    resp = client.post("/score/api/upload", data=data, content_type="multipart/form-data",
+                       headers={"X-Companion-Token": token})
+    _check(resp)
