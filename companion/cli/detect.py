@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         game = games.find(args.game)
     except games.UnknownGame as e:
-        raise UserError(str(e)) from None
+        raise UserError(f"--game {args.game}: {e}") from None
     readable = sorted(n for n, g in games.all_games().items() if g.reader)
     if game.reader is None:
         raise UserError(f"--game {args.game}: {game.title} is not read by detect; games with "
