@@ -242,7 +242,10 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
         return [e.text for e in referee.end("page")]
 
     def undo(body: dict[str, Any]) -> list[str]:
-        undone = referee.undo_turn("page") if body.get("turn") is True else referee.undo(1, "page")
+        turn = body.get("turn", False)
+        if not isinstance(turn, bool):
+            raise ValueError("turn must be true (the whole turn) or false (one action)")
+        undone = referee.undo_turn("page") if turn else referee.undo(1, "page")
         if not undone:
             raise IllegalAction("there is nothing to undo")
         return [a.kind for a in undone]
@@ -254,6 +257,7 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
         return [e.text for e in referee.play_text(text, "page")]
 
     def action(body: dict[str, Any]) -> list[str]:
+        referee.rules.decode_action(body)  # a malformed action is a bad request (400), named
         return [e.text for e in referee.play_data(body, "page")]
 
     def roll(body: dict[str, Any]) -> list[str]:

@@ -216,3 +216,14 @@ def test_no_upload_to_the_score_sheet_gives_a_500(upload_client, photo, name, se
     resp = client.post("/score/api/upload", data=data, content_type="multipart/form-data",
                        headers={"X-Companion-Token": token})
     _check(resp)
+
+
+def test_malformed_fields_are_a_400_that_names_them(referee: Referee) -> None:
+    client, headers = _client(referee)
+    cases = [("/api/action", {"kind": "zzz"}, "kind"), ("/api/undo", {"turn": "yes"}, "turn"),
+             ("/api/roll", {"outcome": 5}, "action"), ("/api/new", {"game": 5}, "game"),
+             ("/api/eat", {"what": 1}, "what"), ("/api/draw", {"owner": [1]}, "owner"),
+             ("/api/correct", {"cell": "0,0/c", "supply_center": "no"}, "supply_center")]
+    for route, body, field in cases:
+        resp = client.post(route, data=json.dumps(body), headers=headers)
+        assert resp.status_code == 400 and field in resp.get_json()["error"], (route, resp.json)
