@@ -147,6 +147,7 @@ def test_another_device_watches_until_it_gives_the_passphrase(browser, tmp_path:
         assert page.is_visible("#watch-box")
         assert page.is_disabled("#end") and page.is_disabled("#command")
         assert page.is_disabled("#new-game")
+        _shot(page, "watcher.png", tmp_path)
         page.fill("#watch-pass", "not-the-phrase")
         page.click("#watch-form button")
         page.wait_for_selector("#watch-error:not([hidden])")
