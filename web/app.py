@@ -190,6 +190,7 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
     @app.get("/video.mjpg")
     def video() -> Response:
         # The live view, open to watchers like the page itself; a few at a time.
+        placeholder = no_camera_jpeg()  # made here, on a view's thread, not in the stream
         if not video_slots.take():
             resp = refuse(503, f"the camera view is open on {MAX_VIDEO_VIEWERS} devices "
                           "already; close it on one of them and reload")
@@ -200,7 +201,7 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
         def frames() -> Iterator[bytes]:
             last, sent = None, 0.0
             while True:
-                jpeg = cam.latest_jpeg() or no_camera_jpeg()
+                jpeg = cam.latest_jpeg() or placeholder
                 now = time.monotonic()
                 if jpeg is not last or now - sent >= VIDEO_RESEND_S:
                     last, sent = jpeg, now
