@@ -3,7 +3,7 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test setup browser bench
+.PHONY: demo test quick setup browser bench
 
 $(BIN)/companion: pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -19,6 +19,11 @@ demo: setup
 test: setup browser
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
+
+# The quick loop: everything but the tests marked slow (many rendered scenes, the browser).
+quick: setup
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest -q -m "not slow"
 
 # The browser tests drive Debian's Chromium (Playwright cannot download its own here).
 browser:

@@ -18,9 +18,10 @@ sys.path[:0] = [str(ROOT / "tests" / "fakes"), str(ROOT / "firmware"), str(ROOT)
 
 from eggrig import EggRig, EventLog  # noqa: E402  (test rig on the path above)
 
-from companion.inputs.egg import EggLink, FrameReader  # noqa: E402
+from companion.inputs.egg import EggLink  # noqa: E402
 from companion.inputs.egg_colours import EggColours  # noqa: E402
 from companion.inputs.egg_fields import parse  # noqa: E402
+from companion.inputs.egg_frames import FrameReader  # noqa: E402
 from firmware.eggproto import encode  # noqa: E402
 
 RED = (0.55, 0.25, 0.22)

@@ -229,6 +229,44 @@ class GameLog:
         ]
 
 
+def entries_seen_by(rules: Ruleset, entries: Sequence[dict[str, Any]], viewer: str | None
+                    ) -> list[dict[str, Any]]:
+    """``entries`` (from :meth:`GameLog.entries`) as ``viewer`` may see them: private
+    events as :meth:`Event.seen_by` gives them, private actions as their kind and player.
+
+    >>> from companion.rules.peepwar import PeepWar, PlaceTile
+    >>> rules = PeepWar(players=("red", "blue"))
+    >>> secret = Event("draw", "red draws a 6", private_to=frozenset({"red"}), public="red draws")
+    >>> entry = {"seq": 0, "kind": "action", "action": rules.encode_action(PlaceTile("red", 1, 0)),
+    ...          "events": [secret.to_dict()], "source": "", "created": ""}
+    >>> seen = entries_seen_by(rules, [entry], None)[0]
+    >>> seen["events"], seen["action"]["q"]
+    ([{'kind': 'draw', 'text': 'red draws', 'data': {}}], 1)
+    """
+    out = []
+    for entry in entries:
+        entry = dict(entry)
+        events = []
+        for ev in entry["events"]:
+            private = ev.get("private_to")
+            if private is None or viewer in private:
+                events.append(ev)
+            elif ev.get("public") is not None:
+                events.append({"kind": ev["kind"], "text": ev["public"], "data": {}})
+        entry["events"] = events
+        data = entry.get("action")
+        if data is not None:
+            try:
+                hidden = rules.action_private_to(rules.decode_action(data))
+            except BadActionData:
+                hidden = frozenset()  # what cannot be read is not shown
+            if hidden is not None and viewer not in hidden:
+                entry["action"] = {"kind": data.get("kind"), "player": data.get("player"),
+                                   "hidden": True}
+        out.append(entry)
+    return out
+
+
 class _Transaction:
     def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db

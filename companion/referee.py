@@ -232,7 +232,13 @@ class Referee:
             undone = self.game.undo(count, source=source)
             if undone:
                 listed = "; ".join(f"{a.player}: {self.bundle.format(a)}" for a in undone)
-                self._note(f"undone: {listed}", "undo")
+                # A hidden action (a chit played face down) is named to nobody on the page.
+                hidden = [self.rules.action_private_to(a) is not None for a in undone]
+                masked = "; ".join(f"{a.player}: a hidden {a.kind}" if h else
+                                   f"{a.player}: {self.bundle.format(a)}"
+                                   for a, h in zip(undone, hidden, strict=True))
+                self._remember(Event("undo", f"undone: {listed}", private_to=frozenset()
+                                     if any(hidden) else None, public=f"undone: {masked}"))
                 self._history.clear()
                 self.proposal = None
                 self.problems = []

@@ -432,7 +432,7 @@ def test_the_host_numbers_its_commands_from_0_in_each_connection() -> None:
 
 def firmware_says(port: serial.Serial, kind: str, timeout: float = 2.0) -> list[tuple]:
     """Messages from the real firmware up to and including the first ``kind``."""
-    from companion.inputs.egg import FrameReader
+    from companion.inputs.egg_frames import FrameReader
 
     reader = FrameReader()
     got: list[tuple] = []

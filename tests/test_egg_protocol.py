@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from companion.inputs.egg import FrameReader
+from companion.inputs.egg_frames import FrameReader
 from firmware import eggproto
 from firmware.eggproto import ProtocolError, decode, encode
 

@@ -22,6 +22,7 @@ from typing import Any
 from flask import Flask, Response, jsonify, render_template, request
 
 from companion import games
+from companion.gamelog import entries_seen_by
 from companion.referee import Referee
 from companion.rules.base import IllegalAction
 from companion.rules.style import player_style
@@ -225,7 +226,9 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
         buf = io.BytesIO()
         with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
             z.writestr("snapshot.json", json.dumps(referee.snapshot(), indent=2))
-            z.writestr("log.json", json.dumps(referee.log.entries(referee.game.id), indent=2))
+            # Whoever can see the page may download this: the log as a watcher sees it.
+            entries = entries_seen_by(referee.rules, referee.log.entries(referee.game.id), None)
+            z.writestr("log.json", json.dumps(entries, indent=2))
             obs = referee.last_observation
             if obs is not None:
                 z.writestr("last_observation.json", json.dumps(obs.to_dict(), indent=2))

@@ -21,10 +21,13 @@ DEFAULT_PLAYERS = ["red", "blue", "green", "yellow", "purple", "orange"]  # rend
 
 def run(args: argparse.Namespace) -> int:
     game = games.find(args.game)
-    if not game.min_players <= args.players <= game.max_players:
+    count = args.players or len(game.default_players)
+    if not game.min_players <= count <= game.max_players:
         raise UserError(f"--players must be {game.min_players} to {game.max_players}, "
-                        f"not {args.players}")
-    players = DEFAULT_PLAYERS[: args.players]
+                        f"not {count}")
+    # A game whose seats have names of their own (cities) keeps them; others get colours.
+    pool = game.default_players if count <= len(game.default_players) else DEFAULT_PLAYERS
+    players = list(pool[:count])
     options = {"edition": args.edition} if any(o.name == "edition" for o in game.options) else {}
     log = demo_log_path(args)
     if args.text:
@@ -121,7 +124,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="the game to play (default peepwar)")
     p.add_argument("--port", type=int, default=8080, help="port (default 8080; 0 picks one)")
     p.add_argument("--no-browser", action="store_true", help="do not open a browser")
-    p.add_argument("--players", type=int, default=2, help="2 to 6 (default 2)")
+    p.add_argument("--players", type=int, default=None,
+                   help="how many players (default: the game's usual number, 2 in Peep War)")
     p.add_argument("--edition", type=int, default=2005, choices=[2001, 2005])
     p.add_argument("--seed", type=int, default=7, help="seed of the game (default 7)")
     p.add_argument("--step", type=float, default=0.6, help="seconds between table actions")

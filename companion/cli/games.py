@@ -9,7 +9,7 @@ from pathlib import Path
 
 from companion import games
 from companion.errors import UserError
-from companion.gamelog import GameLog, LoggedGame, default_log_path
+from companion.gamelog import GameLog, LoggedGame, default_log_path, entries_seen_by
 from companion.rules.base import Ruleset
 
 
@@ -38,8 +38,9 @@ def new_game_args(p: argparse.ArgumentParser) -> None:
                 continue
             seen.add(o.name)
             choices = f" ({' or '.join(str(c) for c in o.choices)})" if o.choices else ""
+            default = f"; default {o.default}" if o.default not in ("", None) else ""
             p.add_argument(f"--{o.name.replace('_', '-')}", dest=o.name, default=None,
-                           help=f"{game.title}: {o.help}{choices}; default {o.default}")
+                           help=f"{game.title}: {o.help}{choices}{default}")
 
 
 def rules_from_args(args: argparse.Namespace) -> Ruleset:
@@ -125,10 +126,19 @@ def run_replay(args: argparse.Namespace) -> int:
         game = log.open(args.game_id)
         bundle = games.of(game.rules)
         entries = log.entries(game.id)
+        viewer = None if args.viewer in (None, "watcher") else args.viewer
+        if args.viewer is not None:
+            players = game.rules.options().get("players", [])
+            if viewer is not None and viewer not in players:
+                raise UserError(f"--as must be a player of game {game.id} "
+                                f"({', '.join(players)}) or watcher, not {viewer!r}")
+            entries = entries_seen_by(game.rules, entries, viewer)
         if args.json:
+            state = (game.rules.state_to_dict(game.state) if args.viewer is None
+                     else game.rules.view(game.state, viewer))
             print(json.dumps({
                 "game": game.rules.name, "id": game.id, "options": game.rules.options(),
-                "entries": entries, "state": game.rules.state_to_dict(game.state),
+                "entries": entries, "state": state,
                 "tally": game.rules.tally(game.state).to_dict(),
             }, indent=2))
             return 0
@@ -136,8 +146,12 @@ def run_replay(args: argparse.Namespace) -> int:
             if e["kind"] == "undo":
                 print(f"#{e['seq'] + 1:<4} undo")
                 continue
-            action = game.rules.decode_action(e["action"])
-            print(f"#{e['seq'] + 1:<4} {action.player}: {bundle.format(action)}")
+            if e["action"].get("hidden"):
+                print(f"#{e['seq'] + 1:<4} {e['action']['player']}: a hidden "
+                      f"{e['action']['kind']}")
+            else:
+                action = game.rules.decode_action(e["action"])
+                print(f"#{e['seq'] + 1:<4} {action.player}: {bundle.format(action)}")
             for ev in e["events"]:
                 print(f"       · {ev['text']}")
         print(bundle.text_board(game.rules, game.state))
@@ -166,11 +180,20 @@ def run_games(args: argparse.Namespace) -> int:
     return 0
 
 
+def _option_text(value: object) -> str:
+    if isinstance(value, dict):
+        return str(value.get("name", "data"))
+    if isinstance(value, list):
+        return ", ".join(map(str, value))
+    return str(value)
+
+
 def games_line(log: GameLog, info) -> str:
     """One game of the list: its game, players, options, length and result."""
     options = dict(info.options)
     players = options.pop("players", [])
-    opts = ", ".join(f"{k} {v}" for k, v in options.items())
+    # A map or chit set stored as data is named, not printed whole.
+    opts = ", ".join(f"{k} {_option_text(v)}" for k, v in options.items())
     try:
         title = games.find(info.game).title
     except games.UnknownGame:
@@ -222,6 +245,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     _log_arg(p)
     _game_arg(p)
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--as", dest="viewer", metavar="PLAYER",
+                   help="only what PLAYER (or 'watcher') may see: others' hidden chits, draws "
+                   "and private events left out (default: everything in the log)")
     p.set_defaults(func=run_replay)
 
     p = sub.add_parser("undo", help="take back the last action of a game",

@@ -263,6 +263,14 @@ class Ruleset(ABC, Generic[S]):
         """
         return self.state_to_dict(state)
 
+    def action_private_to(self, action: Action) -> frozenset[str] | None:
+        """The players who may see ``action`` itself (None: everyone).
+
+        A chit drawn from a cup or played face down names what is hidden: a
+        watcher's copy of the log shows only its kind and player.
+        """
+        return None
+
     # --- actions as data ---------------------------------------------------------
 
     def encode_action(self, action: Action) -> dict[str, Any]:

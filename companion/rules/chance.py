@@ -31,8 +31,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
-from companion.rules.base import Action
+if TYPE_CHECKING:
+    from companion.rules.base import Action
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,9 @@ class Chance:
 
     label: str
     outcomes: tuple[tuple[Action, int], ...]
+    # The odds would tell what is hidden (a cup's contents tell what the hands hold):
+    # the page then gets the label only.
+    hidden: bool = False
 
     def __post_init__(self) -> None:
         if any(w < 0 for _, w in self.outcomes) or self.total <= 0:
@@ -55,7 +60,10 @@ class Chance:
         return Fraction(sum(w for a, w in self.outcomes if a == action), self.total)
 
     def to_dict(self) -> dict[str, object]:
-        """The label and each outcome's probability, for the page."""
+        """The label and each outcome's probability, for the page (the label only when
+        the odds are hidden)."""
+        if self.hidden:
+            return {"label": self.label, "outcomes": [], "hidden": True}
         return {"label": self.label, "outcomes": [
             {"action": a.kind, "player": a.player, "probability": float(Fraction(w, self.total))}
             for a, w in self.outcomes if w]}

@@ -11,22 +11,17 @@ import pytest
 
 from companion.camera_loop import CameraLoop
 from companion.frames import CaptureSource, FolderSource
-from companion.gamelog import GameLog
 from companion.inputs.events import BEAN, DRAW, END_TURN, UNDO, UNDO_TURN, InputEvent
 from companion.referee import Referee
-from companion.rules.peepwar import Eat, Move, PeepBeans, PeepWar, Phase
+from companion.rules.peepwar import Eat, Move, PeepBeans, Phase
 from companion.rules.peepwar.bot import Bot
 from companion.rules.peepwar.inference import expected_observation
 from companion.rules.peepwar.observation import CellReading, PeepWarObservation, Pieces, TileSeen
 
 
 @pytest.fixture
-def referee(tmp_path: Path) -> Referee:
-    log = GameLog(tmp_path / "g.sqlite")
-    game = log.new_game(PeepWar(players=("red", "blue"), edition=2005))
-    r = Referee(log, game, egg_seed=1)
-    yield r
-    log.close()
+def referee(peepwar_referee: Referee) -> Referee:
+    return peepwar_referee
 
 
 def _advance(r: Referee, until) -> None:

@@ -2,32 +2,27 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from companion.demo_camera import RenderedCamera
 from companion.demo_table import ScriptedTable
-from companion.gamelog import GameLog
 from companion.referee import Referee
-from companion.rules.peepwar import PeepWar
 from web.app import create_app
 
 
-def test_rendered_table_is_read_ruled_on_and_streamed(tmp_path: Path) -> None:
-    with GameLog(tmp_path / "g.sqlite") as log:
-        referee = Referee(log, log.new_game(PeepWar(players=("red", "blue"))), egg_seed=1)
-        camera = RenderedCamera(referee, ["red", "blue"], seed=3)
-        table = ScriptedTable(referee, seed=3, show=camera.show)
-        for _ in range(14):  # the whole setup: hexes and Supply Centers
-            table.step()
-        assert camera.frames >= 10
-        assert referee.state.turn >= 1
-        sources = {e["source"] for e in log.entries(referee.game.id)}
-        assert "camera" in sources  # placements came from reading the rendered photos
-        assert referee.snapshot()["camera"]["state"] == "on"
+def test_rendered_table_is_read_ruled_on_and_streamed(peepwar_referee: Referee) -> None:
+    referee, log = peepwar_referee, peepwar_referee.log
+    camera = RenderedCamera(referee, ["red", "blue"], seed=3)
+    table = ScriptedTable(referee, seed=3, show=camera.show)
+    for _ in range(14):  # the whole setup: hexes and Supply Centers
+        table.step()
+    assert camera.frames >= 10
+    assert referee.state.turn >= 1
+    sources = {e["source"] for e in log.entries(referee.game.id)}
+    assert "camera" in sources  # placements came from reading the rendered photos
+    assert referee.snapshot()["camera"]["state"] == "on"
 
-        resp = create_app(referee, camera=camera).test_client().get("/video.mjpg",
-                                                                   buffered=False)
-        first = next(iter(resp.response))
-        resp.close()
-        assert first.startswith(b"--frame\r\nContent-Type: image/jpeg")
-        assert b"\xff\xd8" in first  # a JPEG's start
+    resp = create_app(referee, camera=camera).test_client().get("/video.mjpg",
+                                                               buffered=False)
+    first = next(iter(resp.response))
+    resp.close()
+    assert first.startswith(b"--frame\r\nContent-Type: image/jpeg")
+    assert b"\xff\xd8" in first  # a JPEG's start

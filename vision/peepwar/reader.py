@@ -34,7 +34,7 @@ class PeepWarReader:
 
     def read(self, frame: np.ndarray) -> dict[str, Any]:
         """The observation JSON (table standard, section 4), with confidence and timings."""
-        if self.profile is not None and self.profile.colours:
+        if self.profile is not None:  # without players' colours it says so, cells unknown
             data, self._view = read_table_view(frame, self.profile)
             return data
         view = find_tiles(frame, self.intrinsics)

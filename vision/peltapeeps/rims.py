@@ -16,6 +16,10 @@ lines, and along the line between the two centres the darkest place is where
 their edges meet — at the rim (plain edges touching), or at a tab's tip
 sitting in the other disc's notch. Such a contact keeps every reading the photo
 allows, with its cost, for the catalog to settle (:class:`ContactInDoubt`).
+
+The module is longer than most because every step reads the same polar
+samples and zone columns: split apart, each part would have to be handed the
+whole sampling state and its constants.
 """
 
 from __future__ import annotations

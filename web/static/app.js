@@ -179,7 +179,8 @@ $("new-game").onclick = () => {
   if (!players) return;
   const options = {};
   for (const [key, value] of Object.entries(snap.options)) {
-    if (key === "players" || typeof value === "object") continue;
+    if (key === "players") continue;
+    if (value !== null && typeof value === "object") { options[key] = value; continue; }  // data (a map): kept as it is
     const given = prompt(`${key}:`, String(value));
     if (given === null) return;
     options[key] = typeof value === "number" ? Number(given) : given;

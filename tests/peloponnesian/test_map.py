@@ -1,0 +1,128 @@
+"""The map file: the default map of Greece, and one clear line for every bad file."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from companion.gamelog import GameLog
+from companion.rules.peloponnesian import PeloponnesianWar
+from companion.rules.peloponnesian.game import GAME
+from companion.rules.peloponnesian.mapdata import DEFAULT_MAP, BadMap, load_map
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _default() -> dict:
+    return json.loads(DEFAULT_MAP.read_text(encoding="utf-8"))
+
+
+def test_the_default_map_is_the_greek_world_with_its_cities_and_delphi() -> None:
+    m = load_map(None)
+    assert 20 <= len(m.areas) <= 26
+    assert m.homes == {"sparta": "laconia", "athens": "attica", "thebes": "boeotia"}
+    assert m.delphi == "phocis"
+    for area in ("attica", "laconia", "boeotia", "phocis", "corinth", "argos", "megara",
+                 "euboea", "thessaly", "macedonia", "chalcidice", "aetolia", "acarnania",
+                 "elis", "messenia", "arcadia", "achaea", "corcyra", "aegina", "ionia"):
+        assert area in m.areas, area
+    kinds = {k for _, _, k in m.links}
+    assert kinds == {"land", "sea"}
+    for area in m.areas.values():
+        if area.island:  # an island is reached by sea only
+            assert {k for a, b, k in m.links if area.id in (a, b)} == {"sea"}, area.id
+        x, y = area.at
+        assert 0 <= x <= m.size_mm[0] and 0 <= y <= m.size_mm[1]
+
+
+def test_distances_count_land_and_sea_links_alike() -> None:
+    m = load_map(None)
+    assert m.distance("attica", "aegina") == 1  # by sea
+    assert m.distance("attica", "boeotia") == 1  # by land
+    assert m.within("attica", 0) == {"attica"}
+    assert m.distance("attica", "laconia") == 3
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda d: d["links"].append(["attica", "atlantis", "sea"]),
+     "link 52 (attica-atlantis) names an unknown area 'atlantis'"),
+    (lambda d: d["homes"].pop("thebes"), "the map has no home city for thebes"),
+    (lambda d: d["areas"].update(melos={"name": "Melos", "at": [300, 280], "island": True}),
+     "island 'melos' has no link: nobody could ever reach it"),
+    (lambda d: d.update(delphi="olympus"), '"delphi" must name the area that holds Delphi'),
+    (lambda d: d["links"].append(["attica", "megara", "air"]), 'a link is "land" or "sea"'),
+    (lambda d: d["areas"]["attica"].pop("at"), "area 'attica' needs \"at\": [x, y]"),
+    (lambda d: d["homes"].update(thebes="attica"), "two cities share a home area"),
+])
+def test_a_bad_map_file_is_refused_in_one_line(tmp_path: Path, change, message: str) -> None:
+    data = _default()
+    change(data)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(BadMap) as e:
+        load_map(str(path))
+    assert message in str(e.value) and "\n" not in str(e.value)
+    assert str(e.value).startswith(str(path))
+
+
+def test_bad_json_and_a_missing_file_are_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "broken.json"
+    path.write_text('{"areas": {', encoding="utf-8")
+    with pytest.raises(BadMap, match=r"is not valid JSON \(line 1, column 12"):
+        load_map(str(path))
+    with pytest.raises(BadMap, match="cannot read the map .*nowhere.json"):
+        load_map(str(tmp_path / "nowhere.json"))
+
+
+def test_a_map_that_falls_apart_is_refused() -> None:
+    data = _default()
+    data["areas"]["atlantis"] = {"name": "Atlantis", "at": [10, 290]}
+    data["areas"]["mu"] = {"name": "Mu", "at": [20, 290]}
+    data["links"].append(["atlantis", "mu", "sea"])
+    with pytest.raises(BadMap, match="cannot be reached from 'macedonia'"):
+        load_map(data)
+
+
+def test_the_map_travels_in_the_options_and_the_log_replays_it(tmp_path: Path) -> None:
+    data = _default()
+    data["name"] = "A small Greece"
+    data["areas"]["cythera"] = {"name": "Cythera", "at": [150, 292], "island": True}
+    data["links"].append(["cythera", "laconia", "sea"])
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    rules = GAME.new_rules(["sparta", "athens", "thebes"], {"map": str(path)})
+    assert rules.options()["map"]["areas"]["cythera"]["name"] == "Cythera"
+    with GameLog(tmp_path / "g.sqlite") as log:
+        game = log.new_game(rules)
+        game.play(GAME.parse("sparta place cythera", rules, game.state))
+        game_id = game.id
+    path.unlink()  # the game no longer needs the file
+    with GameLog(tmp_path / "g.sqlite") as log:
+        again = log.open(game_id)
+        assert again.state.counters_in("cythera") == {"sparta": 1}
+        assert "A small Greece" in GAME.describe(again.rules)
+    # A game started from a logged game's options takes the data itself.
+    assert "cythera" in GAME.new_rules(["sparta", "athens"],
+                                       {"map": rules.options()["map"]}).map.areas
+
+
+def test_map_option_on_the_command_line_gives_one_line_for_a_bad_file(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("not json", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "companion", "new", "--game", "peloponnesian", "--players",
+         "sparta,athens,thebes", "--map", str(bad), "--log", str(tmp_path / "g.sqlite")],
+        capture_output=True, text=True, cwd=ROOT, env={"PYTHONPATH": str(ROOT)}, timeout=60)
+    assert done.returncode != 0
+    assert len(done.stderr.strip().splitlines()) == 1 and "is not valid JSON" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_two_players_and_no_stranger() -> None:
+    assert PeloponnesianWar(["sparta", "athens"]).players == ("sparta", "athens")
+    with pytest.raises(ValueError, match="the players are the cities sparta, athens and thebes"):
+        PeloponnesianWar(["sparta", "athens", "corinth"])
