@@ -37,6 +37,7 @@ from vision.srgb import to_linear
 CARD_PX_PER_MM = 4.0
 MIN_SEPARATION = 2.5  # Mahalanobis distance between two players models
 MIN_GREY_SHARE = 0.04  # of a bean's spot left bare (a bean covers about 60% of it)
+MIN_PAPER_SHARE = 0.85  # of a spot that is plain paper where the card has no slot
 MIN_COVERAGE = 0.3  # share of a piece's expected area that must differ from the empty spot
 BEAN_AREA_MM2 = math.pi * 10.0 * 6.5
 PEEP_AREA_MM2 = math.pi * 30.0 * 17.5
@@ -216,8 +217,9 @@ def _spot_mask(shape: tuple[int, int], centre_mm, axes_mm: tuple[float, float]) 
 
 
 def _spot_and_empty(reading: CardReading, centre_mm, axes_mm: tuple[float, float]
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The spot's mask, where the card looks like the empty grey spot, and every feature."""
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The spot's mask, where the card looks like the empty grey spot, where it looks like
+    blank paper (grey, but lighter than the spot), and every pixel's features."""
     img = reading.rectified
     spot = _spot_mask(img.shape[:2], centre_mm, (axes_mm[0] - 1.5, axes_mm[1] - 1.5))
     gains = reading.gains()
@@ -228,14 +230,19 @@ def _spot_and_empty(reading: CardReading, centre_mm, axes_mm: tuple[float, float
     ratio = feats[:, :, 2] / max(ref[2], _EPS)  # lightness relative to the empty spot
     # The empty spot, or a shadow on it (darker but still grey), is not the piece.
     empty_like = (chroma < 0.12) & (ratio > 0.7) & (ratio < 1.12)
-    return spot, empty_like, feats
+    paper_like = (chroma < 0.12) & (ratio >= 1.12)
+    return spot, empty_like, paper_like, feats
 
 
-def grey_share(reading: CardReading, centre_mm, axes_mm: tuple[float, float]) -> float:
-    """How much of a spot shows the printed grey: a bean leaves some of its spot bare, and
-    a slot the card was not printed with shows none (blank paper)."""
-    spot, empty_like, _ = _spot_and_empty(reading, centre_mm, axes_mm)
-    return float((spot & empty_like).sum()) / max(int(spot.sum()), 1)
+def spot_is_blank_paper(reading: CardReading, centre_mm, axes_mm: tuple[float, float]
+                        ) -> bool:
+    """A spot the card was not printed with: no printed grey at all, and nearly all of it
+    plain paper. A bean leaves some of its grey spot bare; a piece that covers its spot
+    whole (a PeltaPeeps piece) is coloured, not paper."""
+    spot, empty_like, paper_like, _ = _spot_and_empty(reading, centre_mm, axes_mm)
+    area = max(int(spot.sum()), 1)
+    return (float((spot & empty_like).sum()) / area < MIN_GREY_SHARE
+            and float((spot & paper_like).sum()) / area > MIN_PAPER_SHARE)
 
 
 def piece_features(
@@ -246,7 +253,7 @@ def piece_features(
     Spot pixels that look like the empty spot (the grey patch's colour, or a
     shadow of it) are left out; what remains, cleaned of specks, is the piece.
     """
-    spot, empty_like, feats = _spot_and_empty(reading, centre_mm, axes_mm)
+    spot, empty_like, _paper, feats = _spot_and_empty(reading, centre_mm, axes_mm)
     obj = (spot & ~empty_like).astype(np.uint8)
     obj = cv2.morphologyEx(obj, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(obj, connectivity=8)
@@ -281,7 +288,7 @@ def calibrate_colours(
     reading = read_card(photo, len(keys))
     models: dict[str, PlayerColours] = {}
     for key, slot in zip(keys, reading.layout.slots, strict=True):
-        if grey_share(reading, slot.bean_mm, (BEAN_SPOT_R_MM, BEAN_SPOT_R_MM)) < MIN_GREY_SHARE:
+        if spot_is_blank_paper(reading, slot.bean_mm, (BEAN_SPOT_R_MM, BEAN_SPOT_R_MM)):
             # Cards for 3 and 4 players (5 and 6) have one size: only the print tells them apart.
             printed = slot.slot - 1
             raise CalibrationError(
