@@ -31,3 +31,12 @@ def test_games_lists_players_plainly_and_the_result(tmp_path: Path, capsys) -> N
     assert "[" not in first and "'" not in first
     assert "Peep War: red, blue (edition 2005)" in second
     assert second.endswith("red won (red holds 4 Supply Centers (4 win))")
+
+
+def test_the_text_demo_keeps_its_game_where_it_says(tmp_path: Path, capsys) -> None:
+    log = tmp_path / "demo.sqlite"
+    assert main(["demo", "--text", "--seed", "3", "--log", str(log)]) == 0
+    out = capsys.readouterr().out
+    assert f"The demo game is kept as game 1 in {log}" in out
+    assert main(["replay", "--log", str(log), "--id", "1"]) == 0
+    assert capsys.readouterr().out.count("#") > 10

@@ -96,6 +96,8 @@ def _text(bundle: games.Game, players: list[str], options: dict, args: argparse.
         referee = TextReferee(game, seed=args.seed, source="demo")
         print(f"Demo: {bundle.describe(rules)} (seed {args.seed}); "
               f"{rules.tally(game.state).headline}")
+        print(f"The demo game is kept as game {game.id} in {log.path}; see it again with: "
+              f"companion replay --log {log.path} --id {game.id}")
         bot = bundle.bot(rules, args.seed)
         for _ in range(MAX_ACTIONS):
             if rules.is_over(game.state):
@@ -110,8 +112,6 @@ def _text(bundle: games.Game, players: list[str], options: dict, args: argparse.
         tally = rules.tally(game.state)
         print(f"{tally.headline} after {rules.turn(game.state)} turns and "
               f"{len(game.actions)} actions")
-        print(f"the demo game is kept as game {game.id} in {log.path}; see it again with: "
-              f"companion replay --log {log.path} --id {game.id}")
     return 0
 
 
