@@ -227,3 +227,42 @@ def test_malformed_fields_are_a_400_that_names_them(referee: Referee) -> None:
     for route, body, field in cases:
         resp = client.post(route, data=json.dumps(body), headers=headers)
         assert resp.status_code == 400 and field in resp.get_json()["error"], (route, resp.json)
+
+
+PELO_ROUTES = ROUTES + ["/peloponnesian/api/hand"]
+CITIES = ["sparta", "athens", "thebes"]
+
+
+@pytest.mark.slow
+@settings(max_examples=100, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(steps=st.integers(0, 40), data=st.data())
+def test_no_post_to_a_peloponnesian_table_gives_a_500(tmp_path: Path, steps: int, data) -> None:
+    from companion import games
+    from companion.rules.peloponnesian import PeloponnesianWar
+
+    log = GameLog(tmp_path / f"p{steps}-{data.draw(st.integers(0, 10**9))}.sqlite")
+    try:
+        referee = Referee(log, log.new_game(PeloponnesianWar(CITIES)), egg_seed=1)
+        bot = games.find("peloponnesian").bot(referee.rules, steps)
+        for _ in range(steps):
+            if referee.rules.is_over(referee.state):
+                break
+            referee.play(bot.choose(referee.state), "test")
+        client, headers = _client(referee)
+        page = client.get("/").get_data(as_text=True)
+        keys = dict(re.findall(r"/peloponnesian/hand/(\w+)\?key=([\w-]+)", page))
+        hand = st.fixed_dictionaries({
+            "player": st.sampled_from(CITIES + ["red", ""]) | values,
+            "key": st.sampled_from(list(keys.values()) or ["x"]) | st.text(max_size=10),
+            "action": st.fixed_dictionaries(
+                {"kind": st.sampled_from(["play", "pass", "swap", "keep", "draw", "move"])},
+                optional={"chit": values, "area": values, "chits": values,
+                          "player": values}) | values,
+        }).map(lambda o: json.dumps(o).encode())
+        posts = data.draw(st.lists(st.tuples(st.sampled_from(PELO_ROUTES), bodies | hand),
+                                   min_size=1, max_size=5))
+        for route, body in posts:
+            _check(client.post(route, data=body, headers=headers))
+    finally:
+        log.close()
