@@ -206,7 +206,10 @@ class _Threaded:
             length = int(environ.get("CONTENT_LENGTH") or 0)
         except ValueError:
             length = -1
-        if length < 0 or length > MAX_BODY:
+        if length < 0:
+            return _plain(start_response, "400 Bad Request",
+                          "the request's Content-Length is not a number of bytes")
+        if length > MAX_BODY:
             return _plain(start_response, "413 Content Too Large",
                           f"the request is larger than the companion takes ({MAX_BODY:,} bytes)")
         chunked = environ.get("HTTP_TRANSFER_ENCODING", "").lower() == "chunked"
