@@ -218,7 +218,7 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
 
     @app.get("/api/debug-bundle")
     def debug_bundle() -> Response:
-        # Camera frames of someone's home and the whole log: beyond the live view, so from
+        # Camera frames of someone's home and the game's log: beyond the live view, so from
         # another machine only with the pass-phrase.
         refused = passphrase_check()
         if refused is not None:
@@ -226,7 +226,7 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
         buf = io.BytesIO()
         with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
             z.writestr("snapshot.json", json.dumps(referee.snapshot(), indent=2))
-            # Whoever can see the page may download this: the log as a watcher sees it.
+            # A player with the pass-phrase may download this: the log as a watcher sees it.
             entries = entries_seen_by(referee.rules, referee.log.entries(referee.game.id), None)
             z.writestr("log.json", json.dumps(entries, indent=2))
             obs = referee.last_observation
