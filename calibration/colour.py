@@ -23,6 +23,7 @@ import numpy as np
 
 from vision.card_art import (
     BEAN_SPOT_R_MM,
+    MAX_PLAYERS,
     PEEP_SPOT_AXES_MM,
     SPOT_GREY,
     CardLayout,
@@ -35,6 +36,8 @@ from vision.srgb import to_linear
 
 CARD_PX_PER_MM = 4.0
 MIN_SEPARATION = 2.5  # Mahalanobis distance between two players models
+MIN_GREY_SHARE = 0.04  # of a bean's spot left bare (a bean covers about 60% of it)
+MIN_PAPER_SHARE = 0.85  # of a spot that is plain paper where the card has no slot
 MIN_COVERAGE = 0.3  # share of a piece's expected area that must differ from the empty spot
 BEAN_AREA_MM2 = math.pi * 10.0 * 6.5
 PEEP_AREA_MM2 = math.pi * 30.0 * 17.5
@@ -125,17 +128,16 @@ def read_card(photo: np.ndarray, players: int) -> CardReading:
     """Find the card in ``photo`` and measure its white and grey patches."""
     layout = card_layout(players)
     hits = detect_markers(photo)
-    src, dst = [], []
-    for mid, corners in zip(hits.ids, hits.corners, strict=True):
-        if int(mid) in CARD_MARKER_IDS:
-            src.append(layout.marker_corners[CARD_MARKER_IDS.index(int(mid))])
-            dst.append(corners)
-    if len(src) < 2:
+    seen = [(CARD_MARKER_IDS.index(int(mid)), corners)
+            for mid, corners in zip(hits.ids, hits.corners, strict=True)
+            if int(mid) in CARD_MARKER_IDS]
+    if len(seen) < 2:
         raise CalibrationError(
-            f"only {len(src)} of the colour card's 4 corner markers are in view: photograph "
+            f"only {len(seen)} of the colour card's 4 corner markers are in view: photograph "
             "the whole card, flat, from above"
         )
-    hom, _ = cv2.findHomography(np.vstack(src), np.vstack(dst), 0)
+    hom, misfit = _fit(layout, seen)
+    _check_card_size(players, misfit, seen)
     w = round(layout.width_mm * CARD_PX_PER_MM)
     h = round(layout.height_mm * CARD_PX_PER_MM)
     s = CARD_PX_PER_MM
@@ -165,6 +167,46 @@ def read_card(photo: np.ndarray, players: int) -> CardReading:
                        warnings)
 
 
+def _fit(layout: CardLayout, seen: list[tuple[int, np.ndarray]]) -> tuple[np.ndarray, float]:
+    """The card-to-photo homography, and how badly the markers fit it (in marker sizes)."""
+    src = np.vstack([layout.marker_corners[i] for i, _ in seen]).astype(np.float64)
+    dst = np.vstack([c.reshape(-1, 2) for _, c in seen]).astype(np.float64)
+    hom, _ = cv2.findHomography(src, dst, 0)
+    if hom is None:
+        return np.eye(3), math.inf
+    back = cv2.perspectiveTransform(src[None], hom)[0]
+    side = float(np.mean([np.linalg.norm(c.reshape(-1, 2)[0] - c.reshape(-1, 2)[1])
+                          for _, c in seen]))
+    return hom, float(np.sqrt(np.mean(np.sum((back - dst) ** 2, axis=1)))) / max(side, 1.0)
+
+
+def _check_card_size(players: int, misfit: float, seen: list[tuple[int, np.ndarray]]) -> None:
+    """Refuse a card printed for fewer rows of slots than the players named (or more).
+
+    Cards differ by their rows of slots (two a row): a homography maps any card's
+    four corners onto any other's, but only the right card keeps its markers square.
+    """
+    rows = math.ceil(players / 2)
+    fits = {r: _fit(card_layout(min(2 * r, MAX_PLAYERS)), seen)[1]
+            for r in range(1, math.ceil(MAX_PLAYERS / 2) + 1)}
+    best = min(fits, key=fits.__getitem__)
+    if best == rows or misfit < 0.05 or fits[best] * 3 > misfit:
+        return
+    most = min(2 * best, MAX_PLAYERS)
+    named = f"{players} player{'s' if players != 1 else ''}"
+    if best < rows:
+        raise CalibrationError(
+            f"the card in the photo has {'two slots' if most == 2 else f'{most} slots'} "
+            f"(room for {most} players), but --players names {named}: print a card for "
+            f"{players} with 'companion printkit card --players {players}', or calibrate "
+            f"{most} players at a time"
+        )
+    raise CalibrationError(
+        f"the card in the photo is one for {2 * best - 1} to {most} players, but --players "
+        f"names {named}: name every player whose beans are on the card"
+    )
+
+
 def _spot_mask(shape: tuple[int, int], centre_mm, axes_mm: tuple[float, float]) -> np.ndarray:
     s = CARD_PX_PER_MM
     mask = np.zeros(shape, np.uint8)
@@ -174,14 +216,10 @@ def _spot_mask(shape: tuple[int, int], centre_mm, axes_mm: tuple[float, float]) 
     return mask > 0
 
 
-def piece_features(
-    reading: CardReading, centre_mm, axes_mm: tuple[float, float], area_mm2: float
-) -> tuple[np.ndarray, float]:
-    """Features of the piece lying on one spot, and how much of its expected area shows.
-
-    Spot pixels that look like the empty spot (the grey patch's colour, or a
-    shadow of it) are left out; what remains, cleaned of specks, is the piece.
-    """
+def _spot_and_empty(reading: CardReading, centre_mm, axes_mm: tuple[float, float]
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The spot's mask, where the card looks like the empty grey spot, where it looks like
+    blank paper (grey, but lighter than the spot), and every pixel's features."""
     img = reading.rectified
     spot = _spot_mask(img.shape[:2], centre_mm, (axes_mm[0] - 1.5, axes_mm[1] - 1.5))
     gains = reading.gains()
@@ -192,6 +230,30 @@ def piece_features(
     ratio = feats[:, :, 2] / max(ref[2], _EPS)  # lightness relative to the empty spot
     # The empty spot, or a shadow on it (darker but still grey), is not the piece.
     empty_like = (chroma < 0.12) & (ratio > 0.7) & (ratio < 1.12)
+    paper_like = (chroma < 0.12) & (ratio >= 1.12)
+    return spot, empty_like, paper_like, feats
+
+
+def spot_is_blank_paper(reading: CardReading, centre_mm, axes_mm: tuple[float, float]
+                        ) -> bool:
+    """A spot the card was not printed with: no printed grey at all, and nearly all of it
+    plain paper. A bean leaves some of its grey spot bare; a piece that covers its spot
+    whole (a PeltaPeeps piece) is coloured, not paper."""
+    spot, empty_like, paper_like, _ = _spot_and_empty(reading, centre_mm, axes_mm)
+    area = max(int(spot.sum()), 1)
+    return (float((spot & empty_like).sum()) / area < MIN_GREY_SHARE
+            and float((spot & paper_like).sum()) / area > MIN_PAPER_SHARE)
+
+
+def piece_features(
+    reading: CardReading, centre_mm, axes_mm: tuple[float, float], area_mm2: float
+) -> tuple[np.ndarray, float]:
+    """Features of the piece lying on one spot, and how much of its expected area shows.
+
+    Spot pixels that look like the empty spot (the grey patch's colour, or a
+    shadow of it) are left out; what remains, cleaned of specks, is the piece.
+    """
+    spot, empty_like, _paper, feats = _spot_and_empty(reading, centre_mm, axes_mm)
     obj = (spot & ~empty_like).astype(np.uint8)
     obj = cv2.morphologyEx(obj, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(obj, connectivity=8)
@@ -226,6 +288,15 @@ def calibrate_colours(
     reading = read_card(photo, len(keys))
     models: dict[str, PlayerColours] = {}
     for key, slot in zip(keys, reading.layout.slots, strict=True):
+        if spot_is_blank_paper(reading, slot.bean_mm, (BEAN_SPOT_R_MM, BEAN_SPOT_R_MM)):
+            # Cards for 3 and 4 players (5 and 6) have one size: only the print tells them apart.
+            printed = slot.slot - 1
+            raise CalibrationError(
+                f"slot {slot.slot} ({key}) is not printed on the card in the photo: it is a "
+                f"card for {printed} player{'s' if printed != 1 else ''}; name {printed} "
+                f"players, or print a card for {len(keys)} with 'companion printkit card "
+                f"--players {len(keys)}'"
+            )
         found = {}
         for what, centre, axes, area in (
             ("bean", slot.bean_mm, (BEAN_SPOT_R_MM, BEAN_SPOT_R_MM), BEAN_AREA_MM2),

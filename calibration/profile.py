@@ -53,6 +53,11 @@ class Profile:
         if not isinstance(data, dict):
             raise ProfileError(f"{source} is not a calibration profile (expected a JSON object)")
         version = data.get("version")
+        if type(version) is not int:  # not "1", not true: JSON's number, as written
+            raise ProfileError(
+                f"{source} has \"version\": {json.dumps(version)}, not the number "
+                f"{PROFILE_VERSION}: run companion calibrate again to make a new one"
+            )
         if version != PROFILE_VERSION:
             raise ProfileError(
                 f"{source} is a version {version} profile; this program reads version "
@@ -68,12 +73,19 @@ class Profile:
             }
             camera = data.get("camera")
             intrinsics = Intrinsics.from_json(camera) if camera else None
-        except (KeyError, TypeError, ValueError) as e:
+            notes = [str(n) for n in data.get("notes", [])]
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
             raise ProfileError(
                 f"{source} is damaged ({e}): run companion calibrate again to make a new one"
             ) from e
+        lacking = [p for p in players if p not in colours]
+        if lacking:
+            raise ProfileError(
+                f"{source} names the player {lacking[0]!r} but has no colours for them: run "
+                "companion calibrate again with every player's beans on the card"
+            )
         extra = {k: v for k, v in data.items() if k not in _OWN_KEYS}
-        return Profile(players, colours, intrinsics, list(data.get("notes", [])), extra)
+        return Profile(players, colours, intrinsics, notes, extra)
 
 
 def load_profile(path: str | Path) -> Profile:
@@ -86,9 +98,14 @@ def load_profile(path: str | Path) -> Profile:
         ) from None
     except OSError as e:
         raise ProfileError(f"profile {p} cannot be read ({e.strerror})") from None
+    except UnicodeDecodeError:
+        raise ProfileError(
+            f"profile {p} is not a profile (not text: a photo given as the profile?); "
+            "a profile is the JSON file companion calibrate writes"
+        ) from None
     try:
         data = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (json.JSONDecodeError, RecursionError):
         raise ProfileError(
             f"profile {p} is not valid JSON: run companion calibrate again to make a new one"
         ) from None

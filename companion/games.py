@@ -36,7 +36,6 @@ import random
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from typing import Any, ClassVar
 
 from companion.inputs.events import InputEvent
@@ -293,8 +292,43 @@ def _discover() -> dict[str, Game]:
         game = getattr(module, "GAME", None)
         if isinstance(game, Game):
             found[game.name] = game
-    for ep in entry_points(group=ENTRY_POINTS):
-        game = ep.load()
-        if isinstance(game, Game):
-            found[game.name] = game
+    if _may_declare_games():
+        from importlib.metadata import entry_points
+
+        for ep in entry_points(group=ENTRY_POINTS):
+            game = ep.load()
+            if isinstance(game, Game):
+                found[game.name] = game
     return found
+
+
+def _may_declare_games() -> bool:
+    """Whether an installed distribution may name a game under ``ENTRY_POINTS``.
+
+    ``importlib.metadata`` takes longer to import than the rules commands take to
+    run; a look at the installed ``entry_points.txt`` files decides whether it is
+    needed (it reads them properly when one names the group).
+    """
+    import os
+    import sys
+
+    header = f"[{ENTRY_POINTS}]"
+    for folder in sys.path:
+        try:
+            entries = os.scandir(folder or ".")
+        except OSError:  # a missing folder, or a zip file on the path: importlib reads those
+            if os.path.isfile(folder):
+                return True
+            continue
+        with entries:
+            for entry in entries:
+                if not entry.name.endswith((".dist-info", ".egg-info")):
+                    continue
+                try:
+                    with open(os.path.join(entry.path, "entry_points.txt"),
+                              encoding="utf-8") as f:
+                        if header in f.read():
+                            return True
+                except (OSError, UnicodeDecodeError):
+                    continue
+    return False

@@ -13,6 +13,7 @@ import logging
 import os
 import queue
 import secrets
+import signal
 import sys
 import threading
 import webbrowser
@@ -21,16 +22,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from werkzeug.serving import BaseWSGIServer, make_server
-
 from companion import games
 from companion.camera_loop import CameraLoop
 from companion.errors import UserError
 from companion.gamelog import GameLog, default_log_path
 from companion.inputs.events import DEVICE_STATUS, InputEvent
+from companion.lan import page_urls, terminal_qr
 from companion.referee import Referee
 from companion.rules.peltapeeps.catalog import Catalog, CatalogError, load_catalog
 from companion.settings import load_settings
+from companion.web_server import GreenServer, listen
 from web.app import Camera, create_app
 
 log = logging.getLogger(__name__)
@@ -91,6 +92,8 @@ class Service:
     """Everything running: stop() ends it cleanly (the game log is always up to date)."""
 
     def __init__(self, opts: ServiceOptions) -> None:
+        if not 0 <= opts.port <= 65535:  # before any game is opened or made
+            raise UserError(f"--port must be 0 to 65535, not {opts.port}")
         self.opts = opts
         self.log = GameLog(opts.log or default_log_path())
         self.referee = Referee(self.log, self._game(), auto_accept=opts.auto_accept,
@@ -101,8 +104,9 @@ class Service:
         self.camera_view: Camera | None = None  # a view with no loop (the demo's renderer)
         self._inputs: queue.Queue[InputEvent | None] = queue.Queue()
         self._threads: list[threading.Thread] = []
-        self._server: BaseWSGIServer | None = None
+        self._server: GreenServer | None = None
         self._extra_stop: list[Callable[[], None]] = []
+        self.join_urls: list[str] = []  # the page's addresses for other devices
 
     def _game(self):
         try:
@@ -136,23 +140,22 @@ class Service:
     # --- running ----------------------------------------------------------------------
 
     def start(self) -> str:
-        logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
         profile = self.opts.score_profile
         score_page = {"profile": _settings_profile if profile is None else profile,
                       "catalog": _score_catalog(self.opts.score_catalog)}
-        app = create_app(self.referee, passphrase=self.passphrase,
-                         page_options={"peltapeeps": score_page},
-                         camera=self.camera or self.camera_view or Camera())
-        if not 0 <= self.opts.port <= 65535:
-            raise UserError(f"--port must be 0 to 65535, not {self.opts.port}")
+        camera = self.camera or self.camera_view or Camera()
         try:
-            self._server = make_server(self.opts.host, self.opts.port, app, threaded=True)
-        except (OSError, SystemExit) as e:
-            raise UserError(f"cannot listen on {self.opts.host}:{self.opts.port}; the port may "
-                            "be in use or the address not this machine's: choose another "
-                            "--port or --host") from e
-        self._server.daemon_threads = True
-        self._spawn(self._server.serve_forever, "web")
+            sock = listen(self.opts.host, self.opts.port)
+        except OSError as e:
+            raise UserError(f"cannot listen on {self.opts.host}:{self.opts.port} ({e.strerror}); "
+                            "the port may be in use or the address not this machine's: choose "
+                            "another --port or --host") from e
+        self.join_urls = page_urls(self.opts.host, sock.getsockname()[1])
+        join = self.join_urls[0] if self.join_urls else None
+        self._server = GreenServer(sock, lambda waits: create_app(
+            self.referee, passphrase=self.passphrase, page_options={"peltapeeps": score_page},
+            camera=camera, waits=waits, join_url=join))
+        self._server.start()
         self._spawn(self._dispatch, "inputs")
         for source in self.sources:
             source.start(self._inputs.put)
@@ -162,6 +165,11 @@ class Service:
         if self.camera:
             self.camera.start()
         return self.url
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None
+        return self._server.server_port
 
     @property
     def url(self) -> str:
@@ -212,16 +220,30 @@ def open_browser(url: str) -> bool:
 
 
 def run_until_interrupted(stop: Callable[[], None], seconds: float | None = None) -> None:
-    """Block until Ctrl-C (or for ``seconds``), then ``stop``; Ctrl-C is the normal way out."""
+    """Block until Ctrl-C or SIGTERM (or for ``seconds``), then ``stop``."""
+    done = threading.Event()
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        # SIGTERM (a service manager, kill) ends it as cleanly as Ctrl-C does.
+        previous = signal.signal(signal.SIGTERM, lambda _sig, _frame: done.set())
     try:
         with contextlib.suppress(KeyboardInterrupt):
-            threading.Event().wait(seconds)
+            done.wait(seconds)
     finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
         stop()
 
 
 def banner(service: Service, extra: str = "") -> str:
     lines = [f"Table Companion is serving the table page at {service.url}"]
+    if service.join_urls:
+        lines.append(f"Other devices on the home network: {' or '.join(service.join_urls)}"
+                     " (a tablet may scan this code)")
+        lines.append(terminal_qr(service.join_urls[0]))
+    elif service.opts.host in ("0.0.0.0", "::"):
+        lines.append("No home-network address was found on this machine's interfaces: "
+                     "other devices use its address or name with the port above")
     if service.passphrase:
         lines.append(f"Other devices may watch; to change the game they need the pass-phrase: "
                      f"{service.passphrase}")

@@ -23,12 +23,12 @@ board | tally | legal | draw | roll | undo | undo turn | bot | bot turn | help |
 class TextReferee:
     """Rules on typed commands for one logged game, in its bundle's notation."""
 
-    def __init__(self, game: LoggedGame, out: TextIO = sys.stdout, seed: int | None = None,
+    def __init__(self, game: LoggedGame, out: TextIO | None = None, seed: int | None = None,
                  source: str = "terminal") -> None:
         self.game = game
         self.rules = game.rules
         self.bundle = games.of(game.rules)
-        self.out = out
+        self.out = out or sys.stdout  # looked up now: the stdout of this run, not of the import
         self.randomiser = Randomiser(seed)
         self.bot = self.bundle.bot(self.rules, seed or 0)
         self.source = source

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -54,3 +55,16 @@ def game_log(tmp_path: Path) -> Iterator[GameLog]:
 def peepwar_referee(game_log: GameLog) -> Referee:
     """The live referee of a new two-player Peep War game (red, blue; 2005), egg seeded."""
     return Referee(game_log, game_log.new_game(PeepWar(players=("red", "blue"))), egg_seed=1)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _own_data_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Game logs a test makes by default (the demo's too) go to a scratch folder, never the
+    user's data folder; commands run as subprocesses inherit it."""
+    old = os.environ.get("XDG_DATA_HOME")
+    os.environ["XDG_DATA_HOME"] = str(tmp_path_factory.mktemp("data-home"))
+    yield
+    if old is None:
+        os.environ.pop("XDG_DATA_HOME", None)
+    else:
+        os.environ["XDG_DATA_HOME"] = old

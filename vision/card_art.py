@@ -15,9 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from vision.kit_layout import CARD_MARKER_IDS, square_corners
+from vision.kit_sizes import MAX_PLAYERS  # noqa: F401  (re-exported: the card's limit)
 from vision.mm_canvas import MmCanvas, blank
 
-MAX_PLAYERS = 6
 SPOT_GREY = 128  # sRGB value of the spots and the grey patches
 MARKER_MM = 18.0
 EDGE_MM = 6.0  # card edge to marker

@@ -26,11 +26,11 @@ import cv2
 import numpy as np
 
 from companion.rules.peepwar.board import ACROSS_FLATS_MM
+from vision.kit_sizes import MAX_TILES  # noqa: F401  (the kit's limit, re-exported)
 
 DICTIONARY_ID = cv2.aruco.DICT_5X5_1000
 MARKER_BITS = 5  # data bits per side; the printed marker is MARKER_BITS + 2 modules wide
 MARKERS_PER_TILE = 12
-MAX_TILES = 64  # tile ids 0..63; a six-player game uses 19
 NEUTRAL_ID = 0
 
 VERTEX_MARKER_MM = 32.0

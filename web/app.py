@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import io
 import json
-import queue
 import secrets
+import threading
 import time
 import zipfile
 from collections.abc import Callable, Iterator, Mapping
@@ -27,11 +27,16 @@ from companion.referee import Referee
 from companion.rules.base import IllegalAction
 from companion.rules.style import player_style
 from web.panels import PageContext, PagePanel
+from web.request_body import MAX_BODY, json_body, short
 from web.security import LOOPBACK, PASS_HEADER, TOKEN_HEADER, protect, refuse, same
+from web.streams import Slots, Waits, no_camera_jpeg
 
 MAX_FAILURES = 5  # wrong pass-phrases from one address before it must wait
 KEEPALIVE_S = 15.0
 MAX_COMMAND = 500  # characters in a typed command
+MAX_VIDEO_VIEWERS = 3  # camera views open at once; each costs the Pi JPEG bandwidth
+VIDEO_FRAME_S = 0.1  # how often a camera view looks for a new frame
+VIDEO_RESEND_S = 2.0  # a still picture is sent again, so a viewer that left is noticed
 
 
 class Camera:
@@ -46,18 +51,25 @@ class Camera:
 
 def create_app(referee: Referee, *, passphrase: str | None = None,
                camera: Camera | None = None, on_event: Callable[[str], None] | None = None,
-               page_options: Mapping[str, Mapping[str, Any]] | None = None) -> Flask:
+               page_options: Mapping[str, Mapping[str, Any]] | None = None,
+               waits: Waits | None = None, join_url: str | None = None) -> Flask:
     """The app for one referee. ``passphrase`` None means only this machine may change the game.
 
     Pass-phrase rules: requests from loopback addresses never need it; from
     any other address a mutating request needs it in ``X-Companion-Passphrase``.
     ``page_options`` gives each game's page its options, by game name (e.g. the
-    colour profile PeltaPeeps' score sheet reads photos with).
+    colour profile PeltaPeeps' score sheet reads photos with). ``waits`` is how the
+    long-lived streams wait (the server's kind: threads by default). ``join_url``
+    is the page's address for other devices, shown with its QR code.
     """
     app = Flask(__name__)
     app.config["SECRET_KEY"] = secrets.token_hex(32)
+    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     token = secrets.token_urlsafe(24)
     cam = camera or Camera()
+    waits = waits or Waits()
+    video_slots = Slots(MAX_VIDEO_VIEWERS)
+    join = {"url": join_url, "svg": _qr_svg(join_url)} if join_url else None
 
     failures: dict[str, tuple[int, float]] = {}
     protect(app)
@@ -65,14 +77,12 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
     def remote_is_local() -> bool:
         return (request.remote_addr or "") in LOOPBACK
 
-    def guard() -> Response | None:
-        sent = request.headers.get(TOKEN_HEADER, "")
-        if not same(sent, token):
-            return refuse(403, "this request did not come from the companion's page; reload it")
+    def passphrase_check() -> Response | None:
+        """None when this request may see or change more than the live view."""
         if remote_is_local():
             return None
         if passphrase is None:
-            return refuse(403, "changes are only taken from the machine running the companion")
+            return refuse(403, "only the machine running the companion may do this")
         who = request.remote_addr or "?"
         count, until = failures.get(who, (0, 0.0))
         if time.monotonic() < until:
@@ -86,20 +96,34 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
         failures.pop(who, None)
         return None
 
+    def guard() -> Response | None:
+        sent = request.headers.get(TOKEN_HEADER, "")
+        if not same(sent, token):
+            return refuse(403, "this request did not come from the companion's page; reload it")
+        if not remote_is_local() and passphrase is None:
+            return refuse(403, "changes are only taken from the machine running the companion")
+        return passphrase_check()
+
+    @app.errorhandler(413)
+    def too_large(_e: Exception) -> Response:
+        limit = request.max_content_length or MAX_BODY
+        return refuse(413, f"the request is larger than the companion takes ({limit:,} bytes)")
+
     def act(fn: Callable[[dict[str, Any]], Any]) -> Callable[[], Response]:
         def view() -> Response:
             refused = guard()
             if refused is not None:
                 return refused
-            body = request.get_json(silent=True) or {}
-            if not isinstance(body, dict):
-                return refuse(400, "send a JSON object")
+            try:
+                body = json_body()
+            except ValueError as e:
+                return refuse(400, str(e))
             try:
                 result = fn(body)
             except IllegalAction as e:
-                return refuse(409, str(e))
-            except (ValueError, KeyError, TypeError) as e:
-                return refuse(400, f"bad request: {e}")
+                return refuse(409, short(str(e)))
+            except (ValueError, KeyError, TypeError, ArithmeticError) as e:
+                return refuse(400, f"bad request: {short(str(e))}")
             if on_event:
                 on_event(view.__name__)
             return jsonify({"ok": True, "result": result, "version": referee.version})
@@ -123,7 +147,7 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
             "index.html", token=token, snapshot=snap, bundle=referee.bundle, panel=panel,
             links=[p.link for p in panels.values() if p.link],
             needs_passphrase=not remote_is_local(), can_change=remote_is_local() or bool(
-                passphrase),
+                passphrase), join=join,
         )
 
     @app.get("/api/state")
@@ -135,23 +159,30 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
         snap = _full(referee)
         return Response(snap["svg"], mimetype="image/svg+xml")
 
+    shared = threading.Lock()
+    last_update: list[Any] = [None, ""]  # (version, game id), the event: one for every watcher
+
+    def update() -> str:
+        # Every watcher gets the same event for a version: build it once, not once each.
+        with shared:
+            key = (referee.version, referee.game.id)
+            if last_update[0] != key:
+                last_update[:] = [key, _sse(_full(referee))]
+            return last_update[1]
+
     @app.get("/api/stream")
     def stream() -> Response:
         def events() -> Iterator[str]:
-            q = referee.subscribe()
+            changes = waits.changes(referee)
             try:
-                yield _sse(_full(referee))
+                yield waits.run(update)
                 while True:
-                    try:
-                        q.get(timeout=KEEPALIVE_S)
-                    except queue.Empty:
+                    if changes.wait(KEEPALIVE_S):
+                        yield waits.run(update)
+                    else:
                         yield ": keep-alive\n\n"
-                        continue
-                    while not q.empty():  # coalesce a burst into one update
-                        q.get_nowait()
-                    yield _sse(_full(referee))
             finally:
-                referee.unsubscribe(q)
+                changes.close()
         resp = Response(events(), mimetype="text/event-stream")
         resp.headers["Cache-Control"] = "no-cache"
         resp.headers["X-Accel-Buffering"] = "no"
@@ -159,23 +190,43 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
 
     @app.get("/video.mjpg")
     def video() -> Response:
+        # The live view, open to watchers like the page itself; a few at a time.
+        placeholder = no_camera_jpeg()  # made here, on a view's thread, not in the stream
+        if not video_slots.take():
+            resp = refuse(503, f"the camera view is open on {MAX_VIDEO_VIEWERS} devices "
+                          "already; close it on one of them and reload")
+            resp.headers["Retry-After"] = "10"
+            return resp
+        release = video_slots.release_once()
+
         def frames() -> Iterator[bytes]:
-            last = None
+            last, sent = None, 0.0
             while True:
-                jpeg = cam.latest_jpeg()
-                if jpeg is not None and jpeg is not last:
-                    last = jpeg
+                jpeg = cam.latest_jpeg() or placeholder
+                now = time.monotonic()
+                if jpeg is not last or now - sent >= VIDEO_RESEND_S:
+                    last, sent = jpeg, now
                     yield (b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: "
                            + str(len(jpeg)).encode() + b"\r\n\r\n" + jpeg + b"\r\n")
-                time.sleep(0.1)
-        return Response(frames(), mimetype="multipart/x-mixed-replace; boundary=frame")
+                waits.sleep(VIDEO_FRAME_S)
+
+        resp = Response(frames(), mimetype="multipart/x-mixed-replace; boundary=frame")
+        resp.headers["Cache-Control"] = "no-cache"
+        # The server closes the response when the viewer goes, even before the first frame.
+        resp.call_on_close(release)
+        return resp
 
     @app.get("/api/debug-bundle")
     def debug_bundle() -> Response:
+        # Camera frames of someone's home and the game's log: beyond the live view, so from
+        # another machine only with the pass-phrase.
+        refused = passphrase_check()
+        if refused is not None:
+            return refused
         buf = io.BytesIO()
         with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
             z.writestr("snapshot.json", json.dumps(referee.snapshot(), indent=2))
-            # Whoever can see the page may download this: the log as a watcher sees it.
+            # A player with the pass-phrase may download this: the log as a watcher sees it.
             entries = entries_seen_by(referee.rules, referee.log.entries(referee.game.id), None)
             z.writestr("log.json", json.dumps(entries, indent=2))
             obs = referee.last_observation
@@ -188,11 +239,17 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
             f'attachment; filename="companion-debug-game{referee.game.id}.zip"')
         return resp
 
+    def check(body: dict[str, Any]) -> bool:
+        return True  # reached only past the guard: the pass-phrase is right
+
     def end(body: dict[str, Any]) -> list[str]:
         return [e.text for e in referee.end("page")]
 
     def undo(body: dict[str, Any]) -> list[str]:
-        undone = referee.undo_turn("page") if body.get("turn") is True else referee.undo(1, "page")
+        turn = body.get("turn", False)
+        if not isinstance(turn, bool):
+            raise ValueError("turn must be true (the whole turn) or false (one action)")
+        undone = referee.undo_turn("page") if turn else referee.undo(1, "page")
         if not undone:
             raise IllegalAction("there is nothing to undo")
         return [a.kind for a in undone]
@@ -204,6 +261,7 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
         return [e.text for e in referee.play_text(text, "page")]
 
     def action(body: dict[str, Any]) -> list[str]:
+        referee.rules.decode_action(body)  # a malformed action is a bad request (400), named
         return [e.text for e in referee.play_data(body, "page")]
 
     def roll(body: dict[str, Any]) -> list[str]:
@@ -242,10 +300,16 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
 
     for name, fn in [("end", end), ("undo", undo), ("command", command), ("action", action),
                      ("roll", roll), ("accept", accept), ("correct", correct),
-                     ("new", new_game)]:
+                     ("new", new_game), ("check", check)]:
         app.add_url_rule(f"/api/{name}", f"api_{fn.__name__}", act(fn), methods=["POST"])
 
     return app
+
+
+def _qr_svg(url: str) -> str:
+    import segno  # only for a page other devices join
+
+    return segno.make(url, error="m").svg_inline(scale=4, border=2, title=url)
 
 
 def _full(referee: Referee) -> dict[str, Any]:

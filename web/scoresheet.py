@@ -46,6 +46,7 @@ from vision.peltapeeps.reading import (
 )
 from vision.peltapeeps.verdict import Verdict, judge, outcome
 from web.panels import PageContext, PagePanel
+from web.request_body import json_body
 from web.security import LOOPBACK, TOKEN_HEADER, protect, same
 
 Guard = Callable[[], Response | None]
@@ -365,10 +366,10 @@ def scoresheet_blueprint(guard: Guard, token: str, *, photo: ScoredPhoto | None 
         if (request.content_length or 0) > MAX_SCORE_BYTES:
             return _refuse(413, "the reading sent is too large")
         request.max_content_length = MAX_SCORE_BYTES  # also when no length is announced
-        body = request.get_json(silent=True)
-        if not isinstance(body, dict):
-            return _refuse(400, "send the corrected reading as a JSON object "
-                           "(Content-Type: application/json)")
+        try:
+            body = json_body()
+        except ValueError as e:
+            return _refuse(400, f"send the corrected reading as a JSON object: {e}")
         p = photos.get(str(body.get("photo", "")))
         if p is None:
             return _refuse(404, "that photo is no longer held: upload it again")

@@ -9,7 +9,9 @@ commands of its own (Peep War's ``odds``) by naming such modules in its bundle.
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
+import os
 import pkgutil
 import sqlite3
 import sys
@@ -44,7 +46,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args.func(args) or 0)
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()  # a full disk shows here, not in an error at exit
+        return code
     except (UserError, VisionError) as e:
         print(f"companion {args.command}: error: {e}", file=sys.stderr)
         return 2
@@ -59,7 +63,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"companion {args.command}: stopped", file=sys.stderr)
         return 130
     except BrokenPipeError:
+        _quiet_stdout()
         return 1
+    except OSError as e:
+        if e.errno not in WRITE_FAILURES:
+            raise
+        _quiet_stdout()
+        print(f"companion {args.command}: error: cannot write the output ({e.strerror}); "
+              "check that the disk is not full", file=sys.stderr)
+        return 1
+
+
+# Writing the output failed: the disk (or quota) is full, or the device gave up.
+WRITE_FAILURES = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null so Python's own flush at exit does not fail a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is not a real file (a test's capture)
+        pass
 
 
 if __name__ == "__main__":

@@ -1,29 +1,20 @@
 """``companion demo``: the whole referee on a scripted game, no camera and no Pi.
 
 By default it serves the table page and plays a scripted Peep War game at the
-table in a loop until stopped; ``--text`` plays one game in the terminal.
+table in a loop until stopped; ``--text`` plays one game in the terminal. Each
+demo game is a new game in ``demo.sqlite`` beside the usual game log (or in
+``--log``), kept however the demo ends, so it can be replayed.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 from companion import games
-from companion.demo_table import ScriptedTable
 from companion.errors import UserError
-from companion.gamelog import GameLog
-from companion.service import (
-    Service,
-    ServiceOptions,
-    banner,
-    open_browser,
-    run_until_interrupted,
-)
-from companion.terminal import TextReferee
 
 DEFAULT_PLAYERS = ["red", "blue", "green", "yellow", "purple", "orange"]  # renderer's colours
 
@@ -38,45 +29,75 @@ def run(args: argparse.Namespace) -> int:
     pool = game.default_players if count <= len(game.default_players) else DEFAULT_PLAYERS
     players = list(pool[:count])
     options = {"edition": args.edition} if any(o.name == "edition" for o in game.options) else {}
+    log = demo_log_path(args)
     if args.text:
-        return _text(game, players, options, args)
-    with tempfile.TemporaryDirectory() as tmp:
-        opts = ServiceOptions(host="127.0.0.1", port=args.port, log=Path(tmp) / "demo.sqlite",
-                              game=game.name, players=players, options=options, new_game=True,
-                              egg_seed=args.seed)
-        service = Service(opts)
-        show = None
-        if not args.no_camera and game.demo_camera is not None:
-            from companion.demo_camera import RenderedCamera
+        return _text(game, players, options, args, log)
+    from companion.demo_table import ScriptedTable
+    from companion.service import (
+        Service,
+        ServiceOptions,
+        banner,
+        open_browser,
+        run_until_interrupted,
+    )
 
-            camera = RenderedCamera(service.referee, players, seed=args.seed)
-            service.camera_view = camera
-            service.on_stop(camera.stop)
-            show = camera.show
-        table = ScriptedTable(service.referee, seed=args.seed, step_s=args.step, show=show)
-        service.on_stop(table.stop)
-        url = service.start()
-        table.start()
-        opened = False if args.no_browser else open_browser(url)
-        print(banner(service, "A scripted game is being played at the table; "
-                     + ("the page is open in your browser." if opened else
-                        f"open {url} in a browser to watch.")), flush=True)
-        run_until_interrupted(service.stop, args.seconds or None)
+    opts = ServiceOptions(host="127.0.0.1", port=args.port, log=log,
+                          game=game.name, players=players, options=options, new_game=True,
+                          egg_seed=args.seed)
+    service = Service(opts)
+    show = None
+    if not args.no_camera and game.demo_camera is not None:
+        from companion.demo_camera import RenderedCamera
+
+        camera = RenderedCamera(service.referee, players, seed=args.seed)
+        service.camera_view = camera
+        service.on_stop(camera.stop)
+        show = camera.show
+    table = ScriptedTable(service.referee, seed=args.seed, step_s=args.step, show=show)
+    service.on_stop(table.stop)
+    url = service.start()
+    table.start()
+    opened = False if args.no_browser else open_browser(url)
+    print(banner(service, "A scripted game is being played at the table; "
+                 + ("the page is open in your browser." if opened else
+                    f"open {url} in a browser to watch.")), flush=True)
+    run_until_interrupted(service.stop, args.seconds or None)
+    game_id = service.referee.game.id  # the last: the table starts another after each end
+    print(f"the demo game is kept as game {game_id} in {log}; see it again with: "
+          f"companion replay --log {log} --id {game_id}", flush=True)
     return 0
 
 
 MAX_ACTIONS = 20000  # a scripted game that has not ended by then is a bug to report
 
 
-def _text(bundle: games.Game, players: list[str], options: dict, args: argparse.Namespace
-          ) -> int:
+def demo_log_path(args: argparse.Namespace) -> Path:
+    """Where demo games are kept: ``--log``, or demo.sqlite beside the usual game log."""
+    from companion.gamelog import default_log_path
+
+    path = Path(args.log) if args.log else default_log_path().parent / "demo.sqlite"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UserError(f"cannot make the folder for the demo's log {path}: {e.strerror}; "
+                        "give another with --log") from e
+    return path
+
+
+def _text(bundle: games.Game, players: list[str], options: dict, args: argparse.Namespace,
+          path: Path) -> int:
+    from companion.gamelog import GameLog
+    from companion.terminal import TextReferee
+
     rules = bundle.new_rules(players, options)
     delay = 0.02 if sys.stdout.isatty() else 0.0
-    with tempfile.TemporaryDirectory() as tmp, GameLog(Path(tmp) / "demo.sqlite") as log:
+    with GameLog(path) as log:
         game = log.new_game(rules)
         referee = TextReferee(game, seed=args.seed, source="demo")
         print(f"Demo: {bundle.describe(rules)} (seed {args.seed}); "
               f"{rules.tally(game.state).headline}")
+        print(f"The demo game is kept as game {game.id} in {log.path}; see it again with: "
+              f"companion replay --log {log.path} --id {game.id}")
         bot = bundle.bot(rules, args.seed)
         for _ in range(MAX_ACTIONS):
             if rules.is_over(game.state):
@@ -110,6 +131,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--step", type=float, default=0.6, help="seconds between table actions")
     p.add_argument("--seconds", type=float, default=0, help="stop after this many seconds")
     p.add_argument("--text", action="store_true", help="play one game in the terminal instead")
+    p.add_argument("--log", type=Path, metavar="FILE", help="keep the demo games in FILE "
+                   "(default: demo.sqlite beside the usual game log)")
     p.add_argument("--no-camera", action="store_true",
                    help="skip rendering the table as a camera picture (faster, no vision)")
     p.set_defaults(func=run)

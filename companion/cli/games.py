@@ -11,7 +11,6 @@ from companion import games
 from companion.errors import UserError
 from companion.gamelog import GameLog, LoggedGame, default_log_path, entries_seen_by
 from companion.rules.base import Ruleset
-from companion.terminal import TextReferee
 
 
 def _log_arg(p: argparse.ArgumentParser) -> None:
@@ -61,8 +60,14 @@ def rules_from_args(args: argparse.Namespace) -> Ruleset:
         raise UserError(f"{e} (--players {','.join(players)})") from e
 
 
-def _open_log(args: argparse.Namespace, readonly: bool = False) -> GameLog:
-    return GameLog(args.log or default_log_path(), readonly=readonly)
+def _open_log(args: argparse.Namespace, readonly: bool = False, existing: bool = False
+              ) -> GameLog:
+    """The game log; ``existing`` refuses to make a new, empty one where none is."""
+    path = args.log or default_log_path()
+    if existing and not Path(path).exists():
+        raise UserError(f"there is no game log at {path}: start a game with 'companion new' "
+                        "or 'companion play', or give the log with --log")
+    return GameLog(path, readonly=readonly)
 
 
 def _script(args: argparse.Namespace) -> list[str] | None:
@@ -78,6 +83,8 @@ def _script(args: argparse.Namespace) -> list[str] | None:
 
 
 def _referee(game: LoggedGame, args: argparse.Namespace, lines: list[str] | None) -> int:
+    from companion.terminal import TextReferee
+
     referee = TextReferee(game, seed=args.seed)
     if lines is not None:
         referee.run(lines)
@@ -108,7 +115,7 @@ def run_play(args: argparse.Namespace) -> int:
 
 def run_resume(args: argparse.Namespace) -> int:
     lines = _script(args)
-    with _open_log(args) as log:
+    with _open_log(args, existing=True) as log:
         game = log.open(args.game_id)
         print(f"game {game.id}: {len(game.actions)} actions replayed from {log.path}")
         return _referee(game, args, lines)
@@ -152,7 +159,7 @@ def run_replay(args: argparse.Namespace) -> int:
 
 
 def run_undo(args: argparse.Namespace) -> int:
-    with _open_log(args) as log:
+    with _open_log(args, existing=True) as log:
         game = log.open(args.game_id)
         n = game.actions_this_turn() if args.turn else 1
         undone = game.undo(n, source="cli")
@@ -169,12 +176,43 @@ def run_games(args: argparse.Namespace) -> int:
         if not found:
             print(f"no games in {log.path}")
         for g in found:
-            # A map or chit set stored as data is named, not printed whole.
-            opts = ", ".join(f"{k}={', '.join(map(str, v)) if isinstance(v, list) else v}"
-                             if not isinstance(v, dict) else f"{k}=({v.get('name', 'data')})"
-                             for k, v in g.options.items())
-            print(f"{g.id:>4}  {g.game}  {opts}  {g.entries} entries  started {g.created}")
+            print(f"{g.id:>4}  {games_line(log, g)}")
     return 0
+
+
+def _option_text(value: object) -> str:
+    if isinstance(value, dict):
+        return str(value.get("name", "data"))
+    if isinstance(value, list):
+        return ", ".join(map(str, value))
+    return str(value)
+
+
+def games_line(log: GameLog, info) -> str:
+    """One game of the list: its game, players, options, length and result."""
+    options = dict(info.options)
+    players = options.pop("players", [])
+    # A map or chit set stored as data is named, not printed whole.
+    opts = ", ".join(f"{k} {_option_text(v)}" for k, v in options.items())
+    try:
+        title = games.find(info.game).title
+    except games.UnknownGame:
+        title = info.game
+    head = f"{title}: {', '.join(map(str, players)) or 'no players'}" + (
+        f" ({opts})" if opts else "")
+    try:
+        game = log.open(info.id)
+    except UserError as e:  # a game of a kind this program does not know any more
+        return f"{head}; {info.entries} entries, started {info.created}; unreadable: {e}"
+    tally = game.rules.tally(game.state)
+    if not tally.over:
+        result = "in progress"
+    elif tally.winners:
+        result = f"{' and '.join(tally.winners)} won" + (
+            f" ({tally.reason})" if tally.reason else "")
+    else:
+        result = "a draw" + (f" ({tally.reason})" if tally.reason else "")
+    return f"{head}; {info.entries} entries, started {info.created}; {result}"
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

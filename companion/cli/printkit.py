@@ -13,12 +13,7 @@ import json
 from pathlib import Path
 
 from companion.errors import UserError
-from vision.card_art import MAX_PLAYERS, card_image, card_layout
-from vision.kit_layout import MAX_TILES
-from vision.pdf_pages import PAPER_MM, write_pdf
-from vision.peepwar.tile_art import tile_image
-from vision.png_dpi import write_png
-from vision.print_kit import kit_pages
+from vision.kit_sizes import MAX_PLAYERS, MAX_TILES
 
 DPI_RANGE = (50.0, 1200.0)
 
@@ -83,7 +78,13 @@ def _write(what: str, path: str, write) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Drawing needs OpenCV and NumPy: loaded only to print, so other commands start fast.
     from calibration.charuco import board_image
+    from vision.card_art import card_image, card_layout
+    from vision.pdf_pages import PAPER_MM, write_pdf
+    from vision.peepwar.tile_art import tile_image
+    from vision.png_dpi import write_png
+    from vision.print_kit import kit_pages
 
     if args.kind is None:
         raise UserError("say what to print: peepwar-tile, card, kit or charuco (see --help)")

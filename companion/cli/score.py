@@ -17,14 +17,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import threading
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from companion.errors import UserError
 from companion.rules.peltapeeps.catalog import DEFAULT_SET, SET_SIZES
-from vision.peltapeeps.verdict import LAYOUT
 
 GAMES = ("peltapeeps",)
 LINE_NAMES = (("joins", "JOIN points"), ("bonus", "Same-team bonus"),
@@ -109,6 +107,8 @@ def format_sheet(result: Mapping[str, Any], photo: str) -> str:
     When the reading may not be a layout at all, the reason comes first and no
     winner is named.
     """
+    from vision.peltapeeps.verdict import LAYOUT  # the reader's words: loaded to score only
+
     sheet: Mapping[str, Mapping[str, int]] = result["sheet"]
     verdict = result["verdict"]
     players = list(sheet)
@@ -236,28 +236,23 @@ def run(args: argparse.Namespace) -> int:
 def _serve_page(args: argparse.Namespace, frame: Any, reading: Any, catalog: Any,
                 colours: list[str], seats: list[tuple[str, str]] | None,
                 unplayed: dict[str, list[str]] | None) -> int:
-    import logging
-
-    from werkzeug.serving import make_server
-
     from companion.service import open_browser, run_until_interrupted
+    from companion.web_server import GreenServer, listen
     from web.scoresheet import ScoredPhoto, create_score_app, shown_jpeg
 
     photo = ScoredPhoto(shown_jpeg(frame), reading, catalog, Path(args.photo).name,
                         teams=colours, seats=seats, unplayed=unplayed)
     app = create_score_app(photo)
-    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
     try:
-        server = make_server("127.0.0.1", args.port, app, threaded=True)
-    except (OSError, SystemExit) as e:
+        sock = listen("127.0.0.1", args.port)
+    except (OSError, OverflowError) as e:
         raise UserError(f"cannot listen on 127.0.0.1:{args.port}; the port may be in use: "
                         "choose another --port") from e
-    server.daemon_threads = True
+    server = GreenServer(sock, lambda _waits: app)
+    server.start()
     url = f"http://127.0.0.1:{server.server_port}/score/"
     opened = False if args.no_browser else open_browser(url)
     print(f"Score-sheet page at {url}" + (" (opened in your browser)" if opened else "")
           + "; stop with Ctrl-C.", flush=True)
-    worker = threading.Thread(target=server.serve_forever, name="web", daemon=True)
-    worker.start()
     run_until_interrupted(server.shutdown)
     return 0

@@ -8,11 +8,13 @@ from pathlib import Path
 
 from companion.cli.games import new_game_args, rules_from_args
 from companion.errors import UserError
-from companion.service import Service, ServiceOptions, banner, run_until_interrupted
-from companion.settings import load_settings
 
 
 def run(args: argparse.Namespace) -> int:
+    # The service brings the web server, OpenCV and Flask: loaded only to serve.
+    from companion.service import Service, ServiceOptions, banner, run_until_interrupted
+    from companion.settings import load_settings
+
     settings = load_settings(args.settings)
     rules = rules_from_args(args)
     options = rules.options()
@@ -26,13 +28,20 @@ def run(args: argparse.Namespace) -> int:
         score_profile=args.score_profile or settings.score_profile,
         score_catalog=args.score_catalog or settings.score_catalog,
     )
+    camera = args.camera if args.camera is not None else settings.camera
+    profile = args.profile or settings.profile
+    if camera and profile:
+        from calibration.profile import ProfileError, load_profile
+
+        try:  # before the game log is opened: a bad profile changes nothing
+            load_profile(profile)
+        except ProfileError as e:
+            raise UserError(str(e)) from None
     service = Service(opts)
     notes = []
-    camera = args.camera if args.camera is not None else settings.camera
     if camera:
         from companion.camera_setup import camera_loop
 
-        profile = args.profile or settings.profile
         service.set_camera(camera_loop(camera, service.referee, profile, settings))
         notes.append(f"camera: {camera}")
     egg = args.egg if args.egg is not None else settings.egg
@@ -66,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _leds(panel, service: Service) -> None:
+def _leds(panel, service) -> None:
     r = service.referee
     panel.show_problem(bool(r.problems))
     # Waiting: the game waits for the egg or dice, or for the players to accept a reading.

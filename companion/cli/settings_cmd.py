@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 from dataclasses import asdict
 
-from companion.settings import default_settings_path, load_settings, write_default
-
 
 def run(args: argparse.Namespace) -> int:
+    from companion.settings import default_settings_path, load_settings, write_default
+
     if args.init:
         path = write_default(args.file)
         print(f"wrote the documented default settings to {path}")

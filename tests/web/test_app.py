@@ -162,3 +162,53 @@ def test_device_text_cannot_inject_script_into_the_page(referee: Referee) -> Non
     page = create_app(referee).test_client().get("/").get_data(as_text=True)
     assert "<script>alert" not in page
     assert "\\u003c/script\\u003e" in page
+
+
+def test_the_debug_bundle_needs_the_passphrase_from_another_machine(referee: Referee) -> None:
+    class Frames:
+        def latest_jpeg(self) -> bytes | None:
+            return None
+
+        def debug_files(self) -> dict[str, bytes]:
+            return {"frame.jpg": b"\xff\xd8 a photo of the living room"}
+
+    client = create_app(referee, passphrase="fig-jam-oat-wren", camera=Frames()).test_client()
+    missing = client.get("/api/debug-bundle", environ_base=REMOTE)
+    assert missing.status_code == 401 and "pass-phrase" in missing.get_json()["error"]
+    wrong = client.get("/api/debug-bundle", environ_base=REMOTE,
+                       headers={"X-Companion-Passphrase": "fig-jam-oat-wre"})
+    assert wrong.status_code == 401
+    right = client.get("/api/debug-bundle", environ_base=REMOTE,
+                       headers={"X-Companion-Passphrase": "fig-jam-oat-wren"})
+    assert right.status_code == 200
+    assert "frame.jpg" in zipfile.ZipFile(io.BytesIO(right.data)).namelist()
+    assert client.get("/api/debug-bundle").status_code == 200  # this machine needs none
+    # The live view stays open to watchers.
+    assert client.get("/api/state", environ_base=REMOTE).status_code == 200
+
+
+def test_a_loopback_only_server_gives_the_debug_bundle_to_no_other_machine(
+        referee: Referee) -> None:
+    client = create_app(referee, passphrase=None).test_client()
+    resp = client.get("/api/debug-bundle", environ_base=REMOTE)
+    assert resp.status_code == 403 and "only the machine" in resp.get_json()["error"]
+
+
+def test_a_watcher_gets_the_watchers_view_and_can_check_the_passphrase(referee: Referee) -> None:
+    client = create_app(referee, passphrase="fig-jam-oat-wren",
+                        join_url="http://192.168.1.23:8080/").test_client()
+    page = client.get("/", environ_base=REMOTE).get_data(as_text=True)
+    assert 'remote: true' in page and 'id="watch-form"' in page
+    assert 'id="join"' in page and "http://192.168.1.23:8080/" in page and "<svg" in page
+    token = re.search(r'token: "([^"]+)"', page).group(1)
+    wrong = client.post("/api/check", environ_base=REMOTE,
+                        headers={"X-Companion-Token": token, "X-Companion-Passphrase": "x"})
+    assert wrong.status_code == 401
+    right = client.post("/api/check", environ_base=REMOTE,
+                        headers={"X-Companion-Token": token,
+                                 "X-Companion-Passphrase": "fig-jam-oat-wren"})
+    assert right.status_code == 200 and right.get_json()["result"] is True
+    assert 'remote: false' in client.get("/").get_data(as_text=True)
+    # A server taking changes from this machine only: watchers get no pass-phrase form.
+    closed = create_app(referee, passphrase=None).test_client().get("/", environ_base=REMOTE)
+    assert 'id="watch-form"' not in closed.get_data(as_text=True)

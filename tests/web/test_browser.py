@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from chromium_kit import SHOTS, chromium_browser  # noqa: F401  (the browser fixture)
 
 
@@ -116,6 +117,58 @@ def test_phone_layout_shows_board_and_tally(browser, tmp_path: Path) -> None:
         assert size >= 20
         time.sleep(0.5)
         _shot(page, "phone.png", tmp_path)
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_another_device_watches_until_it_gives_the_passphrase(browser, tmp_path: Path) -> None:
+    settings = tmp_path / "settings.toml"
+    settings.write_text("")
+    proc = subprocess.Popen([sys.executable, "-m", "companion", "serve", "--host", "0.0.0.0",
+                             "--port", "0", "--log", str(tmp_path / "g.sqlite"), "--settings",
+                             str(settings)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        lines = []
+        while not any("pass-phrase:" in line for line in lines):
+            line = proc.stdout.readline()
+            assert line, proc.stderr.read()
+            lines.append(line)
+        port = re.search(r"http://127\.0\.0\.1:(\d+)/", lines[0]).group(1)
+        passphrase = lines[-1].rsplit(": ", 1)[1].strip()
+        lan = re.search(r"home network: (http://[\d.]+:\d+/)", "".join(lines))
+        if not lan:
+            pytest.skip("this machine has no home-network address to browse from")
+        # The page by this machine's network address: to the page, another device.
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(lan.group(1))
+        page.wait_for_selector("#board svg polygon")
+        assert page.is_visible("#watch-box")
+        assert page.is_disabled("#end") and page.is_disabled("#command")
+        assert page.is_disabled("#new-game")
+        _shot(page, "watcher.png", tmp_path)
+        page.fill("#watch-pass", "not-the-phrase")
+        page.click("#watch-form button")
+        page.wait_for_selector("#watch-error:not([hidden])")
+        assert "pass-phrase" in page.inner_text("#watch-error")
+        assert page.is_disabled("#end")
+        page.fill("#watch-pass", passphrase)
+        page.click("#watch-form button")
+        page.wait_for_selector("#watch-box", state="hidden")
+        assert page.is_enabled("#command") and page.is_enabled("#new-game")
+        page.fill("#command", "hex 1,0")
+        page.press("#command", "Enter")
+        page.wait_for_function("Number(document.body.dataset.version) >= 1")
+        _shot(page, "watcher-joined.png", tmp_path)
+        # The page served on the home network offers its address as a QR code.
+        assert page.locator("#join svg path").count() >= 1
+        assert lan.group(1) in page.inner_text("#join")
+        # The page on this machine itself has its controls on from the start.
+        local = browser.new_page()
+        local.goto(f"http://127.0.0.1:{port}/")
+        local.wait_for_selector("#board svg polygon")
+        assert not local.is_visible("#watch-box") and local.is_enabled("#command")
     finally:
         proc.terminate()
         proc.wait(10)

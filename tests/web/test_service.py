@@ -163,3 +163,23 @@ def test_a_broken_peltapeeps_catalog_is_one_clear_line(tmp_path: Path) -> None:
     assert result.stderr.strip().count("\n") == 0
     assert "the PeltaPeeps catalog for the score-sheet page" in result.stderr
     assert "my-set.json" in result.stderr
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_the_demo_keeps_its_game_however_it_is_stopped(sig, tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "XDG_DATA_HOME": str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-m", "companion", "demo", "--port", "0",
+                             "--no-browser", "--no-camera", "--step", "0.05"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    banner = [proc.stdout.readline() for _ in range(3)]
+    log = tmp_path / "table-companion" / "demo.sqlite"
+    assert any(str(log) in line for line in banner), banner
+    time.sleep(1.5)  # some table actions
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert f"the demo game is kept as game 1 in {log}" in out
+    assert "Traceback" not in err
+    replay = subprocess.run([sys.executable, "-m", "companion", "replay", "--log", str(log)],
+                            capture_output=True, text=True, env=env, timeout=60)
+    assert replay.returncode == 0 and replay.stdout.count("#") >= 3

@@ -17,6 +17,35 @@ function showError(message) {
   box.hidden = false;
 }
 
+function askPassphrase(then) {
+  const dlg = $("pass-dialog");
+  dlg.showModal();
+  dlg.addEventListener("close", () => {
+    passphrase = $("pass").value.trim();
+    sessionStorage.setItem("companion-pass", passphrase);
+    if (passphrase && then) then();
+  }, {once: true});
+}
+
+// The debug bundle holds camera frames and the whole log: other devices send the pass-phrase.
+async function downloadDebugBundle() {
+  const headers = passphrase ? {"X-Companion-Passphrase": passphrase} : {};
+  const resp = await fetch("/api/debug-bundle", {headers});
+  if (resp.status === 401) { askPassphrase(downloadDebugBundle); return; }
+  if (!resp.ok) {
+    let data = {};
+    try { data = await resp.json(); } catch (e) { data = {error: "the companion did not answer (" + resp.status + ")"}; }
+    showError(data.error);
+    return;
+  }
+  const name = (resp.headers.get("Content-Disposition") || "").match(/filename="([^"]+)"/);
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(await resp.blob());
+  link.download = name ? name[1] : "companion-debug.zip";
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+}
+
 async function post(path, body) {
   const headers = {"Content-Type": "application/json", "X-Companion-Token": window.COMPANION.token};
   if (passphrase) headers["X-Companion-Passphrase"] = passphrase;
@@ -24,17 +53,49 @@ async function post(path, body) {
   let data = {};
   try { data = await resp.json(); } catch (e) { data = {error: "the companion did not answer (" + resp.status + ")"}; }
   if (resp.status === 401) {
-    const dlg = $("pass-dialog");
-    dlg.showModal();
-    dlg.addEventListener("close", () => {
-      passphrase = $("pass").value.trim();
-      sessionStorage.setItem("companion-pass", passphrase);
-      if (passphrase) post(path, body);
-    }, {once: true});
+    sessionStorage.removeItem("companion-pass-ok");  // the pass-phrase changed (a restart)
+    watching = true;
+    applyWatching();
     return data;
   }
   showError(data.ok ? "" : data.error);
   return data;
+}
+
+// A device other than the companion's own watches until its pass-phrase is checked.
+let watching = window.COMPANION.remote && !sessionStorage.getItem("companion-pass-ok");
+
+function applyWatching() {
+  document.body.classList.toggle("watching", watching);
+  $("watch-box").hidden = !watching;
+  for (const el of document.querySelectorAll("main button, main input, main select, main textarea")) {
+    if (el.closest("#watch-box")) continue;
+    if (watching) { el.disabled = true; el.dataset.watchOff = "1"; }
+    else if (el.dataset.watchOff) { el.disabled = false; delete el.dataset.watchOff; }
+  }
+  if (!watching) $("undo").disabled = !snap.can_undo;
+}
+
+async function checkPassphrase(ev) {
+  ev.preventDefault();
+  const given = $("watch-pass").value.trim();
+  if (!given) return;
+  const resp = await fetch("/api/check", {method: "POST", headers: {
+    "Content-Type": "application/json", "X-Companion-Token": window.COMPANION.token,
+    "X-Companion-Passphrase": given}, body: "{}"});
+  let data = {};
+  try { data = await resp.json(); } catch (e) { data = {error: "the companion did not answer (" + resp.status + ")"}; }
+  if (!data.ok) {
+    $("watch-error").textContent = data.error;
+    $("watch-error").hidden = false;
+    return;
+  }
+  passphrase = given;
+  sessionStorage.setItem("companion-pass", passphrase);
+  sessionStorage.setItem("companion-pass-ok", "1");
+  $("watch-error").hidden = true;
+  watching = false;
+  applyWatching();
 }
 
 function styleOf(player) {
@@ -90,6 +151,7 @@ function render(s) {
   document.body.dataset.turn = s.turn;
   const panel = window.COMPANION.panels[s.game];
   if (panel && panel.render) panel.render(s);
+  applyWatching();  // after the panel: its new buttons are off too while watching
 }
 
 function connect() {
@@ -111,6 +173,7 @@ $("end").onclick = () => post("end");
 $("undo").onclick = () => post("undo");
 $("undo-turn").onclick = () => post("undo", {turn: true});
 $("accept").onclick = () => post("accept");
+$("debug-bundle").onclick = downloadDebugBundle;
 $("new-game").onclick = () => {
   const players = prompt("Players in seat order (comma-separated):", (snap.options.players || []).join(","));
   if (!players) return;
@@ -135,8 +198,10 @@ $("command-form").onsubmit = async (ev) => {
 // A game's panel may handle taps on its board (Peep War corrects a cell).
 $("board").addEventListener("click", (ev) => {
   const panel = window.COMPANION.panels[snap.game];
-  if (panel && panel.boardClick) panel.boardClick(ev);
+  if (panel && panel.boardClick && !watching) panel.boardClick(ev);
 });
+
+if ($("watch-form")) $("watch-form").onsubmit = checkPassphrase;
 
 function companionStart() {
   render(snap);

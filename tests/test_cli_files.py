@@ -1,0 +1,158 @@
+"""The commands' file arguments: random bytes, non-UTF-8, JSON of any shape, folders and
+missing paths as a profile, image, catalog or script give one clear line, never a traceback;
+and output to a full disk is one line too."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from calibration.profile import save_profile
+from companion.cli import main
+from vision.render.game_scene import families_colours, profile_for_colours
+from vision.render.peltapeeps import PeltaSpec, profile_for_teams, render_layout
+
+ROOT = Path(__file__).resolve().parents[1]
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+        st.sampled_from(["version", "players", "colours", "bean", "peep", "camera", "notes",
+                         "pieces", "name", "id", "red", "blue"]) | st.text(max_size=5),
+        inner, max_size=4), max_leaves=12)
+contents = (st.binary(max_size=300)
+            | st.sampled_from([b"\xff\xd8\xff\xe0\x00\x10JFIF\x00", b"\x89PNG\r\n\x1a\n",
+                               b"\xff\xfe\xfd", b"", b"{", b"[" * 3000, b"hex 1,0\nend\n"])
+            | json_values.map(lambda v: json.dumps(v).encode()))
+kinds = st.sampled_from(["file", "file", "file", "folder", "missing"])
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory) -> dict[str, Path]:
+    d = tmp_path_factory.mktemp("good")
+    profile = d / "profile.json"
+    save_profile(profile_for_colours(families_colours(["red", "blue"])), profile)
+    photo = d / "photo.jpg"
+    cv2.imwrite(str(photo), np.full((120, 160, 3), 90, np.uint8))
+    scene = render_layout(5, PeltaSpec(teams=(2, 2), rounds=(3, 4)))
+    layout, teams = d / "layout.jpg", d / "teams.json"
+    cv2.imwrite(str(layout), scene.frame)
+    save_profile(profile_for_teams(scene.colours), teams)
+    return {"profile": profile, "photo": photo, "dir": d, "layout": layout, "teams": teams}
+
+
+def _path(tmp: Path, kind: str, data: bytes, n: int) -> str:
+    p = tmp / f"arg{n}.bin"
+    if kind == "file":
+        p.write_bytes(data)
+    elif kind == "folder":
+        p.mkdir()
+    return str(p)
+
+
+def _commands(bad: str, good: dict[str, Path], log: Path, out: Path) -> list[list[str]]:
+    profile, photo = str(good["profile"]), str(good["photo"])
+    return [
+        ["detect", photo, "--profile", bad],
+        ["detect", bad, "--profile", profile],
+        ["score", "peltapeeps", photo, "--profile", bad],
+        ["score", "peltapeeps", bad, "--profile", profile, "--set", "core"],
+        ["score", "peltapeeps", photo, "--profile", profile, "--catalog", bad],
+        ["calibrate-camera", bad, "--profile", str(out)],
+        ["calibrate-camera", photo, "--profile", bad],
+        ["calibrate", bad, "--players", "red,blue", "--out", str(out)],
+        ["play", "--script", bad, "--log", str(log)],
+        ["resume", "--script", bad, "--log", str(log)],
+        ["games", "--log", bad],
+        ["replay", "--log", bad],
+        ["settings", "--file", bad],
+    ]
+
+
+@pytest.mark.slow
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(kind=kinds, data=contents, which=st.integers(0, 12))
+def test_no_file_argument_gives_a_traceback(files, tmp_path_factory, capsys, kind, data,
+                                            which) -> None:
+    tmp = tmp_path_factory.mktemp("fuzz")
+    log = tmp / "g.sqlite"
+    assert main(["new", "--log", str(log)]) == 0
+    bad = _path(tmp, kind, data, 0)
+    argv = _commands(bad, files, log, tmp / "out.json")[which]
+    capsys.readouterr()
+    try:
+        code = main(argv)  # an exception escaping here is the traceback a user would see
+    except SystemExit as e:  # argparse's own usage error
+        code = e.code
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    if code not in (0, None):
+        lines = [line for line in err.splitlines() if line.strip()]
+        assert lines and lines[-1].startswith(("companion ", "usage:")), err
+
+
+def _run(args: list[str], stdout=subprocess.PIPE, env: dict | None = None
+         ) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "companion", *args], cwd=ROOT, stdout=stdout,
+                          stderr=subprocess.PIPE, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+
+
+def test_a_photo_given_as_the_profile_is_one_line_in_every_command(files, tmp_path) -> None:
+    photo = str(files["photo"])
+    for args in (["detect", photo, "--profile", photo],
+                 ["score", "peltapeeps", photo, "--profile", photo],
+                 ["calibrate-camera", photo, "--profile", photo],
+                 ["serve", "--camera", str(tmp_path), "--profile", photo, "--port", "0",
+                  "--log", str(tmp_path / "g.sqlite")]):
+        r = _run(args, env={"XDG_CONFIG_HOME": str(tmp_path)})
+        assert r.returncode == 2, (args, r.stderr)
+        assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr
+        assert "a photo given as the profile?" in r.stderr
+    assert not (tmp_path / "g.sqlite").exists()  # serve refused before opening a game log
+
+
+def test_a_profile_naming_a_player_without_colours_is_one_line(files, tmp_path) -> None:
+    data = json.loads(files["profile"].read_text())
+    data["players"].append("green")
+    bad = tmp_path / "p.json"
+    bad.write_text(json.dumps(data))
+    r = _run(["detect", str(files["photo"]), "--profile", str(bad)])
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "names the player 'green' but has no colours" in r.stderr
+
+
+def test_a_profile_with_the_version_as_text_says_so(files, tmp_path) -> None:
+    data = json.loads(files["profile"].read_text())
+    data["version"] = "1"
+    bad = tmp_path / "p.json"
+    bad.write_text(json.dumps(data))
+    r = _run(["detect", str(files["photo"]), "--profile", str(bad)])
+    assert r.returncode == 2
+    assert '"version": "1", not the number 1' in r.stderr
+
+
+def test_output_to_a_full_disk_is_one_line(files, tmp_path) -> None:
+    log = str(tmp_path / "g.sqlite")
+    assert _run(["new", "--log", log]).returncode == 0
+    profile, photo = str(files["profile"]), str(files["photo"])
+    for args in (["games", "--log", log], ["replay", "--log", log],
+                 ["odds", "--attacker", "3", "--defender", "2"], ["detect", photo, "--profile",
+                                                                   profile],
+                 ["settings"], ["score", "peltapeeps", str(files["layout"]), "--profile",
+                                str(files["teams"]), "--json"]):
+        with open("/dev/full", "w") as full:
+            r = _run(args, stdout=full, env={"XDG_CONFIG_HOME": str(tmp_path)})
+        assert "Traceback" not in r.stderr, (args, r.stderr)
+        assert r.returncode != 0 and "cannot write the output (No space left on device)" in (
+            r.stderr), (args, r.stderr)

@@ -1,0 +1,66 @@
+"""What a request's body may be: small, JSON, an object, finite numbers, shallow nesting.
+
+The table page and every game's panel read their requests through
+:func:`json_body`, so a body that is too large, too deep, not JSON or holding a
+number that does not fit gets one clear refusal instead of an error inside.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import request
+
+MAX_BODY = 64_000  # bytes in a request's body (a photo upload sets its own, larger limit)
+MAX_DEPTH = 16  # nesting of a request's JSON: the page's requests need 4
+MAX_ECHO = 300  # characters of a refused request's own text repeated in the error
+
+
+def json_body() -> dict[str, Any]:
+    """The request's JSON object ({} when empty); ValueError saying what is wrong with it."""
+    raw = request.get_data(cache=False)  # at most MAX_CONTENT_LENGTH: a 413 beyond
+    if not raw.strip():
+        return {}
+    try:
+        body = json.loads(raw, parse_float=_finite, parse_constant=_no_constant)
+    except RecursionError:
+        raise ValueError(f"the JSON is nested deeper than {MAX_DEPTH} levels") from None
+    except UnicodeDecodeError:
+        raise ValueError("the body is not UTF-8 text") from None
+    except ValueError as e:
+        raise ValueError(f"the body is not JSON ({short(str(e))})") from None
+    if _depth(body) > MAX_DEPTH:
+        raise ValueError(f"the JSON is nested deeper than {MAX_DEPTH} levels")
+    if not isinstance(body, dict):
+        raise ValueError("send a JSON object")
+    return body
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"the number {short(text, 40)} is too large")
+    return value
+
+
+def _no_constant(text: str) -> float:
+    raise ValueError(f"{text} is not a number JSON allows")
+
+
+def _depth(value: Any) -> int:
+    deepest, todo = 0, [(value, 1)]
+    while todo:
+        v, d = todo.pop()
+        deepest = max(deepest, d)
+        if d > MAX_DEPTH:
+            break
+        if isinstance(v, dict):
+            todo.extend((x, d + 1) for x in v.values())
+        elif isinstance(v, list):
+            todo.extend((x, d + 1) for x in v)
+    return deepest
+
+
+def short(text: str, limit: int = MAX_ECHO) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
