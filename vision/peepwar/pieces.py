@@ -21,8 +21,9 @@ each in its own module under :mod:`vision.peepwar.passes`:
 5. **Corrections**, once the beans are known: a core in its owner's bean colour with no
    bean near its middle is a peep after all, a peep where a Supply Center should be is
    the Supply Center, a peep with a bean at its middle was a heap of beans.
-6. **Assembly** (:mod:`~vision.peepwar.passes.assembly`): the cells hands cover are
-   marked occluded, counts the rules do not allow are warned about.
+6. **Assembly.** The cells hands cover are marked occluded (in
+   :mod:`~vision.peepwar.passes.occlusion`); counts the rules do not allow are warned
+   about (:mod:`~vision.peepwar.passes.assembly`).
 
 Every count comes with a confidence and, when it is a close call, a warning
 naming the cell ("cell 1,0/2: a bean between red and orange").

@@ -35,8 +35,10 @@ if TYPE_CHECKING:
 
 HOLE_MM2 = 100.0  # holes smaller than this in a piece are highlights or eyes
 PEEP_CORE_MM = 11.0  # a peep is 35 mm wide; bean clusters are never this thick
+# A core (or one player's part of one) smaller than this is no peep's: a peep's core is
+# about 400 mm2 ...
 MIN_PEEP_CORE_MM2 = 25.0
-PEEP_PAIR_CORE_MM2 = 700.0  # one peep's core is about 400 mm2; a larger one may hold two
+PEEP_PAIR_CORE_MM2 = 700.0  # ... and a core larger than this may hold two
 PEEP_PARTS_MM = 25.0  # one player's peep cores nearer are one peep (two touching: 35 mm apart)
 PEEP_BODY_MM = 14.0  # a peep's body is this thick at its middle (17.5 mm, less a blurred rim) ...
 # ... two such peaks this far apart are two peeps' middles (a split whose parts' centres
