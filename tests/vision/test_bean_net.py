@@ -21,6 +21,7 @@ from companion.camera_setup import make_reader
 from companion.errors import UserError
 from vision.peepwar import bean_net, pieces
 from vision.peepwar.mosaic import build_mosaic
+from vision.peepwar.passes import beans
 from vision.peepwar.pieces import bean_planes
 from vision.peepwar.tiles import find_tiles
 from vision.render.game_scene import families_colours, profile_for_colours, render_state
@@ -112,16 +113,16 @@ def test_how_sure_the_net_is_sets_the_count_confidence_and_warning(heat, counted
     scene = render_state(state, families_colours(PLAYERS), 4)
     profile = profile_for_colours(families_colours(PLAYERS), seed=3)
     mosaic = build_mosaic(scene.frame, find_tiles(scene.frame, profile.intrinsics))
-    reader = pieces._prepared(mosaic, profile)
+    state = pieces._prepared(mosaic, profile)
     bean = next(p["centre_mm"] for p in scene.truth.pieces if p["kind"] == "bean")
-    reader._net_bean(tuple(mosaic.to_px(bean)), heat)
-    cell = reader.cells["1,0/3"]
+    beans.net_bean(state, tuple(mosaic.to_px(bean)), heat)
+    cell = state.cells["1,0/3"]
     assert cell.troops.get("red", 0) == counted
     if warning is None:
-        assert cell.confidence == 1.0 and not reader.warnings
+        assert cell.confidence == 1.0 and not state.warnings
     else:
         assert cell.confidence <= 0.7
-        assert reader.warnings == [f"cell 1,0/3: {warning}"]
+        assert state.warnings == [f"cell 1,0/3: {warning}"]
 
 
 @settings(max_examples=60, deadline=None)

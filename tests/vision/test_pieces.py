@@ -19,8 +19,10 @@ import pytest
 
 from calibration.profile import Profile
 from companion.rules.peepwar.board import cell_polygon_mm, parse_cell, tile_centre_mm
-from vision.peepwar import piece_pixels, pieces
+from vision.peepwar import piece_pixels
 from vision.peepwar.mosaic import build_mosaic
+from vision.peepwar.passes import peeps as peeps_pass
+from vision.peepwar.passes.assembly import DOUBT_CONFIDENCE
 from vision.peepwar.piece_pixels import classify
 from vision.peepwar.pieces import CellRead
 from vision.peepwar.table import prepare_reader, read_table
@@ -328,8 +330,8 @@ def test_a_peep_across_the_gap_between_tiles_is_one_peep(seed, player, cell, bes
                       sum(w[0] == player for w in whole)))
         return whole
 
-    whole_peeps = pieces._whole_peeps
-    monkeypatch.setattr(pieces, "_whole_peeps", spy)
+    whole_peeps = peeps_pass._whole_peeps
+    monkeypatch.setattr(peeps_pass, "_whole_peeps", spy)
     scene, obs = _bench_scene(seed)
     centre = next(p["centre_mm"] for p in scene.truth.pieces
                   if p["player"] == player and p["cell"] == cell and p["kind"] != "bean")
@@ -527,8 +529,8 @@ def test_two_peeps_touching_end_to_end_are_two_peeps(seed, cell, monkeypatch):
         parts.append(len(out))
         return out
 
-    touching = pieces._touching_peeps
-    monkeypatch.setattr(pieces, "_touching_peeps", spy)
+    touching = peeps_pass._touching_peeps
+    monkeypatch.setattr(peeps_pass, "_touching_peeps", spy)
     scene, obs = _bench_scene(seed)
     want = scene.truth.cells[cell]["pieces"]
     player = next(p for p, v in want.items() if v["peep"])
@@ -679,7 +681,7 @@ def test_a_peep_shaded_like_its_beans_with_no_bean_in_it_is_a_peep(seed, cell):
     assert _pieces(obs, cell) == want
     owner = next(p for p, (_, peep) in want.items() if peep)
     assert f"cell {cell}: {owner}'s peep, in the colour of {owner}'s beans" in obs["warnings"]
-    assert obs["cells"][cell]["confidence"] <= pieces.DOUBT_CONFIDENCE
+    assert obs["cells"][cell]["confidence"] <= DOUBT_CONFIDENCE
 
 
 # The order in which bench/vision_pieces.py first meets each kind of look (player, real

@@ -2,7 +2,7 @@
 
 Works on the table-frame mosaic with per-pixel players (:mod:`vision.peepwar.piece_pixels`),
 once the Supply Centers are set aside (a disc is only a hand's when a hand goes
-all round it). What it finds is one mask; the reader (:mod:`vision.peepwar.pieces`)
+all round it). What it finds is one mask; the reader (:mod:`vision.peepwar.passes.occlusion`)
 reports the cells it touches ``occluded``, never empty.
 
 - Large foreground regions no player's colour explains (a hand, an arm; not a
