@@ -10,11 +10,11 @@ point of it (it was checked then) — exactly the results of checking all
 pieces in some order.
 
 :func:`advise` finds the order that captures the most enemy pieces (and,
-among those, loses the fewest of the mover's own), and the fewest a careless
-order could capture, both exactly: pieces that can never be crowded out are
+among those, loses the fewest of the mover's own), exactly: pieces that can never be crowded out are
 set aside, the rest split into groups that cannot affect each other, and each
-group is searched over sets of removed (and checked) pieces with memoisation;
-a capture that cannot spoil another is taken at once.
+group is searched over sets of captured pieces, bounded and memoised; a
+capture that cannot spoil another is taken at once. What a careless order
+would lose is measured against checking in reading order (top row first).
 
 >>> board = {"0,0": "blue", "1,0": "red", "0,1": "red", "-1,1": "red"}
 >>> crowded(board, "0,0"), tallies(board, "0,0")
@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from companion.rules.petri.board import HOLES, INDEX, NEIGHBOURS, hole_order
 
@@ -99,24 +100,24 @@ def simultaneous(board: Mapping[str, str]) -> list[str]:
 
 @dataclass(frozen=True)
 class Advice:
-    """The best capture order and what a careless one would lose."""
+    """The best capture order, and what checking in reading order would capture instead."""
 
     order: tuple[str, ...]
     enemy: int  # enemy pieces the best order captures
     own: int  # the mover's own pieces it loses (crowded out at every point)
-    worst: int  # enemy pieces the worst order captures
+    careless: int  # enemy pieces captured by checking in reading order (top row first)
 
     @property
     def careless_loss(self) -> int:
-        return self.enemy - self.worst
+        return self.enemy - self.careless
 
     def to_dict(self) -> dict[str, object]:
         return {"order": list(self.order), "enemy": self.enemy, "own": self.own,
-                "worst": self.worst, "careless_loss": self.careless_loss}
+                "careless": self.careless, "careless_loss": self.careless_loss}
 
 
 class _Position:
-    """The board as small integers, for the searches."""
+    """The board as small integers, for the search."""
 
     def __init__(self, board: Mapping[str, str], mover: str | None) -> None:
         names = sorted(set(board.values()))
@@ -138,10 +139,10 @@ class _Position:
                 enemy += 1
         return enemy > friendly
 
-    def closure(self, candidates: Iterable[int]) -> set[int]:
+    def closure(self, candidates: Iterable[int], gone: frozenset[int] = frozenset()) -> set[int]:
         """The candidates that can ever be crowded out, if only such pieces are removed."""
-        pool = set(candidates)
-        found = {i for i in pool if self.crowded(i, frozenset())}
+        pool = set(candidates) - gone
+        found = {i for i in pool if self.crowded(i, gone)}
         grown = True
         while grown:
             grown = False
@@ -150,7 +151,7 @@ class _Position:
                 friendly = enemy = removable = 0
                 for n in _NB[i]:
                     o = self.owner[n]
-                    if o < 0:
+                    if o < 0 or n in gone:
                         continue
                     if o == me:
                         friendly += 1
@@ -187,115 +188,92 @@ class _Position:
 
 def advise(board: Mapping[str, str], mover: str, own_checked: bool = True) -> Advice:
     """The order capturing the most enemy pieces (then losing the fewest own), exactly."""
+    return _advise(frozenset(board.items()), mover, own_checked)
+
+
+@lru_cache(maxsize=64)  # the page asks again for every update while the player decides
+def _advise(items: frozenset[tuple[str, str]], mover: str, own_checked: bool) -> Advice:
+    board = dict(items)
     pos = _Position(board, mover)
     enemies = [i for i in pos.pieces if pos.owner[i] != pos.mover]
     own = [i for i in pos.pieces if pos.owner[i] == pos.mover] if own_checked else []
-    reach = pos.closure(enemies)
-    order: list[int] = []
-    gone: set[int] = set()
-    for group in pos.groups(reach, joined_by=own):
-        order.extend(_best(pos, group, own))
-    gone.update(order)
-    enemy_count = len(order)
+    _, _, seq = _Search(pos, own).solve(frozenset(enemies), frozenset())
+    gone = set(seq)
     lost = [i for i in own if pos.crowded(i, gone)]
-    order.extend(lost)
-    worst = 0
-    everyone = pos.closure(enemies + own)
-    for group in pos.groups(everyone):
-        worst += _worst(pos, group)
-    return Advice(tuple(HOLES[i] for i in order), enemy_count, len(lost), worst)
+    return Advice(tuple(HOLES[i] for i in (*seq, *lost)), len(seq), len(lost),
+                  careless(board, mover, own_checked))
 
 
-def _best(pos: _Position, group: list[int], own: list[int]) -> list[int]:
-    """The capture sequence in ``group`` with the most captures, then the fewest own lost."""
-    near_own = [j for j in own if any(n in group for n in _NB[j])]
-    memo: dict[frozenset[int], tuple[tuple[int, int], tuple[int, ...]]] = {}
+def careless(board: Mapping[str, str], mover: str, own_checked: bool = True) -> int:
+    """Enemy pieces captured by checking every piece in reading order, top row first."""
+    live = dict(board)
+    taken = 0
+    for hole in checked_pieces(board, mover, own_checked):
+        if crowded(live, hole):
+            taken += live.pop(hole) != mover
+    return taken
 
-    def harmless(i: int, gone: frozenset[int]) -> bool:
-        # Taking i off can only make its own player's pieces weaker: never a loss.
-        me = pos.owner[i]
-        return all(pos.owner[n] in (-1, me, pos.mover) or n in gone for n in _NB[i])
 
-    def solve(gone: frozenset[int]) -> tuple[tuple[int, int], tuple[int, ...]]:
-        if gone in memo:
-            return memo[gone]
+Result = tuple[int, int, tuple[int, ...]]  # enemy captured, own lost, the captures in order
+
+
+class _Search:
+    """The most captures (then the fewest own pieces lost) among ``pieces``, exactly.
+
+    Pieces that can no longer be crowded out are set aside; the rest fall into
+    groups that cannot affect each other (they neither touch nor share one of
+    the mover's pieces), each searched on its own and memoised by the group and
+    the captured pieces around it. A capture that cannot spoil another (its
+    neighbours in play are its own player's or the mover's) is taken at once.
+    """
+
+    def __init__(self, pos: _Position, own: list[int]) -> None:
+        self.pos = pos
+        self.own = frozenset(own)
+        self.memo: dict[tuple[frozenset[int], frozenset[int]], Result] = {}
+
+    def _watched(self, pieces: Iterable[int]) -> set[int]:
+        return {n for i in pieces for n in _NB[i] if n in self.own}
+
+    def _hurts(self, i: int, live: frozenset[int]) -> bool:
+        me = self.pos.owner[i]
+        return any(n in live and self.pos.owner[n] not in (me, self.pos.mover) for n in _NB[i])
+
+    def solve(self, pieces: frozenset[int], gone: frozenset[int]) -> Result:
+        pos = self.pos
+        watched = self._watched(pieces)
         taken: list[int] = []
-        now = gone
         while True:
-            free = [i for i in group if i not in now and pos.crowded(i, now) and harmless(i, now)]
+            free = [i for i in pieces if pos.crowded(i, gone) and not self._hurts(i, pieces)]
             if not free:
                 break
-            taken.extend(free)
-            now = now | frozenset(free)
-        options = [i for i in group if i not in now and pos.crowded(i, now)]
-        if not options:
-            lost = sum(pos.crowded(j, now) for j in near_own)
-            result = ((len(now) - len(gone), -lost), tuple(taken))
-        else:
-            best: tuple[tuple[int, int], tuple[int, ...]] | None = None
-            for i in options:
-                (n, lost), seq = solve(now | {i})
-                value = ((n + 1 + len(taken), lost), (*taken, i, *seq))
-                if best is None or value[0] > best[0]:
-                    best = value
-            assert best is not None
-            result = best
-        memo[gone] = result
-        return result
+            taken.extend(sorted(free))
+            gone, pieces = gone | frozenset(free), pieces - frozenset(free)
+        active = pos.closure(pieces, gone)
+        groups = pos.groups(active, joined_by=self.own)
+        count, lost, seq = len(taken), 0, tuple(taken)
+        for group in groups:
+            c, o, s = self._branch(frozenset(group), gone)
+            count, lost, seq = count + c, lost + o, (*seq, *s)
+        orphans = watched - self._watched(active)
+        lost += sum(pos.crowded(j, gone) for j in orphans)
+        return count, lost, seq
 
-    return list(solve(frozenset())[1])
-
-
-def _worst(pos: _Position, group: list[int]) -> int:
-    """The fewest enemy pieces any checking order captures in ``group``."""
-    memo: dict[tuple[frozenset[int], frozenset[int]], int] = {}
-
-    def solve(gone: frozenset[int], kept: frozenset[int]) -> int:
-        key = (gone, kept)
-        if key in memo:
-            return memo[key]
-        left = [i for i in group if i not in gone and i not in kept]
-        # A safe piece with no undecided neighbour is best kept at once.
-        settle = [i for i in left if not pos.crowded(i, gone) and not any(
-            n in left for n in _NB[i])]
-        if settle:
-            result = solve(gone, kept | frozenset(settle))
-        elif not left:
-            result = 0
-        else:
-            result = len(group) + 1
-            for i in left:
-                if pos.crowded(i, gone):
-                    cost = int(pos.owner[i] != pos.mover) + solve(gone | {i}, kept)
-                else:
-                    cost = solve(gone, kept | {i})
-                result = min(result, cost)
-        memo[key] = result
-        return result
-
-    return solve(frozenset(), frozenset())
-
-
-def brute_force(board: Mapping[str, str], mover: str, own_checked: bool = True
-                ) -> tuple[int, int, int]:
-    """(most enemy captures, fewest own lost with them, fewest enemy captures) over every
-    order of checking the pieces: the definition :func:`advise` must meet, for small boards."""
-    from itertools import permutations
-
-    pieces = checked_pieces(board, mover, own_checked)
-    best: tuple[int, int] | None = None
-    worst: int | None = None
-    for perm in permutations(pieces):
-        live = dict(board)
-        enemy = own = 0
-        for h in perm:
-            if crowded(live, h):
-                if live.pop(h) == mover:
-                    own += 1
-                else:
-                    enemy += 1
-        best = (enemy, -own) if best is None else max(best, (enemy, -own))
-        worst = enemy if worst is None else min(worst, enemy)
-    if best is None or worst is None:
-        return 0, 0, 0
-    return best[0], -best[1], worst
+    def _branch(self, group: frozenset[int], gone: frozenset[int]) -> Result:
+        pos = self.pos
+        around = {n for i in group for n in _NB[i]}
+        around |= {n for j in self._watched(group) for n in _NB[j]}
+        key = (group, gone & around)
+        if key in self.memo:
+            return self.memo[key]
+        best: Result | None = None
+        for i in sorted(group):
+            if not pos.crowded(i, gone):
+                continue
+            c, o, s = self.solve(group - {i}, gone | {i})
+            if best is None or (c + 1, -o) > (best[0], -best[1]):
+                best = (c + 1, o, (i, *s))
+        if best is None:
+            best = (0, sum(pos.crowded(j, gone) for j in self._watched(group)), ())
+        self.memo[key] = best
+        return best

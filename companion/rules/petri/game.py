@@ -107,8 +107,8 @@ class PetriGame(Game):
         if advice is None:
             return "no captures are being chosen now"
         return (f"{advice['player']}: capture {' '.join(advice['order']) or 'nothing'} "
-                f"({advice['enemy']} enemy, {advice['own']} own); the worst order captures "
-                f"{advice['worst']}, {advice['careless_loss']} fewer")
+                f"({advice['enemy']} enemy, {advice['own']} own); checking in reading order "
+                f"captures {advice['careless']}, {advice['careless_loss']} fewer")
 
     # --- the table ----------------------------------------------------------------------
 

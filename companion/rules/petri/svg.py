@@ -12,7 +12,7 @@ True
 >>> 'class="piece"' in svg, "cup 0" in svg
 (False, True)
 >>> view = {**rules.view(rules.new_state(), None), "board": {"0,0": "blue", "1,0": "red"},
-...         "advice": {"player": "red", "order": ["0,0"], "enemy": 1, "own": 0, "worst": 1,
+...         "advice": {"player": "red", "order": ["0,0"], "enemy": 1, "own": 0, "careless": 1,
 ...                    "careless_loss": 0}}
 >>> svg = board_svg(view)
 >>> 'class="piece" data-hole="0,0" data-player="blue"' in svg, 'data-capture="1"' in svg
