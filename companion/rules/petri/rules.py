@@ -234,12 +234,19 @@ class Petri(Ruleset[PetriState]):
             if hole in state.board:
                 return f"{hole} is taken ({state.board[hole]})"
             if hole not in self.placeable(state, a.player, part):
-                if not (part.start if self.placement == "start" else state.holes_of(a.player)):
-                    return f"{a.player}'s first piece goes in {a.player}'s home area, not {hole}"
-                held = "held when the turn began" if self.placement == "start" else "occupied"
-                return f"{hole} is not next to a hole {a.player} {held}"
+                return self._not_here(state, a.player, part, hole)
             state = replace(state, board={**state.board, hole: a.player})
         return None
+
+    def _not_here(self, state: PetriState, who: str, part: Part, hole: str) -> str:
+        if self.placement == "start":
+            if not part.start:
+                return (f"{who} held no hole when the turn began: each piece goes in {who}'s "
+                        f"home area, not {hole}")
+            return f"{hole} is not next to a hole {who} held when the turn began"
+        if not state.holes_of(who):
+            return f"{who}'s first piece goes in {who}'s home area, not {hole}"
+        return f"{hole} is not next to a hole {who} occupies"
 
     def _remove_reason(self, state: PetriState, a: Remove, part: Part) -> str | None:
         problem = self._step_reason(a.player, part, Step.REMOVE)
