@@ -24,7 +24,7 @@ domain never imports vision, web or the app, and the rules commands start fast.
 >>> find("chess")
 Traceback (most recent call last):
 ...
-companion.games.UnknownGame: unknown game 'chess'; known: peepwar, peltapeeps
+companion.games.UnknownGame: unknown game 'chess'; known: peepwar, peltapeeps, petri
 """
 
 from __future__ import annotations
