@@ -103,3 +103,19 @@ def test_the_end_turn_button_captures_in_the_suggested_order(referee: Referee) -
     svg = GAME.board_svg(rules.view(state, None))
     assert 'class="capture-mark" data-capture="1" data-hole="0,0"' in svg
     assert "best capture: 0,0" in GAME.text_board(rules, state)
+
+
+def test_the_demo_table_plays_petri_through_the_camera_path(referee: Referee) -> None:
+    from companion.demo_table import ScriptedTable
+
+    table = ScriptedTable(referee, seed=4, step_s=0, pause_s=0)
+    first = referee.game.id
+    for _ in range(1500):
+        table.step()
+        if table.games:
+            break
+    assert table.games == 1, "the scripted game should end and a new one start"
+    assert referee.misreads == 0 and not referee.problems
+    sources = {(e["action"]["kind"], e["source"]) for e in referee.log.entries(first)}
+    assert ("place", "camera") in sources and ("roll", "egg") in sources
+    assert ("place", "page") not in sources  # every placement was read from the table
