@@ -91,3 +91,15 @@ def test_two_players_capture_everything_that_falls() -> None:
     advice = advise(board, "red")
     assert advice.enemy == 2 and advice.own == 0
     assert why_not_order(board, advice.order, "red", True) is None
+
+
+def test_an_order_is_legal_or_not_by_its_order_not_only_its_set() -> None:
+    # Blue to capture. Taking green's 0,-1 first leaves green's 1,-1 crowded out at every
+    # point, so it must fall too; taking red's 1,-2 first lets 1,-1 be checked safely.
+    board = {"0,-2": "red", "1,-2": "red", "2,-2": "blue", "-1,-1": "red", "0,-1": "green",
+             "1,-1": "green"}
+    assert why_not_order(board, ("1,-2", "0,-1"), "blue", False) is None
+    assert why_not_order(board, ("0,-1", "1,-2"), "blue", False) is not None
+    rules = Petri(players=("blue", "green", "red"), own_pieces="safe")
+    listed = {frozenset(a.order) for a in rules.legal_actions(position(rules, board))}
+    assert frozenset({"1,-2", "0,-1"}) in listed

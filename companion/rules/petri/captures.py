@@ -27,7 +27,7 @@ would lose is measured against checking in reading order (top row first).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -91,6 +91,35 @@ def why_not_order(board: Mapping[str, str], order: Sequence[str], mover: str | N
             return (f"{hole} is crowded out at every point of that order ({friendly} friendly, "
                     f"{enemy} enemy neighbours): it is captured too")
     return None
+
+
+def capture_orders(board: Mapping[str, str], mover: str | None, own_checked: bool,
+                   among: Iterable[str] | None = None) -> Iterator[tuple[str, ...]]:
+    """One legal capture order for each set of pieces that can be captured (of ``among``
+    only, if given). Which orders are legal depends on the pieces that have had a safe
+    moment on the way, so the search runs over (captured, safe so far)."""
+    checked = set(checked_pieces(board, mover, own_checked))
+    allowed = checked if among is None else checked & set(among)
+    given: set[frozenset[str]] = set()
+    visited: set[tuple[frozenset[str], frozenset[str]]] = set()
+    stack = [((), frozenset(h for h in checked if not crowded(board, h)))]
+    while stack:
+        order, safe = stack.pop()
+        taken = frozenset(order)
+        if (taken, safe) in visited:
+            continue
+        visited.add((taken, safe))
+        if taken not in given and checked - taken <= safe:
+            given.add(taken)
+            yield order
+        live = {h: p for h, p in board.items() if h not in taken}
+        for hole in sorted(allowed - taken, key=hole_order, reverse=True):
+            if not crowded(live, hole):
+                continue
+            after = {h: p for h, p in live.items() if h != hole}
+            now_safe = {n for n in NEIGHBOURS[hole]
+                        if n in after and n in checked and not crowded(after, n)}
+            stack.append(((*order, hole), safe | now_safe))
 
 
 def simultaneous(board: Mapping[str, str]) -> list[str]:
@@ -270,6 +299,11 @@ class _Search:
         for i in sorted(group):
             if not pos.crowded(i, gone):
                 continue
+            if best is not None:
+                # What can still fall after taking i bounds what this branch can reach.
+                most = 1 + len(pos.closure(group - {i}, gone | {i}))
+                if most < best[0] or (most == best[0] and best[1] == 0):
+                    continue
             c, o, s = self.solve(group - {i}, gone | {i})
             if best is None or (c + 1, -o) > (best[0], -best[1]):
                 best = (c + 1, o, (i, *s))

@@ -145,21 +145,9 @@ def _capture_order(rules: Petri, state: PetriState, player: str, gone: list[str]
                    ) -> tuple[str, ...]:
     """An order in which checking the pieces captures exactly ``gone``; else why not."""
     board, own = state.board, rules.own_checked()
-    target = set(gone)
-    tried: set[frozenset[str]] = set()
-    stack: list[tuple[str, ...]] = [()]
-    while stack:
-        order = stack.pop()
-        if frozenset(order) in tried:
-            continue
-        tried.add(frozenset(order))
-        if len(order) == len(target):
-            if captures.why_not_order(board, order, player, own) is None:
-                return order
-            continue
-        now = {h: q for h, q in board.items() if h not in order}
-        stack.extend((*order, h) for h in sorted(target - set(order), key=hole_order)
-                     if captures.crowded(now, h))
+    for order in captures.capture_orders(board, player, own, among=gone):
+        if set(order) == set(gone):
+            return order
     reason = captures.why_not_order(board, tuple(sorted(gone, key=hole_order)), player, own)
     raise _Unexplained(f"the camera sees {' '.join(gone)} taken off, but the rules do not "
                        f"capture {'it' if len(gone) == 1 else 'them'} so: {reason}")

@@ -287,19 +287,8 @@ class Petri(Ruleset[PetriState]):
                 yield from self._capture_orders(state, p)
 
     def _capture_orders(self, state: PetriState, player: str) -> Iterator[Capture]:
-        seen: set[frozenset[str]] = set()
-        stack: list[tuple[str, ...]] = [()]
-        checked = set(captures.checked_pieces(state.board, player, self.own_checked()))
-        while stack:
-            order = stack.pop()
-            if frozenset(order) in seen:
-                continue
-            seen.add(frozenset(order))
-            if captures.why_not_order(state.board, order, player, self.own_checked()) is None:
-                yield Capture(player, order)
-            board = {h: p for h, p in state.board.items() if h not in order}
-            stack.extend((*order, h) for h in sorted(checked - set(order), key=hole_order)
-                         if h in board and captures.crowded(board, h))
+        for order in captures.capture_orders(state.board, player, self.own_checked()):
+            yield Capture(player, order)
 
     # --- change -----------------------------------------------------------------------
 
