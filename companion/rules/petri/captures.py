@@ -253,7 +253,8 @@ class _Search:
     groups that cannot affect each other (they neither touch nor share one of
     the mover's pieces), each searched on its own and memoised by the group and
     the captured pieces around it. A capture that cannot spoil another (its
-    neighbours in play are its own player's or the mover's) is taken at once.
+    neighbours in play are its own player's or the mover's) is taken at once, and
+    a piece that falls however the others do, and whose fall helps nobody, last.
     """
 
     def __init__(self, pos: _Position, own: list[int]) -> None:
@@ -268,6 +269,22 @@ class _Search:
         me = self.pos.owner[i]
         return any(n in live and self.pos.owner[n] not in (me, self.pos.mover) for n in _NB[i])
 
+    def _falls_anyway(self, i: int, pieces: frozenset[int], gone: frozenset[int]) -> bool:
+        """True when i is crowded out however the others fall, and taking it off helps
+        nobody that matters: it is best taken last."""
+        me, friendly, enemy = self.pos.owner[i], 0, 0
+        for n in _NB[i]:
+            o = self.pos.owner[n]
+            if o < 0 or n in gone:
+                continue
+            if n in self.own or (o == me and n in pieces):
+                return False
+            if o == me:
+                friendly += 1
+            elif n not in pieces:
+                enemy += 1
+        return enemy > friendly
+
     def solve(self, pieces: frozenset[int], gone: frozenset[int]) -> Result:
         pos = self.pos
         watched = self._watched(pieces)
@@ -278,12 +295,15 @@ class _Search:
                 break
             taken.extend(sorted(free))
             gone, pieces = gone | frozenset(free), pieces - frozenset(free)
+        last = sorted(i for i in pieces if self._falls_anyway(i, pieces, gone))
+        pieces = pieces - frozenset(last)
         active = pos.closure(pieces, gone)
         groups = pos.groups(active, joined_by=self.own)
-        count, lost, seq = len(taken), 0, tuple(taken)
+        count, lost, seq = len(taken) + len(last), 0, tuple(taken)
         for group in groups:
             c, o, s = self._branch(frozenset(group), gone)
             count, lost, seq = count + c, lost + o, (*seq, *s)
+        seq = (*seq, *last)
         orphans = watched - self._watched(active)
         lost += sum(pos.crowded(j, gone) for j in orphans)
         return count, lost, seq
