@@ -1,8 +1,13 @@
 """Petri's bundle: what the referee, the page, the terminal and the CLI need of the game.
 
->>> rules = GAME.new_rules(["red", "blue"], {"pieces": 15})
+>>> rules = GAME.new_rules(["red", "blue"], {"pieces": 15, "variant": "realtime"})
 >>> GAME.describe(rules)
-'Petri 15 0,3 standard chain box checked: red, blue'
+'Petri (15 pieces, realtime): red, blue'
+>>> GAME.prompt(rules, rules.new_state()).count("roll the dice")  # both at once
+2
+>>> rules = GAME.new_rules(["red", "blue"])
+>>> GAME.describe(rules)
+'Petri: red, blue'
 >>> GAME.prompt(rules, rules.new_state())
 'red: roll the dice (roll, or roll A B for real dice)'
 >>> GAME.format(GAME.parse("die 4", rules, rules.new_state()))
@@ -16,7 +21,7 @@ from typing import Any
 
 from companion.games import Game, Option
 from companion.observation import Inference, Observation
-from companion.rules.base import Action
+from companion.rules.base import Action, Ruleset
 from companion.rules.petri import inference, notation, svg, textboard
 from companion.rules.petri.actions import Capture
 from companion.rules.petri.board import parse_hole
@@ -63,6 +68,16 @@ class PetriGame(Game):
     score_heading = "cup"
     tally_title = "Capture cups"
     tally_columns = (("hand", "hand"), ("board", "board"))
+
+    def describe(self, rules: Ruleset) -> str:
+        """The title with the options that differ from the usual game, and the players."""
+        opts = rules.options()
+        changed = [o for o in self.options if o.name != "homes" and opts[o.name] != o.default]
+        words = [f"{opts[o.name]} pieces" if o.name == "pieces" else
+                 f"{o.name.replace('_', ' ')} {opts[o.name]}" if o.name != "variant" else
+                 str(opts[o.name]) for o in changed]
+        extra = f" ({', '.join(words)})" if words else ""
+        return f"{self.title}{extra}: {', '.join(opts['players'])}"
 
     def parse(self, text: str, rules: Any, state: Any) -> Action:
         return notation.parse(text, rules, state)
