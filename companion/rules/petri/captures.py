@@ -192,12 +192,13 @@ class _Position:
                     grown = True
         return found
 
-    def groups(self, members: set[int], joined_by: Iterable[int] = ()) -> list[list[int]]:
+    def groups(self, members: set[int], joined_by: frozenset[int] = frozenset()
+               ) -> list[list[int]]:
         """``members`` split into groups that touch (or share a neighbour in ``joined_by``)."""
         links: dict[int, set[int]] = {i: set() for i in members}
         for i in members:
             links[i].update(n for n in _NB[i] if n in members)
-        for j in joined_by:
+        for j in {n for i in members for n in _NB[i] if n in joined_by}:
             near = [n for n in _NB[j] if n in members]
             for a in near:
                 links[a].update(near)
