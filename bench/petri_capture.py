@@ -3,9 +3,11 @@
 Positions come from games played to the capture step by players who place at
 random (2 to 6 players, 10 or 15 pieces each, both readings of whose pieces
 are checked): every capture step of those games is one position. Each is
-timed once on one core. Usage::
+timed once on one core. ``--scattered N`` also times N boards far denser and
+more mixed than play produces (20 to 70 pieces of 2 to 6 players dropped on
+random holes), the search's hard case. Usage::
 
-    python bench/petri_capture.py [--positions 1000] [--seed 1]
+    python bench/petri_capture.py [--positions 1000] [--seed 1] [--scattered 0]
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import time
 from collections.abc import Iterator
 
 from companion.rules.petri import Capture, Petri, Place, Step
+from companion.rules.petri.board import HOLES
 from companion.rules.petri.captures import advise
 from companion.rules.petri.state import PetriState
 
@@ -52,6 +55,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--positions", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--scattered", type=int, default=0, metavar="N")
     args = parser.parse_args()
     times, pieces, captured, lost = [], [], [], []
     for rules, state, who in positions(args.positions, args.seed):
@@ -69,6 +73,22 @@ def main() -> None:
     print(f"captures per step: mean {statistics.mean(captured):.2f}, most {max(captured)}; "
           f"reading order loses some in {sum(1 for x in lost if x) / len(lost):.1%} of steps "
           f"(at most {max(lost)})")
+    if args.scattered:
+        scattered(args.scattered, args.seed)
+
+
+def scattered(count: int, seed: int) -> None:
+    rng = random.Random(seed)
+    times = []
+    for _ in range(count):
+        players = [f"p{i}" for i in range(rng.randint(2, 6))]
+        board = {h: rng.choice(players) for h in rng.sample(HOLES, rng.randint(20, 70))}
+        start = time.perf_counter()
+        advise(board, players[0], rng.random() < 0.5)
+        times.append((time.perf_counter() - start) * 1000)
+    times.sort()
+    print(f"{count} scattered boards: median {statistics.median(times):.2f} ms, 90th percentile "
+          f"{times[int(0.9 * len(times))]:.0f} ms, worst {times[-1]:.0f} ms")
 
 
 if __name__ == "__main__":
