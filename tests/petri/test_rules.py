@@ -179,6 +179,19 @@ def test_running_out_of_pieces_to_remove_ends_the_turn(rules: Petri) -> None:
     assert rules.waiting_for(state) == {"blue"}
 
 
+def test_exactly_as_many_on_the_board_as_the_die_goes_on_to_the_captures() -> None:
+    # Red's last two pieces come off; blue's 0,0, crowded out by green, is then captured.
+    rules = Petri(players=("red", "blue", "green"))
+    board = {"8,-4": "red", "7,-4": "red", "0,0": "blue", "1,0": "green", "-1,0": "green"}
+    state = position(rules, board, step=Step.DIE, dice=(2, 6),
+                     hands={"red": 1, "blue": 9, "green": 8})
+    state, events = play(rules, state, "die 2", "remove 8,-4 7,-4")
+    assert "run out" not in " ".join(e.text for e in events)
+    assert rules.phase(state) == "capture" and rules.waiting_for(state) == {"red"}
+    state, _ = play(rules, state, "capture 0,0")
+    assert state.cups["red"] == 1
+
+
 def test_no_pieces_to_place_or_remove_ends_the_turn(rules: Petri) -> None:
     state = position(rules, {"0,0": "blue"}, step=Step.DIE, dice=(5, 6),
                      hands={"red": 3, "blue": 9})
