@@ -3,9 +3,10 @@
 Positions come from games played to the capture step by players who place at
 random (2 to 6 players, 10 or 15 pieces each, both readings of whose pieces
 are checked): every capture step of those games is one position. Each is
-timed once on one core. ``--scattered N`` also times N boards far denser and
-more mixed than play produces (20 to 70 pieces of 2 to 6 players dropped on
-random holes), the search's hard case. Usage::
+timed once on one core, searched to the end. ``--scattered N`` also times N
+boards far denser and more mixed than play produces (20 to 70 pieces of 2 to
+6 players dropped on random holes), the search's hard case, with the budget
+the page, the bot and the end-turn button give it. Usage::
 
     python bench/petri_capture.py [--positions 1000] [--seed 1] [--scattered 0]
 """
@@ -20,7 +21,7 @@ from collections.abc import Iterator
 
 from companion.rules.petri import Capture, Petri, Place, Step
 from companion.rules.petri.board import HOLES
-from companion.rules.petri.captures import advise
+from companion.rules.petri.captures import BUDGET, advise
 from companion.rules.petri.state import PetriState
 
 
@@ -57,7 +58,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--scattered", type=int, default=0, metavar="N")
     args = parser.parse_args()
-    times, pieces, captured, lost = [], [], [], []
+    times, pieces, captured, lost, cut = [], [], [], [], 0
     for rules, state, who in positions(args.positions, args.seed):
         start = time.perf_counter()
         advice = advise(state.board, who, rules.own_checked())
@@ -65,6 +66,7 @@ def main() -> None:
         pieces.append(len(state.board))
         captured.append(advice.enemy)
         lost.append(advice.careless_loss)
+        cut += not advise(state.board, who, rules.own_checked(), BUDGET).exact
     times.sort()
     print(f"{len(times)} capture steps of random games, {statistics.median(pieces):.0f} pieces "
           f"on the board (median), {max(pieces)} at most")
@@ -73,22 +75,25 @@ def main() -> None:
     print(f"captures per step: mean {statistics.mean(captured):.2f}, most {max(captured)}; "
           f"reading order loses some in {sum(1 for x in lost if x) / len(lost):.1%} of steps "
           f"(at most {max(lost)})")
+    print(f"the page's search budget ({BUDGET} groups) ran out in {cut} of {len(times)}")
     if args.scattered:
         scattered(args.scattered, args.seed)
 
 
 def scattered(count: int, seed: int) -> None:
     rng = random.Random(seed)
-    times = []
+    times, cut = [], 0
     for _ in range(count):
         players = [f"p{i}" for i in range(rng.randint(2, 6))]
         board = {h: rng.choice(players) for h in rng.sample(HOLES, rng.randint(20, 70))}
         start = time.perf_counter()
-        advise(board, players[0], rng.random() < 0.5)
+        advice = advise(board, players[0], rng.random() < 0.5, BUDGET)
         times.append((time.perf_counter() - start) * 1000)
+        cut += not advice.exact
     times.sort()
-    print(f"{count} scattered boards: median {statistics.median(times):.2f} ms, 90th percentile "
-          f"{times[int(0.9 * len(times))]:.0f} ms, worst {times[-1]:.0f} ms")
+    print(f"{count} scattered boards, with the page's budget: median "
+          f"{statistics.median(times):.2f} ms, 90th percentile {times[int(0.9 * len(times))]:.0f}"
+          f" ms, worst {times[-1]:.0f} ms; the budget ran out in {cut}")
 
 
 if __name__ == "__main__":

@@ -103,3 +103,19 @@ def test_an_order_is_legal_or_not_by_its_order_not_only_its_set() -> None:
     rules = Petri(players=("blue", "green", "red"), own_pieces="safe")
     listed = {frozenset(a.order) for a in rules.legal_actions(position(rules, board))}
     assert frozenset({"1,-2", "0,-1"}) in listed
+
+
+def test_a_search_out_of_budget_still_gives_a_legal_order() -> None:
+    import random
+
+    rng = random.Random(5)
+    for _ in range(200):
+        board = {h: rng.choice(PLAYERS) for h in rng.sample(HOLES, 30)}
+        quick = advise(board, "red", True, budget=1)
+        if not quick.exact:
+            break
+    assert not quick.exact, "some tangled board needs more than one group searched"
+    assert why_not_order(board, quick.order, "red", True) is None
+    full = advise(board, "red", True)
+    assert full.exact and (full.enemy, -full.own) >= (quick.enemy, -quick.own)
+    assert quick.to_dict()["exact"] is False

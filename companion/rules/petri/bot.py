@@ -15,7 +15,7 @@ from companion.rules.base import Action, IllegalAction
 from companion.rules.chance import Randomiser
 from companion.rules.petri.actions import Capture, Choose, Place, Remove
 from companion.rules.petri.board import NEIGHBOURS, coords, hole_order
-from companion.rules.petri.captures import advise, tallies
+from companion.rules.petri.captures import tallies
 from companion.rules.petri.rules import Petri
 from companion.rules.petri.state import PetriState, Step
 
@@ -51,7 +51,7 @@ class Bot:
             return Remove(who, (max(mine, key=lambda h: (tallies(state.board, h)[1]
                                                           - tallies(state.board, h)[0],
                                                           self.rng.random())),))
-        return Capture(who, advise(state.board, who, self.rules.own_checked()).order)
+        return Capture(who, self.rules.advice(state, who).order)
 
     @staticmethod
     def _friends(state: PetriState, who: str, hole: str) -> int:

@@ -135,6 +135,7 @@ class Advice:
     enemy: int  # enemy pieces the best order captures
     own: int  # the mover's own pieces it loses (crowded out at every point)
     careless: int  # enemy pieces captured by checking in reading order (top row first)
+    exact: bool = True  # False: the search ran out of its budget; the order is greedy
 
     @property
     def careless_loss(self) -> int:
@@ -142,7 +143,8 @@ class Advice:
 
     def to_dict(self) -> dict[str, object]:
         return {"order": list(self.order), "enemy": self.enemy, "own": self.own,
-                "careless": self.careless, "careless_loss": self.careless_loss}
+                "careless": self.careless, "careless_loss": self.careless_loss,
+                "exact": self.exact}
 
 
 class _Position:
@@ -216,22 +218,50 @@ class _Position:
         return out
 
 
-def advise(board: Mapping[str, str], mover: str, own_checked: bool = True) -> Advice:
-    """The order capturing the most enemy pieces (then losing the fewest own), exactly."""
-    return _advise(frozenset(board.items()), mover, own_checked)
+BUDGET = 4000  # groups searched before the page, the bot and the button settle for less
+
+
+def advise(board: Mapping[str, str], mover: str, own_checked: bool = True,
+           budget: int | None = None) -> Advice:
+    """The order capturing the most enemy pieces (then losing the fewest own), exactly.
+
+    With a ``budget`` (groups searched), a board too tangled to finish within it
+    gets a greedy order instead (legal, not proven best: ``exact`` is False).
+    """
+    return _advise(frozenset(board.items()), mover, own_checked, budget)
 
 
 @lru_cache(maxsize=64)  # the page asks again for every update while the player decides
-def _advise(items: frozenset[tuple[str, str]], mover: str, own_checked: bool) -> Advice:
+def _advise(items: frozenset[tuple[str, str]], mover: str, own_checked: bool,
+            budget: int | None) -> Advice:
     board = dict(items)
     pos = _Position(board, mover)
     enemies = [i for i in pos.pieces if pos.owner[i] != pos.mover]
     own = [i for i in pos.pieces if pos.owner[i] == pos.mover] if own_checked else []
-    _, _, seq = _Search(pos, own).solve(frozenset(enemies), frozenset())
+    try:
+        _, _, seq = _Search(pos, own, budget).solve(frozenset(enemies), frozenset())
+        exact = True
+    except _OutOfBudget:
+        seq, exact = _greedy(pos, enemies), False
     gone = set(seq)
     lost = [i for i in own if pos.crowded(i, gone)]
     return Advice(tuple(HOLES[i] for i in (*seq, *lost)), len(seq), len(lost),
-                  careless(board, mover, own_checked))
+                  careless(board, mover, own_checked), exact)
+
+
+def _greedy(pos: _Position, enemies: list[int]) -> tuple[int, ...]:
+    """Capture while anything falls, each time the piece whose fall saves the fewest."""
+    gone: set[int] = set()
+    seq = []
+    while True:
+        options = [i for i in enemies if i not in gone and pos.crowded(i, gone)]
+        if not options:
+            return tuple(seq)
+        pick = min(options, key=lambda i: (sum(
+            1 for n in _NB[i] if n not in gone and pos.owner[n] not in (-1, pos.owner[i],
+                                                                         pos.mover)), i))
+        gone.add(pick)
+        seq.append(pick)
 
 
 def careless(board: Mapping[str, str], mover: str, own_checked: bool = True) -> int:
@@ -242,6 +272,10 @@ def careless(board: Mapping[str, str], mover: str, own_checked: bool = True) -> 
         if crowded(live, hole):
             taken += live.pop(hole) != mover
     return taken
+
+
+class _OutOfBudget(Exception):
+    pass
 
 
 Result = tuple[int, int, tuple[int, ...]]  # enemy captured, own lost, the captures in order
@@ -258,8 +292,9 @@ class _Search:
     a piece that falls however the others do, and whose fall helps nobody, last.
     """
 
-    def __init__(self, pos: _Position, own: list[int]) -> None:
+    def __init__(self, pos: _Position, own: list[int], budget: int | None = None) -> None:
         self.pos = pos
+        self.budget = budget
         self.own = frozenset(own)
         self.memo: dict[tuple[frozenset[int], frozenset[int]], Result] = {}
 
@@ -316,6 +351,10 @@ class _Search:
         key = (group, gone & around)
         if key in self.memo:
             return self.memo[key]
+        if self.budget is not None:
+            self.budget -= 1
+            if self.budget < 0:
+                raise _OutOfBudget
         best: Result | None = None
         for i in sorted(group):
             if not pos.crowded(i, gone):

@@ -26,7 +26,6 @@ from companion.rules.petri import inference, notation, svg, textboard
 from companion.rules.petri.actions import Capture
 from companion.rules.petri.board import parse_hole
 from companion.rules.petri.bot import Bot
-from companion.rules.petri.captures import advise
 from companion.rules.petri.observation import HoleReading, PetriObservation
 from companion.rules.petri.rules import (
     OWN_PIECES,
@@ -95,7 +94,7 @@ class PetriGame(Game):
                 continue
             best = ""
             if part.step is Step.CAPTURE:
-                best = " ".join(advise(state.board, who, rules.own_checked()).order) or "none"
+                best = " ".join(rules.advice(state, who).order) or "none"
             dice = part.dice or (0, 0)
             lines.append(_PROMPTS[part.step].format(
                 who=who, a=dice[0], b=dice[1], left=_pieces(part.left), best=best))
@@ -156,7 +155,7 @@ class PetriGame(Game):
         """In the capture step, the end-turn button captures in the suggested order."""
         for who, part in state.parts.items():
             if part.step is Step.CAPTURE:
-                return Capture(who, advise(state.board, who, rules.own_checked()).order)
+                return Capture(who, rules.advice(state, who).order)
         return None
 
     def bot(self, rules: Petri, seed: int = 0) -> Bot:

@@ -20,7 +20,6 @@ from __future__ import annotations
 from companion.rules.base import Action
 from companion.rules.petri.actions import Capture, Choose, Place, Remove, Roll
 from companion.rules.petri.board import parse_hole
-from companion.rules.petri.captures import advise
 from companion.rules.petri.rules import Petri
 from companion.rules.petri.state import PetriState
 
@@ -71,7 +70,7 @@ def parse(text: str, rules: Petri, state: PetriState) -> Action:
     if word == "capture":
         return Capture(who, _holes(rest))
     if word == "best" and not rest:
-        return Capture(who, advise(state.board, who, rules.own_checked()).order)
+        return Capture(who, rules.advice(state, who).order)
     raise ValueError(f"unknown command {word!r}: roll, die, place, remove, capture or best "
                      "('help' lists them)")
 

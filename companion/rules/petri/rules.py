@@ -174,6 +174,10 @@ class Petri(Ruleset[PetriState]):
     def own_checked(self) -> bool:
         return self.own_pieces == "checked"
 
+    def advice(self, state: PetriState, player: str) -> captures.Advice:
+        """The best capture order for ``player`` now, as the page, bot and button give it."""
+        return captures.advise(state.board, player, self.own_checked(), captures.BUDGET)
+
     # --- legality -------------------------------------------------------------------
 
     def why_not(self, state: PetriState, action: Action) -> str | None:
@@ -469,6 +473,5 @@ class Petri(Ruleset[PetriState]):
         out["advice"] = None
         for p, part in state.parts.items():
             if part.step is Step.CAPTURE:
-                out["advice"] = {"player": p, **captures.advise(
-                    state.board, p, self.own_checked()).to_dict()}
+                out["advice"] = {"player": p, **self.advice(state, p).to_dict()}
         return out

@@ -91,7 +91,8 @@ def board_svg(view: Mapping[str, Any], highlight: Iterable[str] = ()) -> str:
         ty += LINE
     if advice.get("order"):
         out.append(f'<text class="advice" x="{x0 + PAD:.1f}" y="{ty:.1f}" font-size="12" '
-                   f'fill="#e00">best order captures {advice["enemy"]}; a careless order '
-                   f'{advice["careless_loss"]} fewer</text>')
+                   f'fill="#e00">{"best" if advice.get("exact", True) else "a greedy"} order '
+                   f'captures {advice["enemy"]}; a careless order {advice["careless_loss"]} '
+                   'fewer</text>')
     out.append("</svg>")
     return "".join(out)

@@ -46,6 +46,7 @@ def render(rules: Petri, state: PetriState) -> str:
     advice = rules.view(state, None)["advice"]
     if advice and advice["order"]:
         own = f", {advice['own']} own" if advice["own"] else ""
-        lines.append(f"best capture: {' '.join(advice['order'])} ({advice['enemy']} enemy"
+        best = "best" if advice["exact"] else "greedy (too tangled to search through)"
+        lines.append(f"{best} capture: {' '.join(advice['order'])} ({advice['enemy']} enemy"
                      f"{own}; a careless order captures {advice['careless_loss']} fewer)")
     return "\n".join(lines)
