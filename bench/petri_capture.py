@@ -75,7 +75,7 @@ def main() -> None:
     print(f"captures per step: mean {statistics.mean(captured):.2f}, most {max(captured)}; "
           f"reading order loses some in {sum(1 for x in lost if x) / len(lost):.1%} of steps "
           f"(at most {max(lost)})")
-    print(f"the page's search budget ({BUDGET} groups) ran out in {cut} of {len(times)}")
+    print(f"the page's search budget ({BUDGET} sets searched) ran out in {cut} of {len(times)}")
     if args.scattered:
         scattered(args.scattered, args.seed)
 

@@ -218,14 +218,14 @@ class _Position:
         return out
 
 
-BUDGET = 4000  # groups searched before the page, the bot and the button settle for less
+BUDGET = 3000  # sets searched before the page, the bot and the button settle for less
 
 
 def advise(board: Mapping[str, str], mover: str, own_checked: bool = True,
            budget: int | None = None) -> Advice:
     """The order capturing the most enemy pieces (then losing the fewest own), exactly.
 
-    With a ``budget`` (groups searched), a board too tangled to finish within it
+    With a ``budget`` (sets of captured pieces searched), a board too tangled to finish within it
     gets a greedy order instead (legal, not proven best: ``exact`` is False).
     """
     return _advise(frozenset(board.items()), mover, own_checked, budget)
@@ -322,6 +322,10 @@ class _Search:
         return enemy > friendly
 
     def solve(self, pieces: frozenset[int], gone: frozenset[int]) -> Result:
+        if self.budget is not None:
+            self.budget -= 1
+            if self.budget < 0:
+                raise _OutOfBudget
         pos = self.pos
         watched = self._watched(pieces)
         taken: list[int] = []
@@ -351,10 +355,6 @@ class _Search:
         key = (group, gone & around)
         if key in self.memo:
             return self.memo[key]
-        if self.budget is not None:
-            self.budget -= 1
-            if self.budget < 0:
-                raise _OutOfBudget
         best: Result | None = None
         for i in sorted(group):
             if not pos.crowded(i, gone):
