@@ -10,11 +10,11 @@ point of it (it was checked then) — exactly the results of checking all
 pieces in some order.
 
 :func:`advise` finds the order that captures the most enemy pieces (and,
-among those, loses the fewest of the mover's own), exactly: pieces that can never be crowded out are
-set aside, the rest split into groups that cannot affect each other, and each
-group is searched over sets of captured pieces, bounded and memoised; a
-capture that cannot spoil another is taken at once. What a careless order
-would lose is measured against checking in reading order (top row first).
+among those, loses the fewest of the mover's own), exactly: pieces that can
+never be crowded out are set aside, the rest split into groups that cannot
+affect each other, and each group is searched over sets of captured pieces,
+bounded and memoised (see :class:`_Search`). What a careless order would lose
+is measured against checking in reading order (top row first).
 
 >>> board = {"0,0": "blue", "1,0": "red", "0,1": "red", "-1,1": "red"}
 >>> crowded(board, "0,0"), tallies(board, "0,0")
