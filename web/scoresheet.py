@@ -44,7 +44,7 @@ from vision.peltapeeps.reading import (
     score_reading,
     unplayed_pieces,
 )
-from vision.peltapeeps.verdict import Verdict, judge, outcome
+from vision.peltapeeps.verdict import LONE_SHARE, Verdict, judge, outcome
 from web.panels import PageContext, PagePanel
 from web.request_body import json_body
 from web.security import LOOPBACK, TOKEN_HEADER, protect, same
@@ -212,7 +212,8 @@ def describe(reading: LayoutReading, catalog: Catalog,
     touching = {u for j in reading.joins for u in (j.a, j.b)}
     alone = [p.uid for p in reading.pieces if p.uid not in touching]
     verdict = judge(reading)
-    if verdict.names_winner and len(reading.pieces) > 1:  # else the verdict says it once
+    n = len(reading.pieces)
+    if n > 1 and len(alone) <= LONE_SHARE * n:  # more alone: the verdict says so, once
         warnings.extend(f"{u} touches no other piece, but a layout is one connected group"
                         for u in alone)
     return {

@@ -165,3 +165,28 @@ def test_a_piece_of_a_colour_no_team_has_is_pointed_out() -> None:
         x, y = (float(v) for v in w.split("(")[1].split(")")[0].split(","))
         assert min(np.hypot(x - p.centre_px[0], y - p.centre_px[1]) for p in others) \
             < 0.5 * others[0].radius_px
+
+
+@pytest.mark.parametrize(("theta", "kind"), [(90.0, "join"), (180.0, "clash")])
+def test_a_curve_on_a_plain_rim_joins_and_one_over_a_notch_is_named(theta, kind) -> None:
+    # Blue S2's curve against red E1's rim: a plain stretch (E1's tab and notch are at 0
+    # and 180 on its face; here turned by 20), or over E1's notch, which the rules forbid.
+    from dataclasses import replace
+
+    from companion.rules.peltapeeps.layout import Placed, place_against
+
+    rules = PeltaPeeps(seats=[("ann", "red"), ("bob", "blue")])
+    e1 = Placed("red:E1", "red", "E1", 0.0, 0.0, 20.0, True)
+    s2 = place_against(e1, theta + 20, FULL.piece("S2"), 0.0, "blue", True)
+    state = replace(rules.new_state(), layout={e1.uid: e1, s2.uid: s2})
+    scene = render_state(rules, state, {t: TEAM_COLOURS[t] for t in ("red", "blue")}, 1, SPEC)
+    reading = read_layout(scene.frame, _profile(["red", "blue"]), FULL)
+    assert sorted(p.uid for p in reading.pieces) == ["blue:S2", "red:E1"]
+    assert [(j.a, j.b, j.kind) for j in reading.joins] == [("blue:S2", "red:E1", kind)]
+    clash = [w for w in reading.warnings if "cannot lie so" in w]
+    if kind == "join":
+        assert clash == [] and score_reading(reading, FULL)["blue"]["joins"] == 1
+    else:
+        assert len(clash) == 1 and clash[0].startswith("red:E1 and blue:S2 near (")
+        assert clash[0].endswith("cannot lie so: the curve of blue:S2 would block a notch of "
+                                 "red:E1: a curve may not cover an opening")

@@ -118,7 +118,7 @@ def _assign_rows(rows: Sequence[tuple[list[Match], list[float]]]
 
 SEARCH_LIMIT = 3.0  # contact readings costlier than this are not tried
 MAX_PASSES = 4
-CLASH_COST = 1.5  # a tab against a plain edge or a tab: no legal layout has one
+CLASH_COST = 1.5  # a tab against a plain edge or a tab, a curve on a notch: no legal layout has one
 FACING_DEG = 25.0  # a connector this near the line to a touching disc faces it
 BANNED = 100.0  # the cost that keeps a disc off a piece while another is tried
 
@@ -162,7 +162,7 @@ def identify_pieces(free: Sequence[Sequence[Seen]], teams: Sequence[str],
 
     Each piece appears once per team, so a team's discs and pieces are matched by
     the cheapest assignment. A layout that clashes somewhere (a tab against a
-    plain edge or a tab) is no legal layout, so each clash costs
+    plain edge or a tab, a curve on a notch) is no legal layout, so each clash costs
     :data:`CLASH_COST`. Starting from every contact's likeliest reading, each
     other reading is tried in turn, and each disc in a clash is tried without the
     piece it was given; a change is kept when the whole reading then costs less,

@@ -151,7 +151,7 @@ def read_layout(frame_bgr: np.ndarray, profile: Profile,
     pieces, placed = _identify(found, touching, contacts, models.teams, catalog, back,
                                reading.warnings)
     reading.pieces = pieces
-    reading.joins = _joins(found, touching, placed, catalog, back)
+    reading.joins = _joins(found, touching, placed, catalog, back, reading.warnings)
     reading.seconds = time.perf_counter() - t0
     return reading
 
@@ -334,8 +334,8 @@ def _squared(piece: Piece, p: Placed, towards: float) -> float:
 
 
 def _joins(found: list[rims.Disc], touching: list[tuple[int, int, float]],
-           placed: dict[int, Placed],
-           catalog: Catalog | Mapping[str, Catalog], back: float) -> list[SeenJoin]:
+           placed: dict[int, Placed], catalog: Catalog | Mapping[str, Catalog], back: float,
+           warnings: list[str]) -> list[SeenJoin]:
     """Every touching pair, judged by the engine's contact rules on the recovered poses.
 
     The pair is put exactly two radii apart along the seen direction: the photo
@@ -343,6 +343,8 @@ def _joins(found: list[rims.Disc], touching: list[tuple[int, int, float]],
     a little off (the engine allows :data:`~companion.rules.peltapeeps.layout.ANGLE_TOLERANCE`)
     is squared up first: a connector within
     :data:`~vision.peltapeeps.identify.FACING_DEG` of the other disc faces it.
+    A contact no legal layout has (a clash) is named in a warning with the
+    engine's reason.
     """
     out = []
     for i, j, ang in touching:
@@ -361,6 +363,9 @@ def _joins(found: list[rims.Disc], touching: list[tuple[int, int, float]],
         if c is None:
             continue
         at = ((da.x + db.x) / 2 * back, (da.y + db.y) / 2 * back)
+        if c.kind == "clash":
+            warnings.append(f"{a.uid} and {b.uid} near ({at[0]:.0f}, {at[1]:.0f}) cannot lie "
+                            f"so: {c.why}")
         x, y = sorted((a.uid, b.uid))
         out.append(SeenJoin(x, y, c.kind, (round(at[0], 1), round(at[1], 1))))
     return out
