@@ -15,7 +15,8 @@ PACKAGES = ("companion", "vision", "calibration", "web", "firmware")
 # The app layer: what wires the domain, vision and the page into running programs.
 APP = ("companion.cli", "companion.service", "companion.camera_loop", "companion.camera_setup",
        "companion.demo_camera", "companion.demo_table", "companion.terminal",
-       "companion.settings", "companion.frames", "companion.stability", "companion.__main__")
+       "companion.settings", "companion.frames", "companion.stability", "companion.__main__",
+       "companion.web_server", "companion.lan")
 UPPER = ("vision", "web", "calibration", *APP)
 
 
