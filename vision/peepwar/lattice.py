@@ -1,0 +1,177 @@
+"""Where the tile lattice lies on the table: one robust fit to every tile at once.
+
+Players lay tiles by hand, each pushed against a neighbour that is itself a few
+mm and degrees off, so no single tile (not even the Neutral one) says where the
+lattice is. The lattice is a similarity: lattice position (q, r), ideally
+centred at ``tile_centre_mm((q, r))``, lies at ``s R(turn) c + origin`` in the
+frame the tiles' poses are in; ``s`` is the lattice's pitch over the printed
+tiles' (the gaps between hand-laid tiles add up along a row).
+
+The fit minimises, over every tile, the squared distance of its centre from its
+lattice position plus its turn off the lattice's (in radians, times the tile's
+circumradius: how far its corners move), each tile's share reweighted by a
+Huber loss so that one tile far off does not drag the lattice with it (iteratively
+reweighted least squares, Gauss-Newton on four unknowns). Each tile's (q, r)
+and sixth of a turn are solved again as the fit moves, so a tile that the
+first guess put on the wrong position comes right. A weak pull keeps the scale
+near 1, and it is bounded: with two or three tiles a gap cannot be told from a
+tile lying off.
+
+One tile, the anchor (the Neutral one in a table frame), names the lattice:
+it is at (0, 0), print upright, and the lattice's turn is kept within 30
+degrees of its own.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from companion.rules.peepwar.board import R_MM, Hex, tile_centre_mm
+from vision.geometry import Pose2D, wrap_deg
+
+# A tile whose residual is beyond this weighs less (15 mm and 10 degrees off: about 24 mm).
+HUBER_MM = 20.0
+SCALE_PULL_MM = 1000.0  # a 1% change of scale costs as much as a tile 10 mm off
+SCALE_RANGE = (0.98, 1.04)  # pitch over print: tiles cannot overlap much, gaps stay small
+ITERATIONS = 12
+
+
+@dataclass(frozen=True)
+class Lattice:
+    """A similarity taking lattice mm (tile (q, r) centred at ``tile_centre_mm``) to a frame.
+
+    >>> Lattice().snap(Pose2D(*tile_centre_mm((1, -2)), 65.0))
+    ((1, -2), 1, 0.0, 5.0)
+    """
+
+    x: float = 0.0
+    y: float = 0.0
+    angle_deg: float = 0.0
+    scale: float = 1.0
+
+    def centre(self, hexes: Sequence[Hex]) -> np.ndarray:
+        """(N, 2) centres of lattice positions in the frame."""
+        c = np.array([tile_centre_mm(h) for h in hexes], float).reshape(-1, 2)
+        return self.scale * c @ _rot(self.angle_deg).T + (self.x, self.y)
+
+    def place(self, hx: Hex) -> Pose2D:
+        """Pose of an upright print lying exactly at lattice position ``hx``."""
+        cx, cy = self.centre([hx])[0]
+        return Pose2D(float(cx), float(cy), self.angle_deg)
+
+    def index(self, pts: np.ndarray) -> list[Hex]:
+        """The lattice position nearest each point (N, 2) in the frame."""
+        local = (np.asarray(pts, float).reshape(-1, 2) - (self.x, self.y)) @ _rot(self.angle_deg)
+        return _hex_round(local / self.scale)
+
+    def snap(self, pose: Pose2D) -> tuple[Hex, int, float, float]:
+        """Nearest lattice position, the print's turn in sixths, and the distance (mm)
+        and angle (deg) the pose lies off it."""
+        hx = self.index(np.array([[pose.x, pose.y]]))[0]
+        rel = pose.angle_deg - self.angle_deg
+        rotation = round(rel / 60.0) % 6
+        off = self.centre([hx])[0] - (pose.x, pose.y)
+        return hx, rotation, float(math.hypot(*off)), wrap_deg(rel - 60.0 * rotation)
+
+
+def fit_lattice(poses: Sequence[Pose2D], anchor: int = 0) -> Lattice:
+    """The lattice that all ``poses`` (tiles' poses in one frame) fit best, robustly;
+    ``poses[anchor]`` is at (0, 0) with its print upright.
+
+    >>> from companion.rules.peepwar.board import tile_centre_mm
+    >>> p = fit_lattice([Pose2D(0, 0, 0.0), Pose2D(*tile_centre_mm((1, 0)), 120.0)])
+    >>> round(p.x, 6) + 0.0, round(p.y, 6) + 0.0, round(p.angle_deg, 6) + 0.0, p.scale
+    (0.0, 0.0, 0.0, 1.0)
+    """
+    if not poses:
+        raise ValueError("no tiles to fit a lattice to")
+    pts = np.array([(p.x, p.y) for p in poses], float)
+    ang = np.array([p.angle_deg for p in poses], float)
+    base = ang[anchor]
+    # First turn: the tiles' mean turn modulo a sixth (angles times six, averaged as vectors).
+    six = np.radians(6 * (ang - base))
+    turn = float(base + math.degrees(math.atan2(np.sin(six).sum(), np.cos(six).sum())) / 6)
+    lat = Lattice(float(pts[anchor, 0]), float(pts[anchor, 1]), turn, 1.0)
+    for _ in range(ITERATIONS):
+        lat = _anchored(lat, pts[anchor], base)
+        hexes = lat.index(pts)
+        centres = np.array([tile_centre_mm(h) for h in hexes], float)
+        rel = ang - lat.angle_deg
+        off_deg = (rel + 30.0) % 60.0 - 30.0  # each print's turn off the nearest sixth
+        step, weights = _gauss_newton(lat, pts, centres, off_deg)
+        lat = Lattice(float(lat.x + step[2]), float(lat.y + step[3]),
+                      lat.angle_deg + math.degrees(float(step[0])),
+                      float(np.clip(lat.scale + step[1], *SCALE_RANGE)))
+        moved = abs(step[0]) * 500 + abs(step[1]) * 500 + abs(step[2]) + abs(step[3])
+        if moved < 1e-3 and lat.index(pts) == hexes:
+            break
+    return _anchored(lat, pts[anchor], base)
+
+
+def _gauss_newton(lat: Lattice, pts: np.ndarray, centres: np.ndarray, off_deg: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """One reweighted Gauss-Newton step in (turn rad, scale, x, y), and the tiles' weights."""
+    rot = _rot(lat.angle_deg)
+    drot = np.array([[-rot[1, 0], -rot[0, 0]], [rot[0, 0], -rot[1, 0]]])  # d rot / d turn
+    pred = lat.scale * centres @ rot.T + (lat.x, lat.y)
+    r_pos = pred - pts
+    # Every print's turn off the lattice, in mm its corners move (lattice turning up: less off).
+    r_ang = -R_MM * np.radians(off_deg)
+    e = np.sqrt((r_pos**2).sum(axis=1) + r_ang**2)
+    w = np.where(e > HUBER_MM, HUBER_MM / np.maximum(e, 1e-9), 1.0)
+    n = len(pts)
+    jac = np.zeros((3 * n + 1, 4))
+    res = np.zeros(3 * n + 1)
+    wts = np.zeros(3 * n + 1)
+    jac[0:2 * n:2, 0] = lat.scale * centres @ drot[0]
+    jac[1:2 * n:2, 0] = lat.scale * centres @ drot[1]
+    jac[0:2 * n:2, 1] = centres @ rot[0]
+    jac[1:2 * n:2, 1] = centres @ rot[1]
+    jac[0:2 * n:2, 2] = 1.0
+    jac[1:2 * n:2, 3] = 1.0
+    res[:2 * n] = r_pos.ravel()
+    wts[:2 * n] = np.repeat(w, 2)
+    jac[2 * n:3 * n, 0] = R_MM
+    res[2 * n:3 * n] = r_ang
+    wts[2 * n:3 * n] = w
+    jac[-1, 1] = SCALE_PULL_MM
+    res[-1] = SCALE_PULL_MM * (lat.scale - 1.0)
+    wts[-1] = 1.0
+    jw = jac * wts[:, None]
+    return np.linalg.solve(jw.T @ jac, -jw.T @ res), w
+
+
+def _anchored(lat: Lattice, at: np.ndarray, base_deg: float) -> Lattice:
+    """The same lattice named so that the position nearest ``at`` is (0, 0) and its turn is
+    within 30 degrees of ``base_deg`` (a sixth of a turn leaves a hex lattice as it was)."""
+    turn = float(base_deg + (lat.angle_deg - base_deg + 30.0) % 60.0 - 30.0)
+    lat = Lattice(lat.x, lat.y, turn, lat.scale)
+    hx = lat.index(at[None])[0]
+    if hx == (0, 0):
+        return lat
+    x, y = lat.centre([hx])[0]
+    return Lattice(float(x), float(y), turn, lat.scale)
+
+
+def _rot(angle_deg: float) -> np.ndarray:
+    a = math.radians(angle_deg)
+    c, s = math.cos(a), math.sin(a)
+    return np.array([[c, -s], [s, c]])
+
+
+def _hex_round(local: np.ndarray) -> list[Hex]:
+    """Axial (q, r) of the lattice position nearest each point in lattice mm (cube rounding)."""
+    q = local[:, 0] * (2.0 / 3.0) / R_MM
+    r = (-local[:, 0] / 3.0 + local[:, 1] / math.sqrt(3)) / R_MM
+    s = -q - r
+    rq, rr, rs = np.round(q), np.round(r), np.round(s)
+    dq, dr, ds = np.abs(rq - q), np.abs(rr - r), np.abs(rs - s)
+    fix_q = (dq > dr) & (dq > ds)
+    fix_r = ~fix_q & (dr > ds)
+    rq = np.where(fix_q, -rr - rs, rq)
+    rr = np.where(fix_r, -rq - rs, rr)
+    return [(int(a), int(b)) for a, b in zip(rq, rr, strict=True)]
