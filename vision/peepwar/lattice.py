@@ -9,9 +9,11 @@ tiles' (the gaps between hand-laid tiles add up along a row).
 
 The fit minimises, over every tile, the squared distance of its centre from its
 lattice position plus its turn off the lattice's (in radians, times the tile's
-circumradius: how far its corners move), each tile's share reweighted by a
-Huber loss so that one tile far off does not drag the lattice with it (iteratively
-reweighted least squares, Gauss-Newton on four unknowns). Each tile's (q, r)
+circumradius: how far its corners move), each tile's share reweighted so that
+one tile far off does not drag the lattice with it (iteratively reweighted least
+squares, Gauss-Newton on four unknowns): a Huber loss first, which cannot lose
+its way, then Tukey's biweight from there, under which a tile more than 60 mm
+off has no say at all. Each tile's (q, r)
 and sixth of a turn are solved again as the fit moves, so a tile that the
 first guess put on the wrong position comes right. A weak pull keeps the scale
 near 1, and it is bounded: with two or three tiles a gap cannot be told from a
@@ -35,9 +37,11 @@ from vision.geometry import Pose2D, wrap_deg
 
 # A tile whose residual is beyond this weighs less (15 mm and 10 degrees off: about 24 mm).
 HUBER_MM = 20.0
-SCALE_PULL_MM = 1000.0  # a 1% change of scale costs as much as a tile 10 mm off
+TUKEY_MM = 60.0  # ... and beyond this, once the Huber rounds have settled, nothing
+HUBER_ROUNDS = 4
+SCALE_PULL_MM = 400.0  # a 1% change of scale costs as much as a tile 4 mm off
 SCALE_RANGE = (0.98, 1.04)  # pitch over print: tiles cannot overlap much, gaps stay small
-ITERATIONS = 12
+ITERATIONS = 16
 
 
 @dataclass(frozen=True)
@@ -96,25 +100,25 @@ def fit_lattice(poses: Sequence[Pose2D], anchor: int = 0) -> Lattice:
     six = np.radians(6 * (ang - base))
     turn = float(base + math.degrees(math.atan2(np.sin(six).sum(), np.cos(six).sum())) / 6)
     lat = Lattice(float(pts[anchor, 0]), float(pts[anchor, 1]), turn, 1.0)
-    for _ in range(ITERATIONS):
+    for it in range(ITERATIONS):
         lat = _anchored(lat, pts[anchor], base)
         hexes = lat.index(pts)
         centres = np.array([tile_centre_mm(h) for h in hexes], float)
         rel = ang - lat.angle_deg
         off_deg = (rel + 30.0) % 60.0 - 30.0  # each print's turn off the nearest sixth
-        step, weights = _gauss_newton(lat, pts, centres, off_deg)
+        step = _gauss_newton(lat, pts, centres, off_deg, tukey=it >= HUBER_ROUNDS)
         lat = Lattice(float(lat.x + step[2]), float(lat.y + step[3]),
                       lat.angle_deg + math.degrees(float(step[0])),
                       float(np.clip(lat.scale + step[1], *SCALE_RANGE)))
         moved = abs(step[0]) * 500 + abs(step[1]) * 500 + abs(step[2]) + abs(step[3])
-        if moved < 1e-3 and lat.index(pts) == hexes:
+        if it >= HUBER_ROUNDS and moved < 1e-3 and lat.index(pts) == hexes:
             break
     return _anchored(lat, pts[anchor], base)
 
 
-def _gauss_newton(lat: Lattice, pts: np.ndarray, centres: np.ndarray, off_deg: np.ndarray
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """One reweighted Gauss-Newton step in (turn rad, scale, x, y), and the tiles' weights."""
+def _gauss_newton(lat: Lattice, pts: np.ndarray, centres: np.ndarray, off_deg: np.ndarray,
+                  tukey: bool) -> np.ndarray:
+    """One reweighted Gauss-Newton step in (turn rad, scale, x, y)."""
     rot = _rot(lat.angle_deg)
     drot = np.array([[-rot[1, 0], -rot[0, 0]], [rot[0, 0], -rot[1, 0]]])  # d rot / d turn
     pred = lat.scale * centres @ rot.T + (lat.x, lat.y)
@@ -123,6 +127,10 @@ def _gauss_newton(lat: Lattice, pts: np.ndarray, centres: np.ndarray, off_deg: n
     r_ang = -R_MM * np.radians(off_deg)
     e = np.sqrt((r_pos**2).sum(axis=1) + r_ang**2)
     w = np.where(e > HUBER_MM, HUBER_MM / np.maximum(e, 1e-9), 1.0)
+    if tukey:
+        biweight = np.clip(1.0 - (e / TUKEY_MM) ** 2, 0.0, None) ** 2
+        if biweight.sum() >= 1.0:  # else no tile lies near this lattice: stay with Huber
+            w = biweight
     n = len(pts)
     jac = np.zeros((3 * n + 1, 4))
     res = np.zeros(3 * n + 1)
@@ -142,7 +150,7 @@ def _gauss_newton(lat: Lattice, pts: np.ndarray, centres: np.ndarray, off_deg: n
     res[-1] = SCALE_PULL_MM * (lat.scale - 1.0)
     wts[-1] = 1.0
     jw = jac * wts[:, None]
-    return np.linalg.solve(jw.T @ jac, -jw.T @ res), w
+    return np.linalg.solve(jw.T @ jac, -jw.T @ res)
 
 
 def _anchored(lat: Lattice, at: np.ndarray, base_deg: float) -> Lattice:
