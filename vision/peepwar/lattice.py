@@ -39,7 +39,7 @@ from vision.geometry import Pose2D, wrap_deg
 HUBER_MM = 20.0
 TUKEY_MM = 60.0  # ... and beyond this, once the Huber rounds have settled, nothing
 HUBER_ROUNDS = 4
-SCALE_PULL_MM = 400.0  # a 1% change of scale costs as much as a tile 4 mm off
+SCALE_PULL_MM = 1000.0  # a 1% change of scale costs as much as a tile 10 mm off
 SCALE_RANGE = (0.98, 1.04)  # pitch over print: tiles cannot overlap much, gaps stay small
 ITERATIONS = 16
 
