@@ -38,7 +38,7 @@ from vision.geometry import Pose2D, wrap_deg
 # A tile whose residual is beyond this weighs less (15 mm and 10 degrees off: about 24 mm).
 HUBER_MM = 20.0
 TUKEY_MM = 60.0  # ... and beyond this, once the Huber rounds have settled, nothing
-HUBER_ROUNDS = 4
+HUBER_ROUNDS = 4  # at most
 SCALE_PULL_MM = 1000.0  # a 1% change of scale costs as much as a tile 10 mm off
 SCALE_RANGE = (0.98, 1.04)  # pitch over print: tiles cannot overlap much, gaps stay small
 ITERATIONS = 16
@@ -70,7 +70,7 @@ class Lattice:
     def index(self, pts: np.ndarray) -> list[Hex]:
         """The lattice position nearest each point (N, 2) in the frame."""
         local = (np.asarray(pts, float).reshape(-1, 2) - (self.x, self.y)) @ _rot(self.angle_deg)
-        return _hex_round(local / self.scale)
+        return [(int(q), int(r)) for q, r in _hex_round(local / self.scale)]
 
     def snap(self, pose: Pose2D) -> tuple[Hex, int, float, float]:
         """Nearest lattice position, the print's turn in sixths, and the distance (mm)
@@ -95,62 +95,69 @@ def fit_lattice(poses: Sequence[Pose2D], anchor: int = 0) -> Lattice:
         raise ValueError("no tiles to fit a lattice to")
     pts = np.array([(p.x, p.y) for p in poses], float)
     ang = np.array([p.angle_deg for p in poses], float)
-    base = ang[anchor]
+    base = float(ang[anchor])
     # First turn: the tiles' mean turn modulo a sixth (angles times six, averaged as vectors).
     six = np.radians(6 * (ang - base))
-    turn = float(base + math.degrees(math.atan2(np.sin(six).sum(), np.cos(six).sum())) / 6)
-    lat = Lattice(float(pts[anchor, 0]), float(pts[anchor, 1]), turn, 1.0)
+    turn = base + math.degrees(math.atan2(float(np.sin(six).sum()), float(np.cos(six).sum()))) / 6
+    x, y, scale = float(pts[anchor, 0]), float(pts[anchor, 1]), 1.0
+    before, tukey = None, False
     for it in range(ITERATIONS):
-        lat = _anchored(lat, pts[anchor], base)
-        hexes = lat.index(pts)
-        centres = np.array([tile_centre_mm(h) for h in hexes], float)
-        rel = ang - lat.angle_deg
-        off_deg = (rel + 30.0) % 60.0 - 30.0  # each print's turn off the nearest sixth
-        step = _gauss_newton(lat, pts, centres, off_deg, tukey=it >= HUBER_ROUNDS)
-        lat = Lattice(float(lat.x + step[2]), float(lat.y + step[3]),
-                      lat.angle_deg + math.degrees(float(step[0])),
-                      float(np.clip(lat.scale + step[1], *SCALE_RANGE)))
+        turn = base + (turn - base + 30.0) % 60.0 - 30.0  # a sixth of a turn: the same lattice
+        rot = _rot(turn)
+        axial = _hex_round((pts - (x, y)) @ rot / scale)
+        centres = _centres(axial)
+        if axial[anchor].any():  # name the anchor's position (0, 0)
+            x, y = np.array([x, y]) + scale * rot @ centres[anchor]
+            axial = axial - axial[anchor]
+            centres = centres - centres[anchor]
+        off_deg = (ang - turn + 30.0) % 60.0 - 30.0  # each print's turn off the nearest sixth
+        step = _gauss_newton(x, y, turn, scale, pts, centres, off_deg, tukey)
+        x, y = float(x + step[2]), float(y + step[3])
+        turn += math.degrees(float(step[0]))
+        scale = float(np.clip(scale + step[1], *SCALE_RANGE))
         moved = abs(step[0]) * 500 + abs(step[1]) * 500 + abs(step[2]) + abs(step[3])
-        if it >= HUBER_ROUNDS and moved < 1e-3 and lat.index(pts) == hexes:
+        # 0.02 mm: far below the poses' own error
+        settled = moved < 0.02 and np.array_equal(axial, before)
+        if tukey and settled:
             break
-    return _anchored(lat, pts[anchor], base)
+        tukey = tukey or settled or it + 1 >= HUBER_ROUNDS
+        before = axial
+    return _anchored(Lattice(x, y, turn, scale), pts[anchor], base)
 
 
-def _gauss_newton(lat: Lattice, pts: np.ndarray, centres: np.ndarray, off_deg: np.ndarray,
-                  tukey: bool) -> np.ndarray:
-    """One reweighted Gauss-Newton step in (turn rad, scale, x, y)."""
-    rot = _rot(lat.angle_deg)
-    drot = np.array([[-rot[1, 0], -rot[0, 0]], [rot[0, 0], -rot[1, 0]]])  # d rot / d turn
-    pred = lat.scale * centres @ rot.T + (lat.x, lat.y)
-    r_pos = pred - pts
+def _gauss_newton(x: float, y: float, turn: float, scale: float, pts: np.ndarray,
+                  centres: np.ndarray, off_deg: np.ndarray, tukey: bool) -> np.ndarray:
+    """One reweighted Gauss-Newton step in (turn rad, scale, x, y).
+
+    Tile i's centre is predicted at scale t_i + (x, y), t_i its lattice centre turned;
+    the Jacobian's columns are scale perp(t_i) (turn), t_i (scale) and the two axes,
+    so the 4 x 4 normal equations are a few weighted sums.
+    """
+    rot = _rot(turn)
+    t = centres @ rot.T
+    tx, ty = t[:, 0], t[:, 1]
+    rx = scale * tx + x - pts[:, 0]
+    ry = scale * ty + y - pts[:, 1]
     # Every print's turn off the lattice, in mm its corners move (lattice turning up: less off).
-    r_ang = -R_MM * np.radians(off_deg)
-    e = np.sqrt((r_pos**2).sum(axis=1) + r_ang**2)
+    ra = -R_MM * np.radians(off_deg)
+    e = np.sqrt(rx * rx + ry * ry + ra * ra)
     w = np.where(e > HUBER_MM, HUBER_MM / np.maximum(e, 1e-9), 1.0)
     if tukey:
         biweight = np.clip(1.0 - (e / TUKEY_MM) ** 2, 0.0, None) ** 2
         if biweight.sum() >= 1.0:  # else no tile lies near this lattice: stay with Huber
             w = biweight
-    n = len(pts)
-    jac = np.zeros((3 * n + 1, 4))
-    res = np.zeros(3 * n + 1)
-    wts = np.zeros(3 * n + 1)
-    jac[0:2 * n:2, 0] = lat.scale * centres @ drot[0]
-    jac[1:2 * n:2, 0] = lat.scale * centres @ drot[1]
-    jac[0:2 * n:2, 1] = centres @ rot[0]
-    jac[1:2 * n:2, 1] = centres @ rot[1]
-    jac[0:2 * n:2, 2] = 1.0
-    jac[1:2 * n:2, 3] = 1.0
-    res[:2 * n] = r_pos.ravel()
-    wts[:2 * n] = np.repeat(w, 2)
-    jac[2 * n:3 * n, 0] = R_MM
-    res[2 * n:3 * n] = r_ang
-    wts[2 * n:3 * n] = w
-    jac[-1, 1] = SCALE_PULL_MM
-    res[-1] = SCALE_PULL_MM * (lat.scale - 1.0)
-    wts[-1] = 1.0
-    jw = jac * wts[:, None]
-    return np.linalg.solve(jw.T @ jac, -jw.T @ res)
+    sw, t2, wtx, wty, g_turn, g_ang, g_scale, g_x, g_y = np.stack(
+        [np.ones_like(tx), tx * tx + ty * ty, tx, ty, tx * ry - ty * rx, ra,
+         tx * rx + ty * ry, rx, ry]) @ w
+    normal = np.array([
+        [scale * scale * t2 + R_MM * R_MM * sw, 0.0, -scale * wty, scale * wtx],
+        [0.0, t2 + SCALE_PULL_MM**2, wtx, wty],
+        [-scale * wty, wtx, sw, 0.0],
+        [scale * wtx, wty, 0.0, sw],
+    ])
+    grad = np.array([scale * g_turn + R_MM * g_ang,
+                     g_scale + SCALE_PULL_MM**2 * (scale - 1.0), g_x, g_y])
+    return np.linalg.solve(normal, -grad)
 
 
 def _anchored(lat: Lattice, at: np.ndarray, base_deg: float) -> Lattice:
@@ -171,7 +178,13 @@ def _rot(angle_deg: float) -> np.ndarray:
     return np.array([[c, -s], [s, c]])
 
 
-def _hex_round(local: np.ndarray) -> list[Hex]:
+def _centres(axial: np.ndarray) -> np.ndarray:
+    """Lattice mm of axial positions (N, 2), as ``board.tile_centre_mm`` puts them."""
+    q, r = axial[:, 0], axial[:, 1]
+    return np.stack([1.5 * R_MM * q, math.sqrt(3) * R_MM * (r + q / 2)], axis=1)
+
+
+def _hex_round(local: np.ndarray) -> np.ndarray:
     """Axial (q, r) of the lattice position nearest each point in lattice mm (cube rounding)."""
     q = local[:, 0] * (2.0 / 3.0) / R_MM
     r = (-local[:, 0] / 3.0 + local[:, 1] / math.sqrt(3)) / R_MM
@@ -182,4 +195,4 @@ def _hex_round(local: np.ndarray) -> list[Hex]:
     fix_r = ~fix_q & (dr > ds)
     rq = np.where(fix_q, -rr - rs, rq)
     rr = np.where(fix_r, -rq - rs, rr)
-    return [(int(a), int(b)) for a, b in zip(rq, rr, strict=True)]
+    return np.stack([rq, rr], axis=1)
