@@ -29,6 +29,7 @@ from vision.peepwar.cells import (
     rectified_cell_polygon,
     rectify_tile,
 )
+from vision.peepwar.lattice import fit_lattice
 from vision.peepwar.tiles import MAX_OFFSET_MM, find_tiles, snap
 from vision.render import SceneSpec, render_scene
 from vision.render.layout import PlacedTile
@@ -161,7 +162,13 @@ def test_tile_far_off_the_lattice_is_refused_with_a_warning():
     spec = SceneSpec(hands=(0, 0), beans=(0, 0), peeps=(0, 0), max_tilt_deg=10)
     near = find_tiles(render_scene(1, spec, _layout(14.0)).frame)
     assert {t.tile_id: t.hex for t in near.tiles} == {0: (0, 0), 4: (1, 0), 6: (0, 1)}
-    assert {t.tile_id: t for t in near.tiles}[4].offset_mm == pytest.approx(14.0, abs=1.5)
+    # Offsets are from the lattice all three tiles make, which moves a little towards
+    # tile 4: less than its 14 mm from the Neutral tile's lattice, and tile 0 is off too.
+    truth = fit_lattice([t.pose for t in _layout(14.0)])
+    got = {t.tile_id: t for t in near.tiles}
+    for tile in _layout(14.0):
+        assert got[tile.tile_id].offset_mm == pytest.approx(truth.snap(tile.pose)[2], abs=1.5)
+    assert 6 < got[4].offset_mm < 12 and got[0].offset_mm > 2
     far = find_tiles(render_scene(1, spec, _layout(40.0)).frame)
     assert 4 not in {t.tile_id for t in far.tiles}
     assert any("tile 4" in w and "off the lattice" in w for w in far.warnings)

@@ -17,9 +17,9 @@ tile or turn matches a single square, and no square that shows most of its
 bits contradicts it. Its matching markers then join the ordinary fit as if the
 detector had found them.
 
-"Lattice position" is in the frame ``to_image`` is given: the caller fits it to
-the placed tiles (see ``vision.peepwar.tiles``), so a Neutral tile turned a few degrees
-off the others does not turn the search with it.
+Where a lattice position lies is the caller's to say (``place``): it fits the
+lattice to all the placed tiles (see ``vision.peepwar.lattice``), so a Neutral
+tile turned a few degrees off the others does not turn the search with it.
 
 Cheap when nothing is missing: an empty position is only searched when one of
 its six squares shows black print on paper.
@@ -34,10 +34,12 @@ import cv2
 import numpy as np
 
 from companion.rules.peepwar.board import DIRECTIONS, Hex, tile_centre_mm
+from vision.geometry import Pose2D
 from vision.kit_layout import MARKER_BITS, MARKERS_PER_TILE, MAX_TILES, marker_bits, tile_slots
 from vision.markers import MIN_CONTRAST, MarkerHits, colourfulness, to_gray
 
 ToImage = Callable[[np.ndarray], np.ndarray]  # (N, 2) mm -> (N, 2) frame pixels
+Place = Callable[[Hex], Pose2D]  # lattice position -> an upright tile's pose there (mm)
 
 MODULE_PX = 4  # resampled pixels per marker module
 MARGIN = 3  # modules of table round each square searched: tiles sit up to ~9 mm off
@@ -57,15 +59,18 @@ CONTRADICTED = 6
 
 
 def covered_tile_hits(
-    frame: np.ndarray, to_image: ToImage, placed: list[Hex], found_ids: set[int]
+    frame: np.ndarray, to_image: ToImage, placed: list[Hex], found_ids: set[int],
+    place: Place | None = None,
 ) -> MarkerHits:
     """Markers of tiles next to ``placed`` ones that the detector could not find.
 
-    ``to_image`` maps lattice mm (the frame in which tile (q, r) is centred at
-    ``tile_centre_mm((q, r))``) to frame pixels; ``found_ids`` are the tile ids
-    already seen, which are not looked for again. Returns hits as
+    ``to_image`` maps table mm to frame pixels; ``place`` gives where an upright
+    tile at a lattice position lies in table mm (by default the ideal lattice:
+    tile (q, r) centred at ``tile_centre_mm((q, r))``); ``found_ids`` are the tile
+    ids already seen, which are not looked for again. Returns hits as
     :func:`vision.markers.detect_markers` does.
     """
+    place = place or _ideal_place
     empty = _empty_neighbours(placed)
     if not empty or len(found_ids) >= MAX_TILES:
         return MarkerHits(np.zeros(0, int), np.zeros((0, 4, 2)))
@@ -73,8 +78,8 @@ def covered_tile_hits(
     corners: list[np.ndarray] = []
     # Reading a position costs 1-3 ms: a frame reads the likeliest few, and a covered
     # tile left over is looked for again in the next frame.
-    for hx in _printed(frame, to_image, placed, empty)[:MAX_READS]:
-        found = _read_position(frame, to_image, hx, found_ids)
+    for hx in _printed(frame, to_image, placed, empty, place)[:MAX_READS]:
+        found = _read_position(frame, to_image, place(hx), found_ids)
         if found is None:
             continue
         tile_id, hits = found
@@ -93,6 +98,10 @@ def prepare() -> None:
     _frame_template()
     _patch_mm()
     _square_points()
+
+
+def _ideal_place(hx: Hex) -> Pose2D:
+    return Pose2D(*tile_centre_mm(hx), 0.0)
 
 
 def _empty_neighbours(placed: list[Hex]) -> list[Hex]:
@@ -115,13 +124,12 @@ def _square_points() -> np.ndarray:
     return np.concatenate([_unit_to_mm(s.corners_mm, unit) for s in tile_slots()[:6]])
 
 
-def _samples(frame: np.ndarray, to_image: ToImage, hexes: list[Hex]
+def _samples(frame: np.ndarray, to_image: ToImage, hexes: list[Hex], place: Place
              ) -> tuple[np.ndarray, np.ndarray]:
     """Brightness (as cv2's BGR to gray; NaN outside the frame) and colourfulness (max -
     min channel) at the vertex squares' sample points: (len(hexes), 6, 25) each."""
     pts = _square_points()
-    centres = np.array([tile_centre_mm(hx) for hx in hexes])
-    px = to_image((pts[None] + centres[:, None]).reshape(-1, 2))
+    px = to_image(np.concatenate([place(hx).apply(pts) for hx in hexes]))
     h, w = frame.shape[:2]
     x = np.floor(px[:, 0] + 0.5).astype(np.intp)
     y = np.floor(px[:, 1] + 0.5).astype(np.intp)
@@ -136,13 +144,13 @@ def _samples(frame: np.ndarray, to_image: ToImage, hexes: list[Hex]
     return gray.reshape(len(hexes), 6, -1), chroma.reshape(len(hexes), 6, -1)
 
 
-def _printed(frame: np.ndarray, to_image: ToImage, placed: list[Hex], hexes: list[Hex]
-             ) -> list[Hex]:
+def _printed(frame: np.ndarray, to_image: ToImage, placed: list[Hex], hexes: list[Hex],
+             place: Place | None = None) -> list[Hex]:
     """The positions where a vertex-marker square shows black print on paper like the
     placed tiles' (a few mm or degrees off does not matter to these shares; a hand, a
     shadow's edge or the table's grain seldom has both), those with most such squares
     first."""
-    gray, chroma = _samples(frame, to_image, placed + hexes)
+    gray, chroma = _samples(frame, to_image, placed + hexes, place or _ideal_place)
     ref, ref_chroma = gray[:len(placed)], chroma[:len(placed)]
     gray, chroma = gray[len(placed):], chroma[len(placed):]
     seen = ~np.isnan(ref)
@@ -203,12 +211,12 @@ def _unit_to_mm(corners_mm: np.ndarray, unit: np.ndarray) -> np.ndarray:
 
 
 def _read_position(
-    frame: np.ndarray, to_image: ToImage, hx: Hex, found_ids: set[int]
+    frame: np.ndarray, to_image: ToImage, at: Pose2D, found_ids: set[int]
 ) -> tuple[int, list[tuple[int, np.ndarray]]] | None:
-    """The tile at lattice position ``hx`` and its markers, if its codes say so clearly."""
-    centre = np.array(tile_centre_mm(hx))
-    squares = [s.corners_mm + centre for s in tile_slots()[:6]]
-    px = to_image(_patch_mm() + centre).astype(np.float32).reshape(6 * PATCH, PATCH, 2)
+    """The tile lying upright at ``at`` (a lattice position) and its markers, if its codes
+    say so clearly."""
+    squares = [at.apply(s.corners_mm) for s in tile_slots()[:6]]
+    px = to_image(at.apply(_patch_mm())).astype(np.float32).reshape(6 * PATCH, PATCH, 2)
     patches = cv2.remap(frame, px[..., 0], px[..., 1], cv2.INTER_LINEAR,
                         borderMode=cv2.BORDER_CONSTANT, borderValue=0)
     gray, chroma = to_gray(patches), colourfulness(patches)

@@ -8,8 +8,9 @@ printed position on its tile. The Neutral tile fixes the table frame (T_0 = I).
 The fit alternates: poses from H (back-project each tile's corners, fit a rigid
 transform), then H from all corners of all tiles at once. Every marker corner of
 every tile constrains H, so perspective is well determined even when the Neutral
-tile shows a single marker. Poses are then snapped to the nearest lattice
-position, which also tells how the print is turned (in sixths of a turn).
+tile shows a single marker. The lattice is then fitted to every tile's pose at
+once (:mod:`vision.peepwar.lattice`), and each tile snapped to its nearest
+position on it, which also tells how the print is turned (in sixths of a turn).
 """
 
 from __future__ import annotations
@@ -21,16 +22,17 @@ from functools import cache
 import cv2
 import numpy as np
 
-from companion.rules.peepwar.board import R_MM, Hex, hexagon_mm, tile_centre_mm
-from vision.geometry import Pose2D, apply_h, fit_rigid, wrap_deg
+from companion.rules.peepwar.board import Hex
+from vision.geometry import Pose2D, apply_h, fit_rigid
 from vision.kit_layout import MARKERS_PER_TILE, MAX_TILES, NEUTRAL_ID, tile_slots
 from vision.lens import Intrinsics, distort_points, undistort_points
 from vision.markers import MarkerHits, detect_markers
 from vision.peepwar.covered_tiles import covered_tile_hits
+from vision.peepwar.lattice import Lattice, fit_lattice
 
-MAX_OFFSET_MM = 25.0  # farther than this from a lattice position: not snapped, warned
+# Farther than this from its position on the lattice fitted to all tiles: not placed, warned.
+MAX_OFFSET_MM = 25.0
 MAX_ANGLE_OFF_DEG = 15.0
-LATTICE_RINGS = 8  # lattice positions searched around the Neutral tile
 
 
 @dataclass(frozen=True)
@@ -42,8 +44,8 @@ class TileDetection:
     r: int
     rotation: int  # sixths of a turn the print lies turned from upright, 0..5
     pose: Pose2D  # the print's physical pose in the table frame
-    offset_mm: float  # distance of its centre from its lattice position
-    angle_off_deg: float  # its angle from the lattice orientation, after the sixths
+    offset_mm: float  # distance of its centre from its position on the fitted lattice
+    angle_off_deg: float  # its angle from the fitted lattice's, after the sixths
     confidence: float  # 0..1
     markers_seen: tuple[int, ...]  # marker slots used in the fit
     rms_px: float  # marker-corner residual of the fit
@@ -68,6 +70,7 @@ class TableView:
     frame_size: tuple[int, int]  # (width, height)
     tiles: list[TileDetection] = field(default_factory=list)
     homography: np.ndarray | None = None  # table mm -> ideal image pixels
+    lattice: Lattice | None = None  # where the lattice lies in the table frame
     intrinsics: Intrinsics | None = None
     warnings: list[str] = field(default_factory=list)
     markers_found: int = 0
@@ -113,26 +116,10 @@ class _Group:
         self.image = self.image[mask]
 
 
-@cache
-def _lattice() -> tuple[list[Hex], np.ndarray]:
-    """Lattice positions around the Neutral tile and their centres (mm), from the board."""
-    hexes = [
-        (q, r)
-        for q in range(-LATTICE_RINGS, LATTICE_RINGS + 1)
-        for r in range(-LATTICE_RINGS, LATTICE_RINGS + 1)
-        if max(abs(q), abs(r), abs(q + r)) <= LATTICE_RINGS
-    ]
-    return hexes, np.array([tile_centre_mm(h) for h in hexes])
-
-
 def snap(pose: Pose2D) -> tuple[Hex, int, float, float]:
-    """Nearest lattice position, the print's turn in sixths, distance (mm) and angle off (deg)."""
-    hexes, centres = _lattice()
-    d = np.hypot(centres[:, 0] - pose.x, centres[:, 1] - pose.y)
-    i = int(np.argmin(d))
-    rotation = round(pose.angle_deg / 60.0) % 6
-    angle_off = wrap_deg(pose.angle_deg - 60.0 * rotation)
-    return hexes[i], rotation, float(d[i]), angle_off
+    """Nearest position on the ideal lattice (the Neutral tile's), the print's turn in
+    sixths, distance (mm) and angle off (deg)."""
+    return Lattice().snap(pose)
 
 
 def _group_markers(hits: MarkerHits, ideal: np.ndarray) -> dict[int, _Group]:
@@ -405,8 +392,10 @@ def find_tiles(
         # The other tiles lie on the lattice round one another as well: look for the
         # Neutral tile's half-covered markers beside them, in the reference tile's frame.
         ref_view = TableView((w_img, h_img), homography=hom, intrinsics=intrinsics)
-        found = covered_tiles_near(frame, ref_view, [g.pose for g in members],
-                                   set(range(MAX_TILES)) - {NEUTRAL_ID})
+        poses = [g.pose for g in members]
+        anchor = next(i for i, g in enumerate(members) if g.tile_id == ref)
+        ref_view.lattice = fit_lattice(poses, anchor)
+        found = covered_tiles_near(frame, ref_view, poses, set(range(MAX_TILES)) - {NEUTRAL_ID})
         if len(found):
             again = find_tiles(frame, intrinsics, hits.with_new(found), covered=True)
             if any(t.tile_id == NEUTRAL_ID for t in again.tiles):
@@ -435,17 +424,22 @@ def find_tiles(
     neutral.pose = Pose2D(0.0, 0.0, 0.0)
     view.homography = hom / hom[2, 2]
 
+    # The lattice from every tile at once, named by the Neutral tile (at 0,0, upright).
+    lattice = fit_lattice([g.pose for g in members],
+                          next(i for i, g in enumerate(members) if g is neutral))
+    view.lattice = lattice
     placed: dict[Hex, TileDetection] = {}
     for g, res in zip(members, residuals, strict=True):
-        (q, r), rotation, offset, angle_off = snap(g.pose)
-        if g.tile_id == NEUTRAL_ID:
-            rotation, offset, angle_off = 0, 0.0, 0.0
-        if offset > MAX_OFFSET_MM or abs(angle_off) > MAX_ANGLE_OFF_DEG:
+        (q, r), rotation, offset, angle_off = lattice.snap(g.pose)
+        far = offset > MAX_OFFSET_MM or abs(angle_off) > MAX_ANGLE_OFF_DEG
+        if far:
+            what = "tile 0 (the Neutral Territory)" if g is neutral else f"tile {g.tile_id}"
             view.warnings.append(
-                f"tile {g.tile_id} is {offset:.0f} mm and {abs(angle_off):.0f} degrees off the "
-                f"lattice near {q},{r}: push it flat against its neighbours"
+                f"{what} is {offset:.0f} mm and {abs(angle_off):.0f} degrees off the "
+                f"lattice the other tiles make near {q},{r}: push it flat against its neighbours"
             )
-            continue
+            if g is not neutral:  # the Neutral tile names the lattice: always placed
+                continue
         rms = float(np.sqrt(np.mean(res**2)))
         det = TileDetection(
             g.tile_id, q, r, rotation, g.pose, round(offset, 2), round(angle_off, 2),
@@ -479,35 +473,12 @@ def covered_tiles_near(frame: np.ndarray, view: TableView, poses: list[Pose2D],
                        seen: set[int]) -> MarkerHits:
     """Markers of tiles beside the tiles at ``poses`` (in ``view``'s frame) whose every
     marker the detector missed (:mod:`vision.peepwar.covered_tiles`); tiles ``seen`` are not
-    looked for. The lattice is placed by all the tiles, not by the frame's origin
-    alone (a reference tile turned a few degrees would turn a position 170 mm away by
-    centimetres)."""
-    lattice = lattice_fit(poses)
-    placed = list(dict.fromkeys(snap(p)[0] for p in poses))
-
-    def to_image(pts: np.ndarray) -> np.ndarray:
-        return view.to_image(lattice.apply(pts))
-
-    return covered_tile_hits(frame, to_image, placed, seen)
-
-
-def lattice_fit(poses: list[Pose2D]) -> Pose2D:
-    """The rigid map from lattice mm to the frame ``poses`` are in: where the tiles'
-    outlines, each snapped to its lattice position and turn, say the lattice lies.
-
-    >>> from companion.rules.peepwar.board import tile_centre_mm
-    >>> p = lattice_fit([Pose2D(0, 0, 0.0), Pose2D(*tile_centre_mm((1, 0)), 120.0)])
-    >>> round(p.x, 6) + 0.0, round(p.y, 6) + 0.0, round(p.angle_deg, 6) + 0.0
-    (0.0, 0.0, 0.0)
-    """
-    ring = np.array(hexagon_mm((0.0, 0.0), R_MM))  # vertex j at 60 j degrees
-    src, dst = [], []
-    for pose in poses:
-        hx, rotation, _, _ = snap(pose)
-        src.append(np.array(tile_centre_mm(hx)) + ring)
-        # The print's vertex (j - rotation) lies at lattice vertex j.
-        dst.append(pose.apply(np.roll(ring, rotation, axis=0)))
-    return fit_rigid(np.vstack(src), np.vstack(dst))
+    looked for. Positions are taken from ``view.lattice``, fitted to all the tiles, not
+    from the frame's origin alone (a reference tile turned a few degrees would turn a
+    position 170 mm away by centimetres)."""
+    lattice = view.lattice or Lattice()
+    placed = list(dict.fromkeys(lattice.index(np.array([(p.x, p.y) for p in poses]))))
+    return covered_tile_hits(frame, view.to_image, placed, seen, lattice.place)
 
 
 def _covered_warning(tile_id: int, at: Hex) -> str:

@@ -31,7 +31,7 @@ from vision.render.layers import (
     random_pieces,
     table_texture,
 )
-from vision.render.layout import PlacedTile, random_layout
+from vision.render.layout import Misplacement, PlacedTile, random_layout
 from vision.render.light import gradient_field, soft_mask, temperature_gains, to_srgb
 
 MIN_VISIBLE_MARKER_PX = 14.0  # a marker smaller than this (side, pixels) cannot be read
@@ -47,6 +47,7 @@ class SceneSpec:
     tilt_deg: float | None = None  # a fixed tilt instead of a random one
     jitter_mm: float = 15.0
     jitter_deg: float = 10.0
+    misplaced: Misplacement | None = None  # a crooked Neutral tile, drift along chains
     beans: tuple[int, int] = (0, 12)
     peeps: tuple[int, int] = (0, 3)
     hands: tuple[int, int] = (0, 2)
@@ -190,7 +191,8 @@ def render_scene(
     spec = spec or SceneSpec()
     rng = np.random.default_rng(seed)
     w, h = spec.size
-    tiles = random_layout(rng, _count(rng, spec.tiles), spec.jitter_mm, spec.jitter_deg)
+    tiles = random_layout(rng, _count(rng, spec.tiles), spec.jitter_mm, spec.jitter_deg,
+                          misplaced=spec.misplaced)
     if layout is not None:
         tiles = list(layout)
     outline = np.vstack([t.pose.apply(np.asarray(hexagon_mm((0, 0), R_MM))) for t in tiles])
