@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 from calibration.colour import features
@@ -37,8 +38,11 @@ class PieceColours:
 
     def distances(self, feats: np.ndarray) -> np.ndarray:
         """(N, P) Mahalanobis distances of feature rows to each player's model."""
-        d = feats[:, None, :] - self.means[None, :, :]
-        return np.sqrt(np.maximum(np.einsum("npi,pij,npj->np", d, self.invs, d), 0))
+        out = np.empty((len(feats), len(self.players)))
+        for k in range(len(self.players)):
+            d = feats - self.means[k]
+            out[:, k] = ((d @ self.invs[k]) * d).sum(axis=1)
+        return np.sqrt(np.maximum(out, 0))
 
     def nearest(self, feats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Index of the nearest player (-1 when none is within MATCH) and its distance."""
@@ -77,5 +81,8 @@ def colour_table(colours: PieceColours, gains: np.ndarray) -> np.ndarray:
 
 def player_map(image: np.ndarray, table: np.ndarray) -> np.ndarray:
     """Per pixel of an 8-bit BGR image: nearest player index by ``table``, -1 for none."""
-    q = (image >> 3).astype(np.int32)
-    return table[(q[:, :, 0] << 10) | (q[:, :, 1] << 5) | q[:, :, 2]]
+    b, g, r = cv2.split(image)
+    idx = (b >> 3).astype(np.uint16) << 10
+    idx |= (g >> 3).astype(np.uint16) << 5
+    idx |= r >> 3
+    return table[idx]

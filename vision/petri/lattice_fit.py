@@ -63,13 +63,12 @@ def candidate_points(small: np.ndarray, players: np.ndarray | None) -> np.ndarra
     pts, areas = _blobs(dark, 2, 400, 0.45)
     out = [pts]
     if players is not None:
-        kernel = np.ones((3, 3), np.uint8)
-        for k in range(int(players.max()) + 1 if players.size else 0):
-            m = cv2.erode((players == k).astype(np.uint8), kernel)
-            p, _ = _blobs(m, 3, 900, 0.4)
-            out.append(p)
-    pts = np.concatenate(out) if out else np.zeros((0, 2))
-    return _dedupe(pts)
+        # Pieces of any player at once: neighbouring pieces are a gap apart, which the
+        # erosion keeps open even where two of them nearly touch.
+        m = cv2.erode((players >= 0).astype(np.uint8), np.ones((3, 3), np.uint8))
+        p, _ = _blobs(m, 3, 900, 0.4)
+        out.append(p)
+    return _dedupe(np.concatenate(out))
 
 
 def _dedupe(pts: np.ndarray) -> np.ndarray:
@@ -92,38 +91,32 @@ def _neighbours(pts: np.ndarray, k: int = 7) -> tuple[np.ndarray, np.ndarray]:
     return idx, np.take_along_axis(d, idx, axis=1)
 
 
-def _assign(h: np.ndarray, pts: np.ndarray, tol: float, radius: float | None
-            ) -> tuple[np.ndarray, np.ndarray]:
+def _assign(h: np.ndarray, pts: np.ndarray, tol: float, radius: float | None,
+            unique: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Points within ``tol`` (share of the local step) of a lattice node, and those nodes;
-    with ``radius``, only nodes that far (lattice steps) from the origin."""
-    inv = np.linalg.inv(h)
-    lat = apply_h(inv, pts)
+    with ``radius``, only nodes that far (lattice steps) from the origin; with ``unique``,
+    one point per node (the closest)."""
+    lat = apply_h(np.linalg.inv(h), pts)
     node = np.round(lat)
-    proj = apply_h(h, node)
-    step = np.linalg.norm(apply_h(h, node + [1, 0]) - proj, axis=1)
-    err = np.linalg.norm(proj - pts, axis=1) / np.maximum(step, 1e-6)
+    # The error in lattice units is the pixel error over the local step, to first order.
+    err = np.linalg.norm(lat - node, axis=1)
     ok = err < tol
     if radius is not None:
         ok &= np.max(np.abs(np.c_[node, node.sum(axis=1)]), axis=1) <= radius
-    # One point per node: the closest.
     idx = np.nonzero(ok)[0]
-    order = idx[np.argsort(err[idx])]
-    seen: set[tuple[int, int]] = set()
-    keep = []
-    for i in order:
-        key = (int(node[i, 0]), int(node[i, 1]))
-        if key not in seen:
-            seen.add(key)
-            keep.append(i)
-    keep_arr = np.array(sorted(keep), int)
-    return keep_arr, node[keep_arr]
+    if unique and len(idx):
+        idx = idx[np.argsort(err[idx])]
+        key = (node[idx, 0] + 64) * 256 + node[idx, 1] + 64
+        _, first = np.unique(key, return_index=True)
+        idx = np.sort(idx[first])
+    return idx, node[idx]
 
 
 def _grow(h0: np.ndarray, pts: np.ndarray) -> tuple[np.ndarray, int]:
-    """Refit the homography on the points it explains, ring by ring outwards."""
+    """Refit the homography on the points it explains, outwards in three rings."""
     h = h0
     count = 0
-    for radius, tol in ((2, 0.22), (4, 0.22), (7, 0.22), (12, 0.2), (None, 0.18), (None, 0.18)):
+    for radius, tol in ((3, 0.25), (7, 0.22), (None, 0.2), (None, 0.2)):
         idx, nodes = _assign(h, pts, tol, radius)
         if len(idx) < 6:
             return h, 0
@@ -135,17 +128,17 @@ def _grow(h0: np.ndarray, pts: np.ndarray) -> tuple[np.ndarray, int]:
     return h, count
 
 
-def fit_lattice(pts: np.ndarray, rng: np.random.Generator, tries: int = 40) -> LatticeFit | None:
+def fit_lattice(pts: np.ndarray, rng: np.random.Generator, tries: int = 24) -> LatticeFit | None:
     """The best lattice through ``pts`` (pixels), placed on the star; None if none is found."""
     if len(pts) < MIN_POINTS:
         return None
     idx, dist = _neighbours(pts)
     nn = np.median(dist[:, 0])
     hyps = []
-    order = rng.permutation(len(pts))
-    for i in order[: max(tries, 1) * 3]:
+    for i in rng.permutation(len(pts))[: tries * 3]:
         p = pts[i]
         near = [j for j, d in zip(idx[i], dist[i], strict=True) if d < 1.6 * nn]
+        found = False
         for a in near:
             for b in near:
                 u, v = pts[a] - p, pts[b] - p
@@ -154,27 +147,26 @@ def fit_lattice(pts: np.ndarray, rng: np.random.Generator, tries: int = 40) -> L
                 if cross <= 0 or not 0.55 < lu / lv < 1.8:
                     continue
                 ang = math.degrees(math.acos(np.clip(u @ v / (lu * lv), -1, 1)))
-                if not 35 < ang < 88:
-                    continue
-                hyps.append(np.array([[u[0], v[0], p[0]], [u[1], v[1], p[1]], [0, 0, 1]]))
-                break
-            if len(hyps) >= tries:
+                if 35 < ang < 88:
+                    hyps.append(np.array([[u[0], v[0], p[0]], [u[1], v[1], p[1]], [0, 0, 1]]))
+                    found = True
+                    break
+            if found:
                 break
         if len(hyps) >= tries:
             break
+    scores = [len(_assign(h, pts, 0.2, 2, unique=False)[0]) for h in hyps]
     best: tuple[int, np.ndarray] | None = None
-    scores = []
-    for h in hyps:
-        k, _ = _assign(h, pts, 0.2, 2)
-        scores.append(len(k))
-    for j in np.argsort(scores)[::-1][:8]:
+    for j in np.argsort(scores)[::-1][:4]:
         h, count = _grow(hyps[j], pts)
         if count and (best is None or count > best[0]):
             best = (count, h)
+        if best is not None and best[0] >= 0.8 * len(pts):
+            break  # explains nearly every point: no other hypothesis can do much better
     if best is None or best[0] < MIN_POINTS:
         return None
     count, h = best
-    inl, nodes = _assign(h, pts, 0.18, None)
+    inl, nodes = _assign(h, pts, 0.2, None)
     shift, margin = _place_on_star(nodes.astype(int))
     # Board coordinates b = node + shift: the homography takes b to pixels.
     t = np.array([[1, 0, -shift[0]], [0, 1, -shift[1]], [0, 0, 1]], float)
@@ -183,21 +175,27 @@ def fit_lattice(pts: np.ndarray, rng: np.random.Generator, tries: int = 40) -> L
     return LatticeFit(hb / hb[2, 2], len(inl), margin, float(step))
 
 
+_STAR_PAD = 17  # the star's grid is padded so any shift of a 17-wide point set fits
+_STAR_MASK = np.pad(_ON_STAR[_GRID - 8:_GRID + 9, _GRID - 8:_GRID + 9].astype(np.float32),
+                    _STAR_PAD)
+
+
 def _place_on_star(nodes: np.ndarray) -> tuple[tuple[int, int], float]:
     """The shift putting the most lattice points on the star and fewest off it, and its
-    score's lead over the next best shift."""
-    lo, hi = nodes.min(axis=0), nodes.max(axis=0)
-    dq, dr = np.meshgrid(np.arange(-8 - hi[0], 9 - lo[0]), np.arange(-8 - hi[1], 9 - lo[1]),
-                         indexing="ij")
-    shifts = np.stack([dq.ravel(), dr.ravel()], axis=1)
-    q = np.clip(nodes[None, :, 0] + shifts[:, :1] + _GRID, 0, 2 * _GRID)
-    r = np.clip(nodes[None, :, 1] + shifts[:, 1:] + _GRID, 0, 2 * _GRID)
-    on = _ON_STAR[q, r]
-    score = on.sum(axis=1) - 2.0 * (~on).sum(axis=1)
-    order = np.argsort(-score, kind="stable")
-    best = shifts[order[0]]
-    margin = float(score[order[0]] - score[order[1]]) if len(order) > 1 else float(score[0])
-    return (int(best[0]), int(best[1])), margin
+    score's lead over the next best shift (score = on - 2 off = 3 on - 2 n)."""
+    lo = nodes.min(axis=0)
+    span = nodes.max(axis=0) - lo
+    if span.max() > 2 * _STAR_PAD:
+        return (0, 0), 0.0
+    occ = np.zeros((span[0] + 1, span[1] + 1), np.float32)
+    occ[nodes[:, 0] - lo[0], nodes[:, 1] - lo[1]] = 1
+    on = cv2.matchTemplate(_STAR_MASK, occ, cv2.TM_CCORR)  # on[i, j]: occ placed at (i, j)
+    flat = np.sort(on.ravel())[::-1]
+    i, j = np.unravel_index(int(np.argmax(on)), on.shape)
+    # Grid index i holds star q = i - _STAR_PAD - 8 for the point at lo: shift = that - lo.
+    shift = (int(i - _STAR_PAD - 8 - lo[0]), int(j - _STAR_PAD - 8 - lo[1]))
+    margin = 3.0 * float(flat[0] - flat[1]) if len(flat) > 1 else 3.0 * float(flat[0])
+    return shift, margin
 
 
 def star_nodes() -> np.ndarray:

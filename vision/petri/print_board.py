@@ -2,8 +2,9 @@
 
 Holes are printed rings 20 mm apart (a marble or peg of 12-16 mm covers one),
 each named small below it; the six homes are numbered at their tips. Eight
-markers of the kit's dictionary sit around the star (ids PETRI_MARKER_IDS,
-above the Peep War tiles' and below the colour card's), so the board is found
+markers of the kit's dictionary sit around the star (ids
+``vision.kit_layout.PETRI_MARKER_IDS``, above the Peep War tiles' and below the
+colour card's), so the board is found
 even when hands hide half of them. All positions are in mm from the sheet's
 top-left corner, x right, y down (table standard, section 7).
 """
@@ -15,7 +16,7 @@ from functools import cache
 
 import numpy as np
 
-from vision.kit_layout import CARD_MARKER_IDS, MARKERS_PER_TILE, MAX_TILES, square_corners
+from vision.kit_layout import PETRI_MARKER_IDS, square_corners
 from vision.mm_canvas import MmCanvas, blank
 from vision.petri.holes import HOLE_NAMES, TIPS, hole_mm, holes_mm
 
@@ -24,12 +25,9 @@ PITCH_MM = 20.0
 HOLE_R_MM = 6.0  # printed ring radius
 RING_MM = 0.8
 LABEL_MM = 1.8  # height of the hole names
-PETRI_MARKER_IDS: tuple[int, ...] = tuple(range(900, 908))
 CORNER_MARKER_MM = 30.0
 EDGE_MARKER_MM = 24.0
 
-assert min(PETRI_MARKER_IDS) >= MAX_TILES * MARKERS_PER_TILE
-assert max(PETRI_MARKER_IDS) < min(CARD_MARKER_IDS)
 
 
 @dataclass(frozen=True)

@@ -81,7 +81,7 @@ def _disc_offsets(radius: float) -> np.ndarray:
 
 _RECT, _RECT_SIZE = _rect_matrix()
 _CENTRES = np.round(apply_h(_RECT, HOLE_QR)).astype(int)  # (121, 2) in the picture
-_CORE = _disc_offsets(0.22 * RECT_PITCH)  # a peg's head, a marble's middle
+_CORE = _disc_offsets(0.18 * RECT_PITCH)  # a peg's head, a marble's middle
 _HALF = round(0.48 * RECT_PITCH)  # the patch compared with empty holes
 
 
@@ -149,16 +149,53 @@ def _in_view(hq: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     return (c[:, 0] - r >= 0) & (c[:, 1] - r >= 0) & (c[:, 0] + r < w) & (c[:, 1] + r < h)
 
 
-def _classify(rect: np.ndarray, colours: PieceColours, gains: np.ndarray
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per hole: best player index, its share of the hole's middle, the runner-up's share,
-    and the correlation of the hole's patch with the empty holes' median patch."""
+def _surface(rect: np.ndarray, gains: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The board's own surface colour (mean and inverse covariance of the features) from the
+    points between holes: a pixel nearer to it than to a player is not a piece."""
+    pts = np.concatenate([apply_h(_RECT, HOLE_QR + [1 / 3, 1 / 3]),
+                          apply_h(_RECT, HOLE_QR + [2 / 3, -1 / 3])])
+    xy = np.round(pts).astype(int)
+    h, w = rect.shape[:2]
+    ok = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
+    if ok.sum() < 20:
+        return None
+    f = pixel_features(rect[xy[ok, 1], xy[ok, 0]], gains)
+    med = np.median(f, axis=0)
+    dev = np.abs(f - med)
+    core = f[(dev <= 2.5 * np.median(dev, axis=0) + 1e-3).all(axis=1)]  # no hands, no pieces
+    if len(core) < 10:
+        return None
+    # Chromaticity only: the rim of a hole and a piece's shadow are darker board, not a piece.
+    cov = np.cov(core[:, :2], rowvar=False) + np.diag([0.03, 0.03]) ** 2
+    return core[:, :2].mean(axis=0), np.linalg.inv(cov)
+
+
+def _classify(rect: np.ndarray, colours: PieceColours, gains: np.ndarray,
+              table: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per hole: best player index, its share of the hole's middle, the runner-up's share.
+
+    A pixel counts for a player when it is within reach of the player's model and nearer
+    to it than to the board's surface (a wooden board can be as orange as a marble's
+    shaded side)."""
     n_p = len(colours.players)
     pts = _CENTRES[:, None, :] + _CORE[None, :, :]
     px = rect[pts[..., 1], pts[..., 0]]  # (121, M, 3)
     shares = np.zeros((len(HOLE_NAMES), max(n_p, 1)))
     if n_p:
-        best, _ = colours.nearest(pixel_features(px.reshape(-1, 3), gains))
+        feats = pixel_features(px.reshape(-1, 3), gains)
+        if table is not None:  # the reader's table is for exactly these gains
+            best = player_map(px, table).reshape(-1).astype(int)
+        else:
+            best, _ = colours.nearest(feats)
+        surface = _surface(rect, gains)
+        if surface is not None:
+            d = feats[:, :2] - surface[0]
+            ds = np.sqrt(np.maximum(((d @ surface[1]) * d).sum(axis=1), 0))
+            safe = np.maximum(best, 0)
+            dp = feats[:, :2] - colours.means[safe, :2]
+            inv2 = np.linalg.inv(np.linalg.inv(colours.invs)[:, :2, :2])[safe]
+            dpc = np.sqrt(np.maximum(np.einsum("ni,nij,nj->n", dp, inv2, dp), 0))
+            best = np.where(dpc < ds, best, -1)
         best = best.reshape(px.shape[:2])
         for k in range(n_p):
             shares[:, k] = (best == k).mean(axis=1)
@@ -256,7 +293,7 @@ def read_board(frame: np.ndarray, print_colours: PieceColours, card_white: np.nd
             warnings.append("the profile has no card white (calibrate again): colours are read "
                             "without white balance")
     view = _in_view(hq, frame.shape)
-    best, top, second = _classify(rect, colours, gains)
+    best, top, second = _classify(rect, colours, gains, None if kind == "print" else table)
     states = ["?"] * len(HOLE_NAMES)
     conf = np.zeros(len(HOLE_NAMES))
     piece = view & (top >= PIECE_SHARE)
@@ -272,7 +309,7 @@ def read_board(frame: np.ndarray, print_colours: PieceColours, card_white: np.nd
         template /= max(float(np.linalg.norm(template)), 1e-6)
         ncc = patches @ template
         floor = 0.25 * float(np.median(contrast[plain]))
-        empty = view & ~piece & (ncc >= EMPTY_NCC) & (contrast >= floor) & (top < DOUBT_SHARE)
+        empty = view & ~piece & (ncc >= EMPTY_NCC) & (contrast >= floor)
         for i in np.nonzero(empty)[0]:
             states[i] = ""
             conf[i] = float(np.clip((ncc[i] - 0.3) / 0.4, 0.0, 1.0))
