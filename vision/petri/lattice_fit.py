@@ -182,7 +182,16 @@ _STAR_MASK = np.pad(_ON_STAR[_GRID - 8:_GRID + 9, _GRID - 8:_GRID + 9].astype(np
 
 def _place_on_star(nodes: np.ndarray) -> tuple[tuple[int, int], float]:
     """The shift putting the most lattice points on the star and fewest off it, and its
-    score's lead over the next best shift (score = on - 2 off = 3 on - 2 n)."""
+    score's lead over the next best shift (score = on - 2 off = 3 on - 2 n).
+
+    Points far from the bulk (clutter beyond the board that happens to fall on the
+    lattice) are left out first: no shift can put them on the star with the rest.
+    """
+    mid = np.median(nodes, axis=0).round().astype(int)
+    d = nodes - mid
+    nodes = nodes[np.max(np.abs(np.c_[d, d.sum(axis=1)]), axis=1) <= 13]
+    if len(nodes) == 0:
+        return (0, 0), 0.0
     lo = nodes.min(axis=0)
     span = nodes.max(axis=0) - lo
     if span.max() > 2 * _STAR_PAD:

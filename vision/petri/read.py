@@ -39,8 +39,8 @@ from vision.petri.print_board import board_layout
 from vision.srgb import SRGB_TO_LINEAR
 
 RECT_PITCH = 20  # px between holes in the top-down picture
-PIECE_SHARE = 0.45  # share of a hole's middle in one player's colour: a piece
-DOUBT_SHARE = 0.25  # ... at least this much: a doubtful piece (low confidence, warning)
+PIECE_SHARE = 0.3  # share of a hole's middle in one player's colour: a piece
+DOUBT_SHARE = 0.15  # ... at least this much: a doubtful piece (low confidence, warning)
 EMPTY_NCC = 0.5  # correlation with the frame's empty holes above which a hole is empty
 TIP_WARNING = "the board looks the same from every side"
 _ROT = np.array([[0, -1, 0], [1, 1, 0], [0, 0, 1]], float)  # (q, r) -> (-r, q + r)
