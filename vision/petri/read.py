@@ -82,7 +82,9 @@ def _disc_offsets(radius: float) -> np.ndarray:
 _RECT, _RECT_SIZE = _rect_matrix()
 _CENTRES = np.round(apply_h(_RECT, HOLE_QR)).astype(int)  # (121, 2) in the picture
 _CORE = _disc_offsets(0.18 * RECT_PITCH)  # a peg's head, a marble's middle
-_HALF = round(0.48 * RECT_PITCH)  # the patch compared with empty holes
+_HALF = round(0.4 * RECT_PITCH)  # the patch compared with empty holes: a disc this wide
+_AX = np.arange(-_HALF, _HALF + 1)
+_IN_DISC = (_AX[:, None] ** 2 + _AX[None, :] ** 2 <= _HALF**2).ravel()
 
 
 def find_printed(frame: np.ndarray) -> tuple[np.ndarray | None, int]:
@@ -205,13 +207,24 @@ def _classify(rect: np.ndarray, colours: PieceColours, gains: np.ndarray,
     return order[:, 0], top, second
 
 
+def _detrender(half: int) -> np.ndarray:
+    """The matrix removing a patch's mean and linear slope (a shadow's edge, the lamp's
+    falloff), so that only the hole's own pattern is compared."""
+    ax = np.arange(-half, half + 1, dtype=float)
+    ys, xs = np.meshgrid(ax, ax, indexing="ij")
+    a = np.stack([np.ones(xs.size), xs.ravel(), ys.ravel()], axis=1)[_IN_DISC]
+    return (np.eye(len(a)) - a @ np.linalg.pinv(a)).astype(np.float32)
+
+
+_DETREND = _detrender(_HALF)
+
+
 def _patches(rect: np.ndarray) -> np.ndarray:
     gray = cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY).astype(np.float32)
     ax = np.arange(-_HALF, _HALF + 1)
     ys = _CENTRES[:, 1, None, None] + ax[None, :, None]
     xs = _CENTRES[:, 0, None, None] + ax[None, None, :]
-    p = gray[ys, xs].reshape(len(_CENTRES), -1)
-    p = p - p.mean(axis=1, keepdims=True)
+    p = gray[ys, xs].reshape(len(_CENTRES), -1)[:, _IN_DISC] @ _DETREND
     return p / np.maximum(np.linalg.norm(p, axis=1, keepdims=True), 1e-6)
 
 
@@ -220,7 +233,7 @@ def _contrast(rect: np.ndarray) -> np.ndarray:
     ax = np.arange(-_HALF, _HALF + 1)
     ys = _CENTRES[:, 1, None, None] + ax[None, :, None]
     xs = _CENTRES[:, 0, None, None] + ax[None, None, :]
-    return gray[ys, xs].reshape(len(_CENTRES), -1).std(axis=1)
+    return gray[ys, xs].reshape(len(_CENTRES), -1)[:, _IN_DISC].std(axis=1)
 
 
 def _turn(hq: np.ndarray, states: list[str], homes: dict[str, int], frame_shape
