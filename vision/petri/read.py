@@ -315,7 +315,9 @@ def read_board(frame: np.ndarray, print_colours: PieceColours, card_white: np.nd
         conf[i] = float(np.clip((top[i] - second[i]) / 0.5, 0.0, 1.0))
     patches = _patches(rect)
     contrast = _contrast(rect)
-    plain = view & (top < 0.1)
+    # The frame's empty holes: those with least of any player's colour (a dark hole's
+    # noisy pixels lend it a little of some colour), at least a quarter of the holes seen.
+    plain = view & (top <= max(0.1, float(np.percentile(top[view], 25)) if view.any() else 0))
     ncc = np.zeros(len(HOLE_NAMES))
     if plain.sum() >= 5:
         template = np.median(patches[plain], axis=0)
