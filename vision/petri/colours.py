@@ -25,7 +25,7 @@ from vision.srgb import SRGB_TO_LINEAR
 # Added to every model's spread when reading: on the board the lamp, the tilt and
 # the piece's turn shade it otherwise than on the card.
 READ_SPREAD = np.array([0.05, 0.05, 0.07])
-NO_WHITE_LIGHTNESS = 0.2  # extra lightness spread when the white comes from the card
+NO_WHITE_LIGHTNESS = 0.1  # extra lightness spread when the white comes from the card
 MATCH = 4.0  # Mahalanobis distance within which a pixel is a player's colour
 _Q = 32  # lookup-table levels per channel
 

@@ -82,6 +82,9 @@ def _disc_offsets(radius: float) -> np.ndarray:
 _RECT, _RECT_SIZE = _rect_matrix()
 _CENTRES = np.round(apply_h(_RECT, HOLE_QR)).astype(int)  # (121, 2) in the picture
 _CORE = _disc_offsets(0.18 * RECT_PITCH)  # a peg's head, a marble's middle
+_RIM = _disc_offsets(0.46 * RECT_PITCH)
+_RIM = _RIM[np.hypot(_RIM[:, 0], _RIM[:, 1]) >= 0.3 * RECT_PITCH]  # round a hole, not on it
+FOREIGN_SHARE = 0.2  # share of the ring round a hole that is neither board nor piece: a hand
 _HALF = round(0.4 * RECT_PITCH)  # the patch compared with empty holes: a disc this wide
 _AX = np.arange(-_HALF, _HALF + 1)
 _IN_DISC = (_AX[:, None] ** 2 + _AX[None, :] ** 2 <= _HALF**2).ravel()
@@ -172,8 +175,32 @@ def _surface(rect: np.ndarray, gains: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return core[:, :2].mean(axis=0), np.linalg.inv(cov)
 
 
-def _classify(rect: np.ndarray, colours: PieceColours, gains: np.ndarray,
-              table: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _foreign(blurred: np.ndarray, colours: PieceColours, gains: np.ndarray,
+             surface: tuple[np.ndarray, np.ndarray] | None, table: np.ndarray | None
+             ) -> np.ndarray:
+    """Per hole: the share of the ring round it that is neither the board's surface nor a
+    player's colour (a hand, a sleeve). A hand over a peg leaves no peg to see, but its
+    edge shows round the hole."""
+    if surface is None:
+        return np.zeros(len(HOLE_NAMES))
+    pts = _CENTRES[:, None, :] + _RIM[None, :, :]
+    px = blurred[pts[..., 1], pts[..., 0]]
+    feats = pixel_features(px.reshape(-1, 3), gains)
+    d = feats[:, :2] - surface[0]
+    ds = np.sqrt(np.maximum(((d @ surface[1]) * d).sum(axis=1), 0))
+    if table is not None:
+        best = player_map(px, table).reshape(-1)
+    else:
+        best = colours.nearest(feats)[0] if colours.players else np.full(len(feats), -1)
+    # Dark pixels (a hole, a shadow) have no reliable colour: never foreign.
+    lit = feats[:, 2] > 0.45
+    foreign = (ds > 5.0) & (best < 0) & lit
+    return foreign.reshape(px.shape[:2]).mean(axis=1)
+
+
+def _classify(blurred: np.ndarray, colours: PieceColours, gains: np.ndarray,
+              table: np.ndarray | None, surface: tuple[np.ndarray, np.ndarray] | None
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per hole: best player index, its share of the hole's middle, the runner-up's share.
 
     A pixel counts for a player when it is within reach of the player's model and nearer
@@ -181,7 +208,7 @@ def _classify(rect: np.ndarray, colours: PieceColours, gains: np.ndarray,
     shaded side)."""
     n_p = len(colours.players)
     pts = _CENTRES[:, None, :] + _CORE[None, :, :]
-    px = rect[pts[..., 1], pts[..., 0]]  # (121, M, 3)
+    px = blurred[pts[..., 1], pts[..., 0]]  # (121, M, 3)
     shares = np.zeros((len(HOLE_NAMES), max(n_p, 1)))
     if n_p:
         feats = pixel_features(px.reshape(-1, 3), gains)
@@ -189,7 +216,6 @@ def _classify(rect: np.ndarray, colours: PieceColours, gains: np.ndarray,
             best = player_map(px, table).reshape(-1).astype(int)
         else:
             best, _ = colours.nearest(feats)
-        surface = _surface(rect, gains)
         if surface is not None:
             d = feats[:, :2] - surface[0]
             ds = np.sqrt(np.maximum(((d @ surface[1]) * d).sum(axis=1), 0))
@@ -306,7 +332,13 @@ def read_board(frame: np.ndarray, print_colours: PieceColours, card_white: np.nd
             warnings.append("the profile has no card white (calibrate again): colours are read "
                             "without white balance")
     view = _in_view(hq, frame.shape)
-    best, top, second = _classify(rect, colours, gains, None if kind == "print" else table)
+    # Averaged over 3 x 3 pixels: a dark hole's noise (raised by a warm lamp's blue gain)
+    # would otherwise lend single pixels any colour.
+    blurred = cv2.blur(rect, (3, 3))
+    surface = _surface(rect, gains)
+    table = None if kind == "print" else table  # the table is for the card's white
+    best, top, second = _classify(blurred, colours, gains, table, surface)
+    foreign = _foreign(blurred, colours, gains, surface, table)
     states = ["?"] * len(HOLE_NAMES)
     conf = np.zeros(len(HOLE_NAMES))
     piece = view & (top >= PIECE_SHARE)
@@ -324,7 +356,8 @@ def read_board(frame: np.ndarray, print_colours: PieceColours, card_white: np.nd
         template /= max(float(np.linalg.norm(template)), 1e-6)
         ncc = patches @ template
         floor = 0.25 * float(np.median(contrast[plain]))
-        empty = view & ~piece & (ncc >= EMPTY_NCC) & (contrast >= floor)
+        empty = (view & ~piece & (ncc >= EMPTY_NCC) & (contrast >= floor)
+                 & (foreign < FOREIGN_SHARE))
         for i in np.nonzero(empty)[0]:
             states[i] = ""
             conf[i] = float(np.clip((ncc[i] - 0.3) / 0.4, 0.0, 1.0))
@@ -348,7 +381,7 @@ def read_board(frame: np.ndarray, print_colours: PieceColours, card_white: np.nd
             holes[name] = {"occluded": True}
             continue
         if s == "?":
-            if top[i] >= DOUBT_SHARE:
+            if top[i] >= DOUBT_SHARE and foreign[i] < FOREIGN_SHARE:
                 p = colours.players[best[i]]
                 holes[name] = {"player": p, "confidence": round(float(top[i]) * 0.5, 2)}
                 doubtful.append(name)
