@@ -166,6 +166,14 @@ def fit_lattice(pts: np.ndarray, rng: np.random.Generator, tries: int = 24) -> L
     if best is None or best[0] < MIN_POINTS:
         return None
     count, h = best
+    # Refined by least squares on every point close to its node (clutter that fell within
+    # the growing tolerance of a node no longer pulls the fit), then the final matches.
+    inl, nodes = _assign(h, pts, 0.15, None)
+    if len(inl) >= MIN_POINTS:
+        step = float(np.median(np.linalg.norm(apply_h(h, nodes + [1, 0]) - pts[inl], axis=1)))
+        hn, _ = cv2.findHomography(nodes, pts[inl], cv2.RANSAC, 0.06 * step)
+        if hn is not None:
+            h = hn / hn[2, 2]
     inl, nodes = _assign(h, pts, 0.2, None)
     shift, margin = _place_on_star(nodes.astype(int))
     # Board coordinates b = node + shift: the homography takes b to pixels.

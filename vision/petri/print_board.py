@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
+import cv2
 import numpy as np
 
 from vision.kit_layout import PETRI_MARKER_IDS, square_corners
@@ -77,8 +78,12 @@ def board_image(px_per_mm: float) -> np.ndarray:
         below = y >= 0  # clear of the hole names, which are below each hole
         canvas.text(f"home {k}", (cx + x, cy + y + (14.0 if below else -10.5)), 3.5,
                     (40, 40, 40), 0.45)
+    ring_px = max(1, round(RING_MM * px_per_mm))
     for name, centre in layout.holes.items():
-        canvas.circle(centre, HOLE_R_MM, ink, RING_MM)
+        # cv2's own anti-aliased ring: MmCanvas.circle masks the whole sheet for each one.
+        c = np.round((canvas.to_px([centre])[0] - 0.5) * 16).astype(int)
+        cv2.circle(canvas.image, (int(c[0]), int(c[1])), round(HOLE_R_MM * px_per_mm * 16), ink,
+                   ring_px, cv2.LINE_AA, 4)
         canvas.circle(centre, 1.0, ink, None)  # a dot: where the piece goes
         canvas.text(name, (centre[0], centre[1] + HOLE_R_MM + 1.9), LABEL_MM, (90, 90, 90), 0.25)
     for mid, corners in layout.markers.items():
