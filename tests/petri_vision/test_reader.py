@@ -109,7 +109,7 @@ def wrong_holes_in_view(frame: PetriFrame, data: dict) -> list[str]:
 
 
 def test_a_piece_of_no_players_colour_is_occluded_with_a_warning(marbles):
-    frame = render_petri(9, style="print", kelvin=KELVIN, hand=False, stranger=True)
+    frame = render_petri(9, style="wood", kelvin=KELVIN, hand=False, stranger=True)
     stranger = next(h for h, p in frame.pieces.items() if p == "stranger")
     data = PetriReader(marbles, homes=frame.homes).read(frame.image)
     assert data["holes"][stranger] == {"occluded": True}
