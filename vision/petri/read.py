@@ -16,8 +16,8 @@ same patch:
 
 A commercial board looks the same from six sides. Which tip is home k comes from
 the players' homes (``homes`` in the profile, from ``--home PLAYER=K``) and where
-their pieces are; without them, home 0 is the tip the camera sees on the right
-of the board's lower half, and a warning says so.
+their pieces are; without them, home 0 is the tip pointing most nearly to the
+right of the frame, and a warning says so.
 """
 
 from __future__ import annotations
@@ -262,8 +262,7 @@ def _contrast(rect: np.ndarray) -> np.ndarray:
     return gray[ys, xs].reshape(len(_CENTRES), -1)[:, _IN_DISC].std(axis=1)
 
 
-def _turn(hq: np.ndarray, states: list[str], homes: dict[str, int], frame_shape
-          ) -> tuple[int, str | None]:
+def _turn(hq: np.ndarray, states: list[str], homes: dict[str, int]) -> tuple[int, str | None]:
     """How many 60-degree turns take the fitted lattice to the board's own names."""
     pieces = [(HOLE_QR[i], p) for i, p in enumerate(states) if p not in ("", "?")]
     known = [(qr, homes[p]) for qr, p in pieces if p in homes]
@@ -366,7 +365,7 @@ def read_board(frame: np.ndarray, print_colours: PieceColours, card_white: np.nd
     turn_known = kind == "print"
     turn = 0
     if not turn_known:
-        turn, note = _turn(hq, states, homes, frame.shape)
+        turn, note = _turn(hq, states, homes)
         if note:
             warnings.append(note)
     # Board names: the fitted (q, r) turned ``turn`` times; the homography follows.
