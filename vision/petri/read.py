@@ -33,7 +33,7 @@ import numpy as np
 from vision.geometry import apply_h
 from vision.markers import detect_markers
 from vision.petri.colours import PieceColours, colour_table, pixel_features, player_map
-from vision.petri.holes import HOLE_NAMES, HOLE_QR, TIPS, lattice_to_mm, ring, rotate
+from vision.petri.holes import HOLE_NAMES, HOLE_QR, TIPS, home_of, lattice_to_mm, ring, rotate
 from vision.petri.lattice_fit import DETECT_WIDTH, candidate_points, fit_lattice
 from vision.petri.print_board import board_layout
 from vision.srgb import SRGB_TO_LINEAR
@@ -262,17 +262,32 @@ def _contrast(rect: np.ndarray) -> np.ndarray:
     return gray[ys, xs].reshape(len(_CENTRES), -1)[:, _IN_DISC].std(axis=1)
 
 
+def _home_distances() -> tuple[dict[tuple[int, int], int], ...]:
+    """Per home k: every hole's distance (in holes) from the nearest hole of home k."""
+    out = []
+    for k in range(6):
+        home = [(int(q), int(r)) for q, r in HOLE_QR if home_of(int(q), int(r)) == k]
+        out.append({(int(q), int(r)): min(ring(int(q) - a, int(r) - b) for a, b in home)
+                    for q, r in HOLE_QR})
+    return tuple(out)
+
+
+_HOME_DISTANCE = _home_distances()
+
+
 def _turn(hq: np.ndarray, states: list[str], homes: dict[str, int]) -> tuple[int, str | None]:
     """How many 60-degree turns take the fitted lattice to the board's own names."""
     pieces = [(HOLE_QR[i], p) for i, p in enumerate(states) if p not in ("", "?")]
     known = [(qr, homes[p]) for qr, p in pieces if p in homes]
     if known:
+        # Each player's pieces grow from its home: the cost of a turn is how far each piece
+        # lies from its player's home (0 inside it).
         cost = []
         for t in range(6):
             c = 0
             for (q, r), k in known:
                 bq, br = rotate(int(q), int(r), t)
-                c += ring(bq - TIPS[k][0], br - TIPS[k][1])
+                c += _HOME_DISTANCE[k].get((bq, br), 16)
             cost.append(c)
         order = np.argsort(cost)
         if cost[order[1]] - cost[order[0]] < max(2, 0.15 * cost[order[0]]):
