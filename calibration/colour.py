@@ -9,7 +9,9 @@ described by three light-robust features of linear RGB (S = R + G + B):
 
 A player's bean (and peep) colour is the mean and covariance of those features
 over the piece's pixels. Calibration refuses when two players' models are too
-close to be told apart, or when a slot has no piece on it.
+close to be told apart, or when a slot has no piece on it. A card with every peep
+spot empty is a card of pegs or marbles (Petri): its profile holds one colour per
+player, the piece on the bean spot.
 """
 
 from __future__ import annotations
@@ -86,7 +88,17 @@ def separation(a: ColourModel, b: ColourModel) -> float:
 @dataclass(frozen=True)
 class PlayerColours:
     bean: ColourModel
-    peep: ColourModel
+    peep: ColourModel | None  # None: calibrated with pegs or marbles, no peeps
+
+
+@dataclass(frozen=True)
+class CardCalibration:
+    """What a photo of the loaded card gives: players' models, warnings, and the card's
+    white (linear BGR), which tells a reader with no white in view the lamp's colour."""
+
+    models: dict[str, PlayerColours]
+    warnings: list[str]
+    white: np.ndarray
 
 
 @dataclass
@@ -198,7 +210,7 @@ def _check_card_size(players: int, misfit: float, seen: list[tuple[int, np.ndarr
         raise CalibrationError(
             f"the card in the photo has {'two slots' if most == 2 else f'{most} slots'} "
             f"(room for {most} players), but --players names {named}: print a card for "
-            f"{players} with 'companion printkit card --players {players}', or calibrate "
+            f"{players} with 'companion print card --players {players}', or calibrate "
             f"{most} players at a time"
         )
     raise CalibrationError(
@@ -278,6 +290,12 @@ def fit_model(feats: np.ndarray) -> ColourModel:
     return ColourModel(core.mean(axis=0), cov, len(core))
 
 
+def _no_piece(slot: int, key: str, what: str) -> CalibrationError:
+    spot = "small round" if what == "bean" else "large oval"
+    return CalibrationError(f"slot {slot} ({key}) has no {what} on its {spot} spot: put one of "
+                            f"{key}'s {what}s there and take the photo again")
+
+
 def calibrate_colours(
     photo: np.ndarray, keys: list[str]
 ) -> tuple[dict[str, PlayerColours], list[str]]:
@@ -285,8 +303,16 @@ def calibrate_colours(
 
     Slot i holds player ``keys[i - 1]``'s bean (small spot) and peep (large spot).
     """
+    found = calibrate_card(photo, keys)
+    return found.models, found.warnings
+
+
+def calibrate_card(photo: np.ndarray, keys: list[str]) -> CardCalibration:
+    """:func:`calibrate_colours` with the card's white; every peep spot empty gives a
+    profile of pegs or marbles (peep None), one of several empty is refused."""
     reading = read_card(photo, len(keys))
-    models: dict[str, PlayerColours] = {}
+    beans: dict[str, ColourModel] = {}
+    peeps: dict[str, ColourModel | None] = {}
     for key, slot in zip(keys, reading.layout.slots, strict=True):
         if spot_is_blank_paper(reading, slot.bean_mm, (BEAN_SPOT_R_MM, BEAN_SPOT_R_MM)):
             # Cards for 3 and 4 players (5 and 6) have one size: only the print tells them apart.
@@ -294,29 +320,34 @@ def calibrate_colours(
             raise CalibrationError(
                 f"slot {slot.slot} ({key}) is not printed on the card in the photo: it is a "
                 f"card for {printed} player{'s' if printed != 1 else ''}; name {printed} "
-                f"players, or print a card for {len(keys)} with 'companion printkit card "
+                f"players, or print a card for {len(keys)} with 'companion print card "
                 f"--players {len(keys)}'"
             )
-        found = {}
-        for what, centre, axes, area in (
-            ("bean", slot.bean_mm, (BEAN_SPOT_R_MM, BEAN_SPOT_R_MM), BEAN_AREA_MM2),
-            ("peep", slot.peep_mm, PEEP_SPOT_AXES_MM, PEEP_AREA_MM2),
-        ):
-            feats, coverage = piece_features(reading, centre, axes, area)
-            if coverage < MIN_COVERAGE or len(feats) < 10:
-                spot = "small round" if what == "bean" else "large oval"
-                raise CalibrationError(
-                    f"slot {slot.slot} ({key}) has no {what} on its {spot} spot: put one of "
-                    f"{key}'s {what}s there and take the photo again"
-                )
-            found[what] = fit_model(feats)
-        models[key] = PlayerColours(found["bean"], found["peep"])
+        feats, coverage = piece_features(reading, slot.bean_mm,
+                                         (BEAN_SPOT_R_MM, BEAN_SPOT_R_MM), BEAN_AREA_MM2)
+        if coverage < MIN_COVERAGE or len(feats) < 10:
+            raise _no_piece(slot.slot, key, "bean")
+        beans[key] = fit_model(feats)
+        feats, coverage = piece_features(reading, slot.peep_mm, PEEP_SPOT_AXES_MM, PEEP_AREA_MM2)
+        peeps[key] = fit_model(feats) if coverage >= MIN_COVERAGE and len(feats) >= 10 else None
+    warnings = list(reading.warnings)
+    missing = [(s.slot, k) for s, k in zip(reading.layout.slots, keys, strict=True)
+               if peeps[k] is None]
+    if missing and len(missing) < len(keys):
+        raise _no_piece(missing[0][0], missing[0][1], "peep")
+    if missing:
+        warnings.append("no peeps on the card: the profile has one colour per player (pegs or "
+                        "marbles, for Petri)")
+    models = {k: PlayerColours(beans[k], peeps[k]) for k in keys}
     for what in ("bean", "peep"):
         for a, b in combinations(keys, 2):
-            d = separation(getattr(models[a], what), getattr(models[b], what))
+            ma, mb = getattr(models[a], what), getattr(models[b], what)
+            if ma is None or mb is None:
+                continue
+            d = separation(ma, mb)
             if d < MIN_SEPARATION:
                 raise CalibrationError(
                     f"{a}'s and {b}'s {what}s look too alike to tell apart (separation "
                     f"{d:.1f}, need {MIN_SEPARATION}): give one player another colour"
                 )
-    return models, reading.warnings
+    return CardCalibration(models, warnings, reading.white)

@@ -38,7 +38,8 @@ class Profile:
             "version": PROFILE_VERSION,
             "players": list(self.players),
             "colours": {
-                key: {"bean": c.bean.to_json(), "peep": c.peep.to_json()}
+                key: {"bean": c.bean.to_json(),
+                      **({"peep": c.peep.to_json()} if c.peep is not None else {})}
                 for key, c in self.colours.items()
             },
         }
@@ -67,7 +68,8 @@ class Profile:
             players = [str(p) for p in data.get("players", [])]
             colours = {
                 key: PlayerColours(
-                    ColourModel.from_json(c["bean"]), ColourModel.from_json(c["peep"])
+                    ColourModel.from_json(c["bean"]),
+                    ColourModel.from_json(c["peep"]) if "peep" in c else None,
                 )
                 for key, c in data.get("colours", {}).items()
             }

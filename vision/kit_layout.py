@@ -43,7 +43,12 @@ CENTRAL_SLOTS = slice(6, 12)  # of tile_slots(): the central markers
 # bottom-left), far above the tiles' id range.
 CARD_MARKER_IDS: tuple[int, ...] = (990, 991, 992, 993)
 
+# The printed Petri board's eight markers (vision.petri.print_board), between the two.
+PETRI_MARKER_IDS: tuple[int, ...] = tuple(range(900, 908))
+
 assert min(CARD_MARKER_IDS) >= MAX_TILES * MARKERS_PER_TILE
+assert MAX_TILES * MARKERS_PER_TILE <= min(PETRI_MARKER_IDS) <= max(PETRI_MARKER_IDS) < min(
+    CARD_MARKER_IDS)
 assert VERTEX_MARKER_DIST_MM + VERTEX_MARKER_MM / 2 < ACROSS_FLATS_MM / 2
 
 

@@ -19,7 +19,14 @@ from functools import cache
 import cv2
 import numpy as np
 
-from vision.kit_layout import CARD_MARKER_IDS, MARKER_BITS, MARKERS_PER_TILE, MAX_TILES, dictionary
+from vision.kit_layout import (
+    CARD_MARKER_IDS,
+    MARKER_BITS,
+    MARKERS_PER_TILE,
+    MAX_TILES,
+    PETRI_MARKER_IDS,
+    dictionary,
+)
 
 SEARCH_WIDTH = 1280  # frames wider than this are searched downscaled
 THRESHOLD_WINDOW = 9  # px; a second pass at half size sees large markers with a 2x window
@@ -75,7 +82,8 @@ def _candidate_finder(min_perimeter_rate: float) -> cv2.aruco.ArucoDetector:
 
 
 def kit_marker_ids() -> np.ndarray:
-    return np.concatenate([np.arange(MAX_TILES * MARKERS_PER_TILE), np.array(CARD_MARKER_IDS)])
+    return np.concatenate([np.arange(MAX_TILES * MARKERS_PER_TILE), np.array(PETRI_MARKER_IDS),
+                           np.array(CARD_MARKER_IDS)])
 
 
 @cache
@@ -256,7 +264,7 @@ def _search(
 
 
 def detect_markers(frame: np.ndarray, pale_colours: bool = False) -> MarkerHits:
-    """Every kit marker (tiles and calibration card) in ``frame`` (BGR or gray); with
+    """Every kit marker (tiles, Petri board and calibration card) in ``frame`` (BGR or gray); with
     ``pale_colours``, in the frame with coloured things made pale (see :func:`to_gray`).
 
     Two passes: at up to SEARCH_WIDTH pixels across for small markers, and at

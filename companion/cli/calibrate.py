@@ -2,7 +2,10 @@
 
 Slot 1 holds the first key's bean and peep, slot 2 the second's, and so on. The
 profile keeps camera intrinsics already stored in ``--out`` by calibrate-camera,
-and the egg's colours stored there by calibrate-egg.
+and the egg's colours stored there by calibrate-egg. A card with pegs or marbles
+on the bean spots and every peep spot empty gives a Petri profile; ``--home
+PLAYER=K`` records which home (0-5) of a Petri board is whose, which the reader
+needs when a board looks the same from every side.
 """
 
 from __future__ import annotations
@@ -28,7 +31,26 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("image", metavar="IMAGE", help="photo of the loaded colour card")
     parser.add_argument("--players", metavar="KEY1,KEY2,...", help="player keys, e.g. red,blue")
     parser.add_argument("--out", metavar="PROFILE.json", help="profile file to write")
+    parser.add_argument("--home", action="append", default=[], metavar="PLAYER=K",
+                        help="Petri: PLAYER's home is tip K (0-5) of the board; once per player")
     parser.set_defaults(func=run)
+
+
+def parse_homes(items: list[str], keys: list[str]) -> dict[str, int]:
+    """``["red=0", "blue=3"]`` -> {"red": 0, "blue": 3}, each checked."""
+    homes: dict[str, int] = {}
+    for item in items:
+        player, _, k = item.partition("=")
+        player = player.strip().lower()
+        if player not in keys:
+            raise UserError(f"--home {item}: {player!r} is not one of the players "
+                            f"({', '.join(keys)})")
+        if k.strip() not in {str(i) for i in range(6)}:
+            raise UserError(f"--home {item}: write PLAYER=K with K a home 0-5, e.g. red=0")
+        homes[player] = int(k)
+    if len(set(homes.values())) != len(homes):
+        raise UserError("--home gives two players the same home: give each its own")
+    return homes
 
 
 def parse_keys(text: str) -> list[str]:
@@ -46,16 +68,18 @@ def parse_keys(text: str) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from calibration.colour import CalibrationError, calibrate_colours
+    from calibration.colour import CalibrationError, calibrate_card
     from calibration.profile import Profile, ProfileError, load_profile, save_profile
     from vision.image_io import ImageError, read_image
 
     if not args.players or not args.out:
         raise UserError("calibrate needs --players KEY1,KEY2,... and --out PROFILE.json")
     keys = parse_keys(args.players)
+    homes = parse_homes(args.home, keys)
     try:
         photo = read_image(args.image)
-        colours, warnings = calibrate_colours(photo, keys)
+        found = calibrate_card(photo, keys)
+        colours, warnings = found.models, found.warnings
     except (ImageError, CalibrationError) as e:
         raise UserError(str(e)) from None
     old = Profile()
@@ -65,8 +89,13 @@ def run(args: argparse.Namespace) -> int:
         except ProfileError:
             warnings.append(f"{args.out} was not a usable profile; it is replaced")
     intrinsics = old.intrinsics
+    # The card's white tells a reader with no white paper in view (a wooden board) the lamp.
+    extra = {k: v for k, v in old.extra.items() if k != "homes"}
+    extra["card_white"] = [round(float(v), 5) for v in found.white]
+    if homes:
+        extra["homes"] = homes
     try:
-        save_profile(Profile(keys, colours, intrinsics, extra=old.extra), args.out)
+        save_profile(Profile(keys, colours, intrinsics, extra=extra), args.out)
     except ProfileError as e:
         raise UserError(str(e)) from None
     for w in warnings:

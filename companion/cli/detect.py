@@ -29,6 +29,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--game", default="peepwar", help="the game on the table (default "
                         "peepwar; any game with a camera reader)")
     parser.add_argument("--profile", metavar="PROFILE", help="calibration profile JSON")
+    parser.add_argument("--home", action="append", default=[], metavar="PLAYER=K",
+                        help="Petri: PLAYER's home is tip K (0-5) of the board (overrides the "
+                        "profile's); once per player")
     parser.set_defaults(func=run)
 
 
@@ -54,11 +57,18 @@ def run(args: argparse.Namespace) -> int:
         frame = read_image(args.image)
     except (ProfileError, ImageError) as e:
         raise UserError(str(e)) from None
+    if args.home:
+        from companion.cli.calibrate import parse_homes
+
+        homes = parse_homes(args.home, list(profile.players) or list(profile.colours))
+        profile.extra["homes"] = {**(profile.extra.get("homes") or {}), **homes}
     t1 = time.perf_counter()
     obs = make_reader(game, profile).read(frame)
     obs["warnings"] = frame_warnings(frame) + obs["warnings"]
     obs["timings_ms"] = {"read": round((t1 - t0) * 1000, 2), **obs["timings_ms"]}
     print(json.dumps(obs, indent=2))
-    if not obs["tiles"] and obs["warnings"]:
+    # Nothing found (no tiles, no board): the first warning says why, on stderr too.
+    found = obs.get("tiles", obs.get("board"))
+    if not found and obs["warnings"]:
         print(f"companion detect: warning: {obs['warnings'][0]}", file=sys.stderr)
     return 0

@@ -195,12 +195,13 @@ def run(args: argparse.Namespace) -> int:
 
     import cv2
 
+    from vision.errors import VisionError
     from vision.peltapeeps.read import read_layout
 
     cv2.setNumThreads(1)
     try:
         reading = read_layout(frame, profile, catalog)
-    except (ReadingError, cv2.error) as e:
+    except (ReadingError, VisionError, cv2.error) as e:
         raise UserError(f"{args.photo}: the photo could not be read ({e})") from None
     verdict = judge(reading)
     if verdict.level == NOT_A_LAYOUT and not args.page:  # --page: the user may correct it

@@ -31,7 +31,7 @@ def test_three_players_on_a_two_slot_card_are_told_the_card_has_two_slots(seed: 
     photo = _card(2, seed)
     with pytest.raises(CalibrationError, match=r"the card in the photo has two slots .* "
                        r"--players names 3 players: print a card for 3 with 'companion "
-                       r"printkit card --players 3'"):
+                       r"print card --players 3'"):
         calibrate_colours(photo, ["red", "blue", "green"])
     models, _ = calibrate_colours(photo, ["red", "blue"])  # the right count reads as before
     assert set(models) == {"red", "blue"}

@@ -28,6 +28,7 @@ import numpy as np
 
 from calibration.colour import ColourModel
 from calibration.profile import Profile
+from vision.errors import VisionError
 from vision.peepwar.mask_shapes import disk, fill_holes_below
 from vision.peepwar.mosaic import Mosaic
 from vision.srgb import SRGB_TO_LINEAR, to_srgb
@@ -200,6 +201,9 @@ def _mode_filter(label: np.ndarray, fg: np.ndarray, n_players: int, px_per_mm: f
 def _models(profile: Profile) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Players, and per model (bean, peep, bean, ...): mean and inverse covariance."""
     players = list(profile.players) or list(profile.colours)
+    if any(profile.colours[p].peep is None for p in players):
+        raise VisionError("the profile has no peep colours (it was made with pegs or marbles): "
+                          "run companion calibrate with a bean and a peep on every slot")
     models = [m for p in players for m in (profile.colours[p].bean, profile.colours[p].peep)]
     assert all(isinstance(m, ColourModel) for m in models)
     if not models:

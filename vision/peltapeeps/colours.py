@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from calibration.profile import Profile
+from vision.errors import VisionError
 
 READ_SPREAD = np.array([0.05, 0.05])  # chromaticity spread added when reading
 GLARE_STEPS = np.linspace(0.0, 0.85, 18)  # share of white along a glare line
@@ -42,6 +43,9 @@ def team_models(profile: Profile) -> TeamModels:
     means, invs = [], []
     for t in teams:
         m = profile.colours[t].peep
+        if m is None:
+            raise VisionError("the profile has no peep colours (it was made with pegs or "
+                              "marbles): run companion calibrate with a peep on every slot")
         means.append(np.asarray(m.mean[:2], float))
         invs.append(np.linalg.inv(np.asarray(m.cov, float)[:2, :2] + np.diag(READ_SPREAD**2)))
     return TeamModels(teams, np.array(means).reshape(-1, 2), np.array(invs).reshape(-1, 2, 2))

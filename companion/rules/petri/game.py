@@ -64,6 +64,7 @@ class PetriGame(Game):
     )
     notation_help = notation.HELP
     place_word = "hole"
+    reader = "vision.petri.reader:make_reader"
     score_heading = "cup"
     tally_title = "Capture cups"
     tally_columns = (("hand", "hand"), ("board", "board"))

@@ -1,0 +1,1 @@
+"""Petri (Chinese checkers): the printable board and the camera reader."""

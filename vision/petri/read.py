@@ -1,0 +1,443 @@
+"""Reading a Petri board from one frame: where the board is, then what each hole holds.
+
+The board is found by the printed sheet's markers (:func:`find_printed`) or, on a
+commercial board, by fitting the star's lattice to holes and pieces
+(:mod:`vision.petri.lattice_fit`). Either way the result is a homography from
+lattice coordinates (q, r) to frame pixels; the frame is then warped to a small
+top-down picture with RECT_PITCH pixels between holes, where every hole is the
+same patch:
+
+- a piece: most of the patch's middle is one player's colour (the profile);
+- empty: the patch looks like the frame's own empty holes (their median patch,
+  normalised cross-correlation), which fits dark drilled holes and printed rings;
+- otherwise hidden (a hand, or something of no player's colour): reported as
+  occluded, never guessed. A hole partly of a player's colour is reported with
+  a low confidence and a warning.
+
+A commercial board looks the same from six sides. Which tip is home k comes from
+the players' homes (``homes`` in the profile, from ``--home PLAYER=K``) and where
+their pieces are; without them, home 0 is the tip pointing most nearly to the
+right of the frame, and a warning says so.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.geometry import apply_h
+from vision.markers import detect_markers
+from vision.petri.colours import PieceColours, colour_table, pixel_features, player_map
+from vision.petri.holes import HOLE_NAMES, HOLE_QR, TIPS, home_of, lattice_to_mm, ring, rotate
+from vision.petri.lattice_fit import DETECT_WIDTH, candidate_points, fit_lattice
+from vision.petri.print_board import board_layout
+from vision.srgb import SRGB_TO_LINEAR
+
+RECT_PITCH = 20  # px between holes in the top-down picture
+PIECE_SHARE = 0.3  # share of a hole's middle in one player's colour: a piece
+DOUBT_SHARE = 0.15  # ... at least this much: a doubtful piece (low confidence, warning)
+EMPTY_NCC = 0.5  # correlation with the frame's empty holes above which a hole is empty
+TIP_WARNING = "the board looks the same from every side"
+_ROT = np.array([[0, -1, 0], [1, 1, 0], [0, 0, 1]], float)  # (q, r) -> (-r, q + r)
+
+
+@dataclass
+class BoardView:
+    """The board found in a frame: lattice (q, r) -> frame pixels."""
+
+    homography: np.ndarray
+    kind: str  # "print" or "plain"
+    turn_known: bool
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Reading:
+    data: dict[str, Any]
+    view: BoardView | None
+    states: dict[str, str] = field(default_factory=dict)  # hole -> player / "" / "?"
+
+
+def _rect_matrix() -> tuple[np.ndarray, tuple[int, int]]:
+    """Lattice (q, r) -> top-down picture pixels, and the picture's size."""
+    s = RECT_PITCH
+    w, h = 2 * round(7.93 * s), 2 * round(7.0 * s)
+    m = lattice_to_mm(s)
+    m[0, 2], m[1, 2] = w / 2, h / 2
+    return m, (w, h)
+
+
+def _disc_offsets(radius: float) -> np.ndarray:
+    r = int(math.ceil(radius))
+    ys, xs = np.mgrid[-r:r + 1, -r:r + 1]
+    keep = xs**2 + ys**2 <= radius * radius
+    return np.stack([xs[keep], ys[keep]], axis=1)
+
+
+_RECT, _RECT_SIZE = _rect_matrix()
+_CENTRES = np.round(apply_h(_RECT, HOLE_QR)).astype(int)  # (121, 2) in the picture
+_CORE = _disc_offsets(0.18 * RECT_PITCH)  # a peg's head, a marble's middle
+_RIM = _disc_offsets(0.46 * RECT_PITCH)
+_RIM = _RIM[np.hypot(_RIM[:, 0], _RIM[:, 1]) >= 0.3 * RECT_PITCH]  # round a hole, not on it
+FOREIGN_SHARE = 0.2  # share of the ring round a hole that is neither board nor piece: a hand
+_HALF = round(0.4 * RECT_PITCH)  # the patch compared with empty holes: a disc this wide
+_AX = np.arange(-_HALF, _HALF + 1)
+_IN_DISC = (_AX[:, None] ** 2 + _AX[None, :] ** 2 <= _HALF**2).ravel()
+
+
+def find_printed(frame: np.ndarray) -> tuple[np.ndarray | None, int]:
+    """Lattice -> frame homography from the printed sheet's markers, and markers seen."""
+    hits = detect_markers(frame)
+    layout = board_layout()
+    src, dst = [], []
+    for mid, corners in zip(hits.ids, hits.corners, strict=True):
+        if int(mid) in layout.markers:
+            src.append(layout.markers[int(mid)])
+            dst.append(corners)
+    if len(src) < 2:
+        return None, len(src)
+    h_mm, _ = cv2.findHomography(np.vstack(src), np.vstack(dst), cv2.RANSAC, 4.0)
+    if h_mm is None:
+        return None, len(src)
+    cx, cy = layout.centre_mm
+    centre = np.array([[1, 0, cx], [0, 1, cy], [0, 0, 1]], float)
+    hq = h_mm @ centre @ lattice_to_mm(layout.pitch_mm)
+    return hq / hq[2, 2], len(src)
+
+
+def find_plain(frame: np.ndarray, table: np.ndarray | None, seed: int = 0
+               ) -> tuple[np.ndarray | None, list[str]]:
+    """Lattice -> frame homography of a board without markers (up to a turn)."""
+    h, w = frame.shape[:2]
+    f = max(1.0, w / DETECT_WIDTH)
+    small = cv2.resize(frame, (round(w / f), round(h / f)), interpolation=cv2.INTER_AREA) \
+        if f > 1 else frame
+    players = player_map(small, table) if table is not None else None
+    pts = candidate_points(small, players)
+    fit = fit_lattice(pts, np.random.default_rng(seed))
+    if fit is None:
+        return None, []
+    warnings = []
+    if fit.shift_margin < 3:
+        warnings.append("where the holes lie on the star is uncertain (too little of the "
+                        "board's outline is in view)")
+    scale = np.array([[f, 0, 0.5 * f - 0.5], [0, f, 0.5 * f - 0.5], [0, 0, 1]])
+    hq = scale @ fit.homography
+    return hq / hq[2, 2], warnings
+
+
+def _paper_gains(rect: np.ndarray) -> np.ndarray | None:
+    """Per-channel gains making the printed sheet's paper white, from points between holes."""
+    tri = apply_h(_RECT, HOLE_QR + [1 / 3, 1 / 3])
+    xy = np.round(tri).astype(int)
+    h, w = rect.shape[:2]
+    ok = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
+    px = rect[xy[ok, 1], xy[ok, 0]].astype(np.float32)
+    if len(px) < 10:
+        return None
+    bright = px[px.sum(axis=1) >= np.percentile(px.sum(axis=1), 50)]
+    white = SRGB_TO_LINEAR[np.clip(np.median(bright, axis=0), 1, 255).astype(np.uint8)]
+    return 1.0 / np.maximum(white, 1e-3)
+
+
+def _in_view(hq: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Holes whose piece-sized disc lies inside the frame."""
+    h, w = shape[:2]
+    c = apply_h(hq, HOLE_QR)
+    edge = apply_h(hq, HOLE_QR + [0.35, 0])
+    r = np.linalg.norm(edge - c, axis=1)
+    return (c[:, 0] - r >= 0) & (c[:, 1] - r >= 0) & (c[:, 0] + r < w) & (c[:, 1] + r < h)
+
+
+def _surface(rect: np.ndarray, gains: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The board's own surface colour (mean and inverse covariance of the features) from the
+    points between holes: a pixel nearer to it than to a player is not a piece."""
+    pts = np.concatenate([apply_h(_RECT, HOLE_QR + [1 / 3, 1 / 3]),
+                          apply_h(_RECT, HOLE_QR + [2 / 3, -1 / 3])])
+    xy = np.round(pts).astype(int)
+    h, w = rect.shape[:2]
+    ok = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
+    if ok.sum() < 20:
+        return None
+    f = pixel_features(rect[xy[ok, 1], xy[ok, 0]], gains)
+    med = np.median(f, axis=0)
+    dev = np.abs(f - med)
+    core = f[(dev <= 2.5 * np.median(dev, axis=0) + 1e-3).all(axis=1)]  # no hands, no pieces
+    if len(core) < 10:
+        return None
+    # Chromaticity only: the rim of a hole and a piece's shadow are darker board, not a piece.
+    cov = np.cov(core[:, :2], rowvar=False) + np.diag([0.03, 0.03]) ** 2
+    return core[:, :2].mean(axis=0), np.linalg.inv(cov)
+
+
+def _foreign(blurred: np.ndarray, colours: PieceColours, gains: np.ndarray,
+             surface: tuple[np.ndarray, np.ndarray] | None, table: np.ndarray | None
+             ) -> np.ndarray:
+    """Per hole: the share of the ring round it that is neither the board's surface nor a
+    player's colour (a hand, a sleeve). A hand over a peg leaves no peg to see, but its
+    edge shows round the hole."""
+    if surface is None:
+        return np.zeros(len(HOLE_NAMES))
+    pts = _CENTRES[:, None, :] + _RIM[None, :, :]
+    px = blurred[pts[..., 1], pts[..., 0]]
+    feats = pixel_features(px.reshape(-1, 3), gains)
+    d = feats[:, :2] - surface[0]
+    ds = np.sqrt(np.maximum(((d @ surface[1]) * d).sum(axis=1), 0))
+    if table is not None:
+        best = player_map(px, table).reshape(-1)
+    else:
+        best = colours.nearest(feats)[0] if colours.players else np.full(len(feats), -1)
+    # Dark pixels (a hole, a shadow) have no reliable colour: never foreign.
+    lit = feats[:, 2] > 0.45
+    foreign = (ds > 5.0) & (best < 0) & lit
+    return foreign.reshape(px.shape[:2]).mean(axis=1)
+
+
+def _classify(blurred: np.ndarray, colours: PieceColours, gains: np.ndarray,
+              table: np.ndarray | None, surface: tuple[np.ndarray, np.ndarray] | None
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per hole: best player index, its share of the hole's middle, the runner-up's share.
+
+    A pixel counts for a player when it is within reach of the player's model and nearer
+    to it than to the board's surface (a wooden board can be as orange as a marble's
+    shaded side)."""
+    n_p = len(colours.players)
+    pts = _CENTRES[:, None, :] + _CORE[None, :, :]
+    px = blurred[pts[..., 1], pts[..., 0]]  # (121, M, 3)
+    shares = np.zeros((len(HOLE_NAMES), max(n_p, 1)))
+    if n_p:
+        feats = pixel_features(px.reshape(-1, 3), gains)
+        if table is not None:  # the reader's table is for exactly these gains
+            best = player_map(px, table).reshape(-1).astype(int)
+        else:
+            best, _ = colours.nearest(feats)
+        if surface is not None:
+            d = feats[:, :2] - surface[0]
+            ds = np.sqrt(np.maximum(((d @ surface[1]) * d).sum(axis=1), 0))
+            safe = np.maximum(best, 0)
+            dp = feats[:, :2] - colours.means[safe, :2]
+            inv2 = np.linalg.inv(np.linalg.inv(colours.invs)[:, :2, :2])[safe]
+            dpc = np.sqrt(np.maximum(np.einsum("ni,nij,nj->n", dp, inv2, dp), 0))
+            best = np.where(dpc < ds, best, -1)
+        best = best.reshape(px.shape[:2])
+        for k in range(n_p):
+            shares[:, k] = (best == k).mean(axis=1)
+    order = np.argsort(-shares, axis=1)
+    top = shares[np.arange(len(shares)), order[:, 0]]
+    second = shares[np.arange(len(shares)), order[:, 1]] if n_p > 1 else np.zeros(len(shares))
+    return order[:, 0], top, second
+
+
+def _detrender(half: int) -> np.ndarray:
+    """The matrix removing a patch's mean and linear slope (a shadow's edge, the lamp's
+    falloff), so that only the hole's own pattern is compared."""
+    ax = np.arange(-half, half + 1, dtype=float)
+    ys, xs = np.meshgrid(ax, ax, indexing="ij")
+    a = np.stack([np.ones(xs.size), xs.ravel(), ys.ravel()], axis=1)[_IN_DISC]
+    return (np.eye(len(a)) - a @ np.linalg.pinv(a)).astype(np.float32)
+
+
+_DETREND = _detrender(_HALF)
+
+
+def _patches(rect: np.ndarray) -> np.ndarray:
+    gray = cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    ax = np.arange(-_HALF, _HALF + 1)
+    ys = _CENTRES[:, 1, None, None] + ax[None, :, None]
+    xs = _CENTRES[:, 0, None, None] + ax[None, None, :]
+    p = gray[ys, xs].reshape(len(_CENTRES), -1)[:, _IN_DISC] @ _DETREND
+    return p / np.maximum(np.linalg.norm(p, axis=1, keepdims=True), 1e-6)
+
+
+def _contrast(rect: np.ndarray) -> np.ndarray:
+    gray = cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    ax = np.arange(-_HALF, _HALF + 1)
+    ys = _CENTRES[:, 1, None, None] + ax[None, :, None]
+    xs = _CENTRES[:, 0, None, None] + ax[None, None, :]
+    return gray[ys, xs].reshape(len(_CENTRES), -1)[:, _IN_DISC].std(axis=1)
+
+
+def _home_distances() -> tuple[dict[tuple[int, int], int], ...]:
+    """Per home k: every hole's distance (in holes) from the nearest hole of home k."""
+    out = []
+    for k in range(6):
+        home = [(int(q), int(r)) for q, r in HOLE_QR if home_of(int(q), int(r)) == k]
+        out.append({(int(q), int(r)): min(ring(int(q) - a, int(r) - b) for a, b in home)
+                    for q, r in HOLE_QR})
+    return tuple(out)
+
+
+_HOME_DISTANCE = _home_distances()
+
+
+def _turn(hq: np.ndarray, states: list[str], homes: dict[str, int]) -> tuple[int, str | None]:
+    """How many 60-degree turns take the fitted lattice to the board's own names."""
+    pieces = [(HOLE_QR[i], p) for i, p in enumerate(states) if p not in ("", "?")]
+    known = [(qr, homes[p]) for qr, p in pieces if p in homes]
+    if known:
+        # Each player's pieces grow from its home: the cost of a turn is how far each piece
+        # lies from its player's home (0 inside it).
+        cost = []
+        for t in range(6):
+            c = 0
+            for (q, r), k in known:
+                bq, br = rotate(int(q), int(r), t)
+                c += _HOME_DISTANCE[k].get((bq, br), 16)
+            cost.append(c)
+        order = np.argsort(cost)
+        if cost[order[1]] - cost[order[0]] < max(2, 0.15 * cost[order[0]]):
+            return int(order[0]), ("which home is which is uncertain: the players' pieces "
+                                   "are far from their homes (check --home)")
+        return int(order[0]), None
+    # No homes: home 0's tip is the one pointing most nearly right on screen.
+    c = apply_h(hq, np.zeros((1, 2)))[0]
+    best, best_dx = 0, -np.inf
+    for t in range(6):
+        tq, tr = rotate(*TIPS[0], -t)  # fitted coordinates of the tip named home 0
+        d = apply_h(hq, np.array([[tq, tr]], float))[0] - c
+        dx = d[0] / (np.hypot(*d) + 1e-9)
+        if dx > best_dx:
+            best, best_dx = t, dx
+    return best, (f"{TIP_WARNING}: home 0 is taken as the tip on the right; give "
+                  "--home PLAYER=K (companion calibrate) to name the homes")
+
+
+def read_board(frame: np.ndarray, print_colours: PieceColours, card_white: np.ndarray | None,
+               homes: dict[str, int], table: np.ndarray | None,
+               plain_colours: PieceColours | None = None) -> Reading:
+    """The observation JSON of one frame (table standard, section 7); ``print_colours``
+    read the printed sheet (paper white), ``plain_colours`` a board with no white."""
+    t0 = time.perf_counter()
+    warnings: list[str] = []
+    data: dict[str, Any] = {"game": "petri", "holes": {}, "warnings": warnings}
+    if frame is None or frame.ndim != 3 or frame.shape[2] != 3 or min(frame.shape[:2]) < 64:
+        warnings.append("not a colour camera frame: the board cannot be read")
+        data["timings_ms"] = {"total": 0.0}
+        return Reading(data, None)
+    hq, seen = find_printed(frame)
+    kind = "print"
+    if hq is None:
+        kind = "plain"
+        if seen == 1:
+            warnings.append("only one of the printed board's markers is in view")
+        hq, more = find_plain(frame, table)
+        warnings += more
+    t1 = time.perf_counter()
+    if hq is None:
+        warnings.append("no Petri board found: put the whole board in view, lit and in focus")
+        data["timings_ms"] = {"board": round((t1 - t0) * 1000, 2),
+                              "total": round((t1 - t0) * 1000, 2)}
+        return Reading(data, None)
+    colours = print_colours if kind == "print" else (plain_colours or print_colours)
+    rect = cv2.warpPerspective(frame, hq @ np.linalg.inv(_RECT), _RECT_SIZE,
+                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                               borderMode=cv2.BORDER_REPLICATE)
+    gains = _paper_gains(rect) if kind == "print" else None
+    if gains is None:
+        if card_white is not None:
+            gains = 1.0 / np.maximum(card_white, 1e-3)
+        else:
+            gains = np.ones(3)
+            warnings.append("the profile has no card white (calibrate again): colours are read "
+                            "without white balance")
+    view = _in_view(hq, frame.shape)
+    # Averaged over 3 x 3 pixels: a dark hole's noise (raised by a warm lamp's blue gain)
+    # would otherwise lend single pixels any colour.
+    blurred = cv2.blur(rect, (3, 3))
+    surface = _surface(rect, gains)
+    table = None if kind == "print" else table  # the table is for the card's white
+    best, top, second = _classify(blurred, colours, gains, table, surface)
+    foreign = _foreign(blurred, colours, gains, surface, table)
+    states = ["?"] * len(HOLE_NAMES)
+    conf = np.zeros(len(HOLE_NAMES))
+    piece = view & (top >= PIECE_SHARE)
+    for i in np.nonzero(piece)[0]:
+        states[i] = colours.players[best[i]]
+        conf[i] = float(np.clip((top[i] - second[i]) / 0.5, 0.0, 1.0))
+    patches = _patches(rect)
+    contrast = _contrast(rect)
+    # The frame's empty holes: those with least of any player's colour (a dark hole's
+    # noisy pixels lend it a little of some colour), at least a quarter of the holes seen.
+    plain = view & (top <= max(0.1, float(np.percentile(top[view], 25)) if view.any() else 0))
+    ncc = np.zeros(len(HOLE_NAMES))
+    if plain.sum() >= 5:
+        template = np.median(patches[plain], axis=0)
+        template /= max(float(np.linalg.norm(template)), 1e-6)
+        ncc = patches @ template
+        floor = 0.25 * float(np.median(contrast[plain]))
+        empty = (view & ~piece & (ncc >= EMPTY_NCC) & (contrast >= floor)
+                 & (foreign < FOREIGN_SHARE))
+        for i in np.nonzero(empty)[0]:
+            states[i] = ""
+            conf[i] = float(np.clip((ncc[i] - 0.3) / 0.4, 0.0, 1.0))
+    t2 = time.perf_counter()
+
+    turn_known = kind == "print"
+    turn = 0
+    if not turn_known:
+        turn, note = _turn(hq, states, homes)
+        if note:
+            warnings.append(note)
+    # Board names: the fitted (q, r) turned ``turn`` times; the homography follows.
+    names = [f"{a},{b}" for a, b in (rotate(int(q), int(r), turn) for q, r in HOLE_QR)]
+    hq_board = hq @ np.linalg.matrix_power(np.linalg.inv(_ROT), turn)
+
+    holes: dict[str, Any] = {}
+    hidden, strangers, doubtful = [], [], []
+    for i, name in enumerate(names):
+        s = states[i]
+        if not view[i]:
+            holes[name] = {"occluded": True}
+            continue
+        if s == "?":
+            if top[i] >= DOUBT_SHARE and foreign[i] < FOREIGN_SHARE:
+                p = colours.players[best[i]]
+                holes[name] = {"player": p, "confidence": round(float(top[i]) * 0.5, 2)}
+                doubtful.append(name)
+                states[i] = p
+                continue
+            holes[name] = {"occluded": True}
+            hidden.append(i)
+        elif s:
+            holes[name] = {"player": s, "confidence": round(float(conf[i]), 2)}
+        elif conf[i] < 0.5:
+            holes[name] = {"confidence": round(float(conf[i]), 2)}  # empty, doubtfully
+            doubtful.append(name)
+    out = int((~view).sum())
+    if out:
+        warnings.append(f"{out} of the 121 holes are out of view")
+    # A hidden hole whose neighbours are all seen holds something of no player's colour.
+    hidden_set = set(hidden)
+    for i in hidden:
+        q, r = HOLE_QR[i]
+        nb = [j for j, (a, b) in enumerate(HOLE_QR) if ring(a - q, b - r) == 1]
+        if nb and not any(j in hidden_set for j in nb):
+            strangers.append(names[i])
+    if strangers:
+        warnings.append(f"hole{'s' if len(strangers) > 1 else ''} {', '.join(strangers)} "
+                        "hold something of no player's colour (reported occluded)")
+    if doubtful:
+        warnings.append(f"doubtful reading of {', '.join(doubtful[:8])}"
+                        f"{' and more' if len(doubtful) > 8 else ''}: check these holes")
+    t3 = time.perf_counter()
+    data["holes"] = holes
+    data["board"] = {"kind": kind, "holes_in_view": int(view.sum()),
+                     "hidden": len(hidden), "turn_known": turn_known}
+    data["timings_ms"] = {"board": round((t1 - t0) * 1000, 2),
+                          "holes": round((t2 - t1) * 1000, 2),
+                          "total": round((t3 - t0) * 1000, 2)}
+    board_states = {names[i]: states[i] for i in range(len(names))}
+    return Reading(data, BoardView(hq_board, kind, turn_known, list(warnings)), board_states)
+
+
+def prepare_table(colours: PieceColours, card_white: np.ndarray | None) -> np.ndarray | None:
+    """The colour lookup table used to find pieces on a board without markers."""
+    if not colours.players:
+        return None
+    gains = 1.0 / np.maximum(card_white, 1e-3) if card_white is not None else np.ones(3)
+    return colour_table(colours, gains)

@@ -1,0 +1,81 @@
+"""Petri's camera reader, as the game's bundle names it: frame in, observation out.
+
+``make_reader(profile)`` gives an object with ``read(frame)`` (the observation
+JSON of table standard section 7, with confidences, warnings and timings),
+``detect(frame)`` (the game's observation model) and ``annotate(frame, obs)``
+(the holes found, drawn over the frame). The profile comes from ``companion
+calibrate`` with one peg or marble of each player on the colour card; its
+``homes`` (from ``--home PLAYER=K``) say which home of the board is whose.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.errors import VisionError
+from vision.geometry import apply_h
+from vision.petri.colours import piece_colours
+from vision.petri.holes import HOLE_QR
+from vision.petri.read import BoardView, prepare_table, read_board
+
+
+class PetriReader:
+    """Reads frames of one board with one profile; remembers the last board for overlays."""
+
+    def __init__(self, profile: Any, homes: dict[str, int] | None = None) -> None:
+        self.profile = profile
+        extra = getattr(profile, "extra", {}) or {}
+        white = extra.get("card_white")
+        try:
+            self.card_white = np.asarray(white, float).reshape(3) if white is not None else None
+        except ValueError:
+            raise VisionError("the profile's card_white is damaged: run companion calibrate "
+                              "again") from None
+        self.homes = dict(homes if homes is not None else extra.get("homes", {}) or {})
+        if profile is None or not profile.colours:
+            raise VisionError("Petri needs a profile with the players' colours: run companion "
+                              "calibrate with a peg or marble of each player on the card")
+        self.print_colours = piece_colours(profile, paper_white=True)
+        self.plain_colours = piece_colours(profile, paper_white=False)
+        self.table = prepare_table(self.plain_colours, self.card_white)
+        self._view: BoardView | None = None
+        self._states: dict[str, str] = {}
+
+    def read(self, frame: np.ndarray) -> dict[str, Any]:
+        """The observation JSON for one frame."""
+        reading = read_board(frame, self.print_colours, self.card_white, self.homes,
+                             self.table, self.plain_colours)
+        self._view = reading.view
+        self._states = reading.states
+        return reading.data
+
+    def detect(self, frame: np.ndarray) -> Any:
+        from companion import games
+
+        return games.find("petri").parse_observation(self.read(frame))
+
+    def annotate(self, frame: np.ndarray, obs: object = None) -> np.ndarray:
+        """The frame with every hole found circled: green empty, white a piece, red hidden."""
+        if self._view is None:
+            return frame
+        out = frame.copy()
+        centres = apply_h(self._view.homography, HOLE_QR)
+        step = np.linalg.norm(apply_h(self._view.homography, HOLE_QR + [1, 0]) - centres, axis=1)
+        for (q, r), c, s in zip(HOLE_QR, centres, step, strict=True):
+            state = self._states.get(f"{int(q)},{int(r)}", "?")
+            colour = ((0, 200, 0) if state == "" else (0, 0, 230) if state == "?"
+                      else (255, 255, 255))
+            cv2.circle(out, (round(c[0] * 16), round(c[1] * 16)), round(0.4 * s * 16), colour, 2,
+                       cv2.LINE_AA, 4)
+        return out
+
+
+def make_reader(profile: Any) -> PetriReader:
+    """The reader for ``profile``; raises VisionError when it has no players' colours."""
+    return PetriReader(profile)
+
+
+__all__ = ["PetriReader", "make_reader"]
