@@ -28,7 +28,7 @@ def _companion(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 
 def test_the_registry_finds_petri() -> None:
-    assert games.find("petri") is GAME and GAME.reader is None
+    assert games.find("petri") is GAME and GAME.reader == "vision.petri.reader:make_reader"
 
 
 def test_companion_play_runs_a_scripted_game(tmp_path: Path) -> None:
