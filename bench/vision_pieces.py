@@ -25,7 +25,17 @@ A cell partly under a hand (less than HAND_SURE of its area) may be read either
 as occluded or correctly; one more covered must be read occluded; a cell no hand
 touches must be read exactly.
 
+With ``--generator 3d`` the scenes come from the path-traced generator
+(:mod:`vision.render3d`, docs/scenes.md) instead: its frames are rendered once
+into a cache folder and re-read, and the colour profile comes from a path-traced
+photo of the calibration card holding one bean and one peep of every colour,
+calibrated as ``companion calibrate`` does. Its seeds 50000..50999 are held out
+(the default): no rule or threshold may be tuned on them; tune on 40000..40999.
+``--cached-only`` skips 3D seeds not rendered yet (render them with
+``python -m vision.render3d.cache --seeds 50000-50499``).
+
     .venv/bin/python bench/vision_pieces.py --scenes 500
+    .venv/bin/python bench/vision_pieces.py --generator 3d --scenes 200 --cached-only
 """
 
 from __future__ import annotations
@@ -124,10 +134,47 @@ def _by_look(tally: Counter, looks: dict, truth: dict, got: dict) -> None:
         tally[(p, kind, "extra")] += max(0, have - want)
 
 
+def _scenes_2d(args, w: int, h: int):
+    """(seed, frame, truth, profile) of the 2D compositing renderer's scenes."""
+    photos = Path(args.photos)
+    cutouts = flavour_cutouts(str(photos.resolve())) if photos.is_dir() else None
+    if cutouts is None:
+        print(f"note: no photos at {photos}; every bean is a rendered one")
+    spec = GameSpec(size=(w, h))
+    profiles = LookProfiles()
+    for seed in range(args.first_seed, args.first_seed + args.scenes):
+        scene = render_game(seed, spec, cutouts)
+        yield seed, scene.frame, scene.truth, profiles.for_looks(scene.truth.looks)
+
+
+def _scenes_3d(args, w: int, h: int):
+    """(seed, frame, truth, profile) of the path-traced generator's scenes, from its cache."""
+    from vision.render3d.cache import cached_scene, scene_dir
+    from vision.render3d.card import card_profile, scene_profile
+    from vision.render3d.game import Spec3D
+
+    spec = Spec3D(size=(w, h))
+    print(f"3D scenes from {scene_dir(spec)}")
+    card = card_profile(args.card_seed)
+    for seed in range(args.first_seed, args.first_seed + args.scenes):
+        scene = cached_scene(seed, spec, render=not args.cached_only)
+        if scene is None:
+            continue
+        yield seed, scene.frame, scene.truth, scene_profile(card, scene.truth.players)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--generator", choices=("2d", "3d"), default="2d",
+                    help="2d: the compositing renderer (default); 3d: the path-traced one")
     ap.add_argument("--scenes", type=int, default=500, help="number of scenes (default 500)")
-    ap.add_argument("--first-seed", type=int, default=0, help="seed of the first scene")
+    ap.add_argument("--first-seed", type=int, default=None,
+                    help="seed of the first scene (default 0; 50000 with --generator 3d, "
+                         "its held-out range)")
+    ap.add_argument("--cached-only", action="store_true",
+                    help="3d: read only scenes already rendered into the cache")
+    ap.add_argument("--card-seed", type=int, default=0,
+                    help="3d: seed of the calibration card photo (default 0)")
     ap.add_argument("--size", default="1280x720", help="frame size WxH (default 1280x720)")
     ap.add_argument("--timing-scenes", type=int, default=40,
                     help="scenes also timed at 1920x1080 (default 40; 0 to skip)")
@@ -139,14 +186,12 @@ def main() -> int:
                          "colour, peep missed/phantom, Supply Center, occlusion) and the seeds "
                          "with most wrong cells")
     args = ap.parse_args()
+    if args.first_seed is None:
+        args.first_seed = 50000 if args.generator == "3d" else 0
+    if args.generator == "3d":
+        args.timing_scenes = 0  # 3D frames exist at the chosen size only
     w, h = (int(v) for v in args.size.lower().split("x"))
     cv2.setNumThreads(1)
-    photos = Path(args.photos)
-    cutouts = flavour_cutouts(str(photos.resolve())) if photos.is_dir() else None
-    if cutouts is None:
-        print(f"note: no photos at {photos}; every bean is a rendered one")
-    spec = GameSpec(size=(w, h))
-    profiles = LookProfiles()
     preload_art(range(MAX_TILES))  # as a live service does at start
 
     cells = cells_ok = boards = boards_ok = 0
@@ -163,30 +208,31 @@ def main() -> int:
     fields: Counter = Counter()
     per_seed: Counter = Counter()
     t_start = time.perf_counter()
-    for seed in range(args.first_seed, args.first_seed + args.scenes):
-        scene = render_game(seed, spec, cutouts)
-        profile = profiles.for_looks(scene.truth.looks)
+    scenes = _scenes_3d(args, w, h) if args.generator == "3d" else _scenes_2d(args, w, h)
+    seeds_read: list[int] = []
+    for seed, frame, st, profile in scenes:
+        seeds_read.append(seed)
         prepare_reader(profile)  # as the service does once at start: not a frame's cost
         t0 = time.perf_counter()
-        obs = read_table(scene.frame, profile)
+        obs = read_table(frame, profile)
         times.append(time.perf_counter() - t0)
         runs = [times[-1]]
         for _ in range(2):  # best of three: the machine's other load, not the frame's cost
             t0 = time.perf_counter()
-            read_table(scene.frame, profile)
+            read_table(frame, profile)
             runs.append(time.perf_counter() - t0)
         best.append(min(runs))
         found = {(t["q"], t["r"]) for t in obs["tiles"]}
         board_ok = True
-        for tt in scene.truth.tiles:
+        for tt in st.tiles:
             if (tt.q, tt.r) not in found:
                 tiles_missed += 1
                 board_ok = False
             for name in cells_of((tt.q, tt.r)):
                 cells += 1
-                truth = scene.truth.cells.get(name)
+                truth = st.cells.get(name)
                 got = obs["cells"].get(name) if (tt.q, tt.r) in found else {"missing": True}
-                cover = scene.truth.hand_cover.get(name, 0.0)
+                cover = st.hand_cover.get(name, 0.0)
                 want, have = _norm(truth), _norm(got)
                 if cover >= HAND_SURE:
                     occluded_cells += 1
@@ -203,10 +249,10 @@ def main() -> int:
                         abs_err.append(abs(tp.get(p, {}).get("troops", 0)
                                            - gp.get(p, {}).get("troops", 0)))
                     _confusion(conf, truth or {}, got)
-                    _by_look(by_look, scene.truth.looks, truth or {}, got)
+                    _by_look(by_look, st.looks, truth or {}, got)
                 elif have is None and truth:
                     _confusion(conf, truth, {})
-                    _by_look(by_look, scene.truth.looks, truth, {})
+                    _by_look(by_look, st.looks, truth, {})
                 cells_ok += ok
                 if have not in (None, ("occluded",)) and not got.get("missing"):
                     # Read as holding something: did the reader say it was unsure?
@@ -227,8 +273,11 @@ def main() -> int:
         boards_ok += board_ok
     elapsed = time.perf_counter() - t_start
 
-    print(f"{args.scenes} scenes at {w}x{h} (seeds {args.first_seed}.."
-          f"{args.first_seed + args.scenes - 1}), {cells} cells, {elapsed:.0f} s in all")
+    if not seeds_read:
+        print("no scenes read: render them first (python -m vision.render3d.cache --seeds ...)")
+        return 1
+    print(f"{args.generator} generator: {len(seeds_read)} scenes at {w}x{h} (seeds "
+          f"{seeds_read[0]}..{seeds_read[-1]}), {cells} cells, {elapsed:.0f} s in all")
     print(f"cell-exact accuracy:  {cells_ok / cells:.4f}  ({cells - cells_ok} wrong; "
           "target >= 0.995)")
     print(f"board-exact accuracy: {boards_ok / boards:.4f}  ({boards - boards_ok} boards wrong; "
@@ -252,6 +301,9 @@ def main() -> int:
           f"{np.median(best) * 1000:.1f} ms")
     if args.timing_scenes:
         big = GameSpec(size=(1920, 1080))
+        photos = Path(args.photos)
+        cutouts = flavour_cutouts(str(photos.resolve())) if photos.is_dir() else None
+        profiles = LookProfiles()
         ts = []
         for seed in range(args.first_seed, args.first_seed + args.timing_scenes):
             scene = render_game(seed, big, cutouts)
