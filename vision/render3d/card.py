@@ -3,7 +3,8 @@
 The printed card (:mod:`vision.card_art`) lies on a table; on each player's slot
 sit one bean and one peep from that player's bag, as the card asks. The photo
 goes through the real calibration (:func:`calibration.colour.calibrate_colours`),
-exactly as ``companion calibrate`` treats a real one.
+exactly as ``companion calibrate`` treats a real one. As a user is asked to, the card is
+photographed under near-white light (a ceiling panel, perhaps a window, 4600-5800 K).
 """
 
 from __future__ import annotations
@@ -75,9 +76,9 @@ def render_card(seed: int, players: list[str], size: tuple[int, int] = CARD_SIZE
     shapes["eyes"] = _coloured("eyes", gather([e for _, e in peeps]), {
         "type": "principled", "base_color": VERTEX_COLOUR, "roughness": 0.3})
     cam = framing_camera(rng, table_to_world(corners), size, 25.0, (0.6, 0.85))
-    lights, ambient, illuminant, _ = random_lights(rng, np.zeros(3))
+    lights, ambient, illuminant, _ = random_lights(rng, np.zeros(3), neutral=True)
     linear, _, _ = render(SceneParts(cam, shapes, lights, ambient), spp, seed)
-    sensor = random_sensor(rng, illuminant)
+    sensor = random_sensor(rng, illuminant, 0.8)
     return develop(linear, sensor, cam.focal_px, rng)
 
 

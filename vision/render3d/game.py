@@ -9,7 +9,7 @@ through the camera model (:mod:`sensor`).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -24,7 +24,7 @@ from vision.render3d.lights import random_lights
 from vision.render3d.pieces import bean_mesh, egg_mesh, gather, peep_mesh
 from vision.render3d.sensor import develop, random_sensor
 from vision.render3d.textures import TILE_PX_PER_MM, table_top, tile_texture
-from vision.render3d.tracer import VERTEX_COLOUR, SceneParts, bitmap, mesh, render
+from vision.render3d.tracer import VERTEX_COLOUR, Light, SceneParts, bitmap, mesh, render
 from vision.render3d.truth import Truth3D, TruthTile
 
 TILE_THICKNESS_MM = 0.6
@@ -68,6 +68,25 @@ def tile_shape(tile: Tile, index: int, glossy: float | None):
          "nonlinear": True}
     # The y flip into the world frame mirrors the winding: turn it back so normals face up.
     return mesh(f"tile{index}", world, f[:, [0, 2, 1]], bsdf, uv=uv, smooth=False)
+
+
+def out_of_view(light: Light, cam: Camera3D, centre: np.ndarray) -> Light:
+    """The light moved outwards until the camera does not see it (a bulb in the picture
+    would be a lamp without its shade)."""
+    pos = np.asarray(light.position, float)
+    w, h = cam.size
+    away = pos[:2] - centre[:2]
+    away = away / max(float(np.linalg.norm(away)), 1e-6) if np.linalg.norm(away) > 1 else \
+        np.array([1.0, 0.0])
+    for _ in range(100):
+        px = cam.project(pos[None])[0]
+        margin = 0.15 * w + light.size * cam.focal_px / max(
+            float(np.linalg.norm(pos - np.asarray(cam.origin))), 1.0)
+        if not np.isfinite(px).all() or px[0] < -margin or px[0] > w + margin \
+                or px[1] < -margin or px[1] > h + margin:
+            break
+        pos[:2] += away * 100.0
+    return replace(light, position=tuple(pos))
 
 
 def _coloured(name: str, part, bsdf: dict, smooth: bool = True):
@@ -174,6 +193,7 @@ def render_scene3d(seed: int, spec: Spec3D | None = None) -> Scene3D:
                                            t.pose.y + rng.normal(0, 45))))
     centre = outline_w.mean(0)
     lights, ambient, illuminant, kelvin = random_lights(rng, centre)
+    lights = [out_of_view(light, cam, centre) for light in lights]
     parts = SceneParts(cam, _shapes(rng, layout, hands), lights, ambient)
     linear, index, names = render(parts, spec.spp, seed % (2 ** 31))
     masks = _masks(index, names)

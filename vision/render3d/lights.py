@@ -15,12 +15,18 @@ from vision.render3d.colours import kelvin_rgb
 from vision.render3d.tracer import Light, radiance_for
 
 
-def random_lights(rng: np.random.Generator, centre: np.ndarray
+def random_lights(rng: np.random.Generator, centre: np.ndarray, neutral: bool = False
                   ) -> tuple[list[Light], np.ndarray, np.ndarray, float]:
-    """(lights, ambient radiance, illuminant colour (G = 1), kelvin of the strongest)."""
+    """(lights, ambient radiance, illuminant colour (G = 1), kelvin of the strongest).
+
+    ``neutral``: a ceiling panel and perhaps a window, near 5000 K (the light a user is
+    asked to calibrate under).
+    """
     kinds = ["lamp", "window", "ceiling"]
     n = int(rng.integers(1, 4))
     chosen = [str(k) for k in rng.choice(kinds, n, replace=False, p=[0.45, 0.3, 0.25])]
+    if neutral:
+        chosen = ["ceiling", "window"][:int(rng.integers(1, 3))]
     lights, total, mix, best = [], 0.0, np.zeros(3), (0.0, 5000.0)
     for kind in chosen:
         share = float(rng.uniform(0.5, 1.5))
@@ -30,11 +36,11 @@ def random_lights(rng: np.random.Generator, centre: np.ndarray
             r, h = rng.uniform(150, 700), rng.uniform(400, 1000)
             size = rng.uniform(15, 50)
         elif kind == "window":
-            kelvin = rng.uniform(5200, 7500)
+            kelvin = rng.uniform(5000, 5800) if neutral else rng.uniform(5200, 7500)
             r, h = rng.uniform(1200, 2000), rng.uniform(500, 1200)
             size = rng.uniform(600, 1300)
         else:
-            kelvin = rng.uniform(3800, 5200)
+            kelvin = rng.uniform(4600, 5400) if neutral else rng.uniform(3800, 5200)
             r, h = rng.uniform(0, 400), rng.uniform(1700, 2400)
             size = rng.uniform(400, 900)
         pos = centre + np.array([r * math.cos(a), r * math.sin(a), h])

@@ -33,9 +33,11 @@ class SensorParams:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
 
 
-def random_sensor(rng: np.random.Generator, illuminant: np.ndarray) -> SensorParams:
-    """Random camera settings; white balance corrects ``illuminant`` only partly."""
-    corrected = float(rng.uniform(0.3, 1.0))
+def random_sensor(rng: np.random.Generator, illuminant: np.ndarray,
+                  least_corrected: float = 0.3) -> SensorParams:
+    """Random camera settings; white balance corrects ``illuminant`` only partly (from
+    ``least_corrected`` to all of its tint)."""
+    corrected = float(rng.uniform(least_corrected, 1.0))
     wb = (1.0 / illuminant) ** corrected * illuminant  # what is left of the light's tint
     wb = wb * np.exp(rng.normal(0, 0.05, 3))
     wb = wb / wb[1]
