@@ -7,6 +7,8 @@ import colorsys
 import numpy as np
 import pytest
 
+from vision.srgb import SRGB_TO_LINEAR
+
 pytest.importorskip("mitsuba")
 
 from companion.rules.peepwar.board import cells_of  # noqa: E402
@@ -69,7 +71,10 @@ def test_beans_show_their_players_colour(scene) -> None:
         dx, dy = distort_px(ideal, cam.size, lens["k1"], lens["k2"], cam.focal_px)[0]
         ix, iy = int(round(dx)), int(round(dy))
         patch = frame[max(iy - 1, 0):iy + 2, max(ix - 1, 0):ix + 2].reshape(-1, 3)
-        b, g, r = np.median(patch, axis=0)
+        # Undo what is left of the light's tint after the camera's white balance.
+        rgb = SRGB_TO_LINEAR[np.median(patch, axis=0)[::-1].astype(np.uint8)]
+        rgb = rgb / np.asarray(lens["tint_left"])
+        r, g, b = 255 * rgb / rgb.max()
         want = _hue(FAMILIES[p["player"]][0])
         got = _hue((r, g, b))
         diff = min(abs(want - got), 360 - abs(want - got))

@@ -18,7 +18,8 @@ import numpy as np
 @dataclass(frozen=True)
 class SensorParams:
     exposure: float  # times the auto exposure
-    wb_error: tuple[float, float, float]  # gains left over after white balance (R, G, B)
+    wb_gains: tuple[float, float, float]  # the white balance's gains (R, G, B; G = 1)
+    tint_left: tuple[float, float, float]  # the light's tint the gains leave (R, G, B; G = 1)
     defocus_px: float  # disc radius
     motion_px: float  # streak length
     motion_deg: float
@@ -34,16 +35,17 @@ class SensorParams:
 
 
 def random_sensor(rng: np.random.Generator, illuminant: np.ndarray,
-                  least_corrected: float = 0.3) -> SensorParams:
+                  least_corrected: float = 0.5) -> SensorParams:
     """Random camera settings; white balance corrects ``illuminant`` only partly (from
     ``least_corrected`` to all of its tint)."""
     corrected = float(rng.uniform(least_corrected, 1.0))
-    wb = (1.0 / illuminant) ** corrected * illuminant  # what is left of the light's tint
-    wb = wb * np.exp(rng.normal(0, 0.05, 3))
+    wb = (1.0 / illuminant) ** corrected * np.exp(rng.normal(0, 0.05, 3))
     wb = wb / wb[1]
+    left = illuminant * wb
     defocus = rng.uniform(0, 2.2) if rng.uniform() < 0.5 else 0.0
     motion = rng.uniform(0, 6) if rng.uniform() < 0.25 else 0.0
     return SensorParams(float(rng.uniform(0.8, 1.15)), tuple(float(v) for v in wb),
+                        tuple(float(v) for v in left / left[1]),
                         float(defocus), float(motion), float(rng.uniform(0, 180)),
                         float(rng.uniform(-0.22, 0.04)), float(rng.uniform(-0.03, 0.05)),
                         float(rng.uniform(0.0, 0.35)), float(rng.uniform(0.5, 3.0)),
@@ -90,7 +92,7 @@ def develop(linear_rgb: np.ndarray, p: SensorParams, focal_px: float,
             rng: np.random.Generator) -> np.ndarray:
     """The BGR 8-bit frame the camera delivers from the scene's linear RGB light."""
     img = linear_rgb.astype(np.float32)
-    img = img * np.asarray(p.wb_error, np.float32)[None, None, :]
+    img = img * np.asarray(p.wb_gains, np.float32)[None, None, :]
     lum = img.mean(axis=2)
     img *= p.exposure * 0.82 / max(float(np.percentile(lum, 98.5)), 1e-6)
     if p.defocus_px > 0.4:
