@@ -210,8 +210,11 @@ def main() -> int:
     t_start = time.perf_counter()
     scenes = _scenes_3d(args, w, h) if args.generator == "3d" else _scenes_2d(args, w, h)
     seeds_read: list[int] = []
+    render_times: list[float] = []
     for seed, frame, st, profile in scenes:
         seeds_read.append(seed)
+        if getattr(st, "params", {}).get("render_s"):
+            render_times.append(float(st.params["render_s"]))
         prepare_reader(profile)  # as the service does once at start: not a frame's cost
         t0 = time.perf_counter()
         obs = read_table(frame, profile)
@@ -327,6 +330,10 @@ def main() -> int:
                       f"{by_look[(p, kind, 'extra')] / n:6.1%} extra")
         print("seeds with most wrong cells: " + ", ".join(
             f"{s} ({n})" for s, n in per_seed.most_common(15)))
+    if render_times:
+        print(f"3D frames: path-traced in {np.median(render_times):.1f} s median, "
+              f"{np.percentile(render_times, 95):.1f} s p95 each (wall time at nice 19 on a "
+              "shared machine; rendered once into the cache)")
     if wrong:
         print("\nfirst wrong cells:")
         for line in wrong:
