@@ -6,6 +6,7 @@ default ``~/.cache/...``), outside the repository. The folder name carries
 ``GENERATOR_VERSION``: a change to the generator that alters pixels bumps it.
 
     python -m vision.render3d.cache --seeds 50000-50499        # render what is missing
+    python -m vision.render3d.cache --seeds 50000-50499 --truth-only   # re-derive truth
 """
 
 from __future__ import annotations
@@ -62,6 +63,20 @@ def cached_scene(seed: int, spec: Spec3D | None = None, render: bool = True) -> 
     return scene
 
 
+def refresh_truth(seed: int, spec: Spec3D | None = None) -> bool:
+    """Derive a cached frame's truth again (after a fix to how truth is measured that
+    leaves the picture as it was); False when the frame is not in the cache."""
+    spec = spec or Spec3D()
+    js = scene_dir(spec) / f"{seed}.json"
+    if not js.exists():
+        return False
+    old = json.loads(js.read_text())
+    truth = render_scene3d(seed, spec, picture=False).truth.to_json()
+    truth["params"]["render_s"] = old.get("params", {}).get("render_s")
+    js.write_text(json.dumps(truth))
+    return True
+
+
 def parse_seeds(text: str) -> range:
     """``a-b`` (inclusive) or one seed."""
     try:
@@ -78,6 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", required=True, help="inclusive range, e.g. 50000-50499")
     ap.add_argument("--size", default="1280x720", help="frame size WxH (default 1280x720)")
     ap.add_argument("--spp", type=int, default=Spec3D().spp, help="samples a pixel")
+    ap.add_argument("--truth-only", action="store_true",
+                    help="derive the truth of frames already cached again; render nothing")
     args = ap.parse_args(argv)
     try:
         seeds = parse_seeds(args.seeds)
@@ -86,6 +103,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     spec = Spec3D(size=(w, h), spp=args.spp)
+    if args.truth_only:
+        n = sum(refresh_truth(seed, spec) for seed in seeds)
+        print(f"truth derived again for {n} cached scenes in {scene_dir(spec)}")
+        return 0
     done = 0
     for seed in seeds:
         if cached_scene(seed, spec, render=False) is not None:

@@ -174,8 +174,11 @@ def _visible_slots(i: int, tile: Tile, cam: Camera3D, masks: dict) -> tuple[int,
     return tuple(seen)
 
 
-def render_scene3d(seed: int, spec: Spec3D | None = None) -> Scene3D:
-    """The table of ``seed``: the same seed and spec always give the same frame and truth."""
+def render_scene3d(seed: int, spec: Spec3D | None = None, picture: bool = True) -> Scene3D:
+    """The table of ``seed``: the same seed and spec always give the same frame and truth.
+
+    ``picture=False`` skips path tracing: the truth alone, with an empty frame.
+    """
     spec = spec or Spec3D()
     t0 = time.perf_counter()
     rng = np.random.default_rng(seed)
@@ -195,14 +198,15 @@ def render_scene3d(seed: int, spec: Spec3D | None = None) -> Scene3D:
     lights, ambient, illuminant, kelvin = random_lights(rng, centre)
     lights = [out_of_view(light, cam, centre) for light in lights]
     parts = SceneParts(cam, _shapes(rng, layout, hands), lights, ambient)
-    linear, index, names = render(parts, spec.spp, seed % (2 ** 31))
+    linear, index, names = render(parts, spec.spp, seed % (2 ** 31), picture)
     masks = _masks(index, names)
     hand_px = masks.get("hands", np.zeros(index.shape, bool))
     if "sleeves" in masks:
         hand_px = hand_px | masks["sleeves"]
     cover = _hand_cover(layout, cam, hand_px)
     sensor = random_sensor(rng, illuminant)
-    frame = develop(linear, sensor, cam.focal_px, rng)
+    frame = develop(linear, sensor, cam.focal_px, rng) if linear is not None else \
+        np.zeros((spec.size[1], spec.size[0], 3), np.uint8)
     tiles = [TruthTile(t.tile_id, t.hex[0], t.hex[1], t.pose, t.rotation,
                        _visible_slots(i, t, cam, masks)) for i, t in enumerate(layout.tiles)]
     pieces = [{"kind": p.kind, "player": p.player, "cell": p.cell,
@@ -211,7 +215,7 @@ def render_scene3d(seed: int, spec: Spec3D | None = None) -> Scene3D:
     params = {"tilt_deg": round(cam.tilt_deg, 2), "fov_deg": round(cam.fov_deg, 2),
               "lights": [lt.kind for lt in lights], "hands": len(hands),
               "sensor": sensor.to_json(), "spp": spec.spp,
-              "render_s": round(time.perf_counter() - t0, 2)}
+              "render_s": round(time.perf_counter() - t0, 2) if picture else None}
     truth = Truth3D(tiles, layout.cells, cover, layout.players, params, pieces, kelvin)
     lookup = np.array([""] + names, dtype=object)
     return Scene3D(frame, truth, cam, lookup[np.clip(index, 0, len(names))])

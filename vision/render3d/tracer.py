@@ -111,23 +111,32 @@ def radiance_for(light_kind: str, size: float, distance: float, irradiance: floa
     return irradiance * distance ** 2 / area
 
 
+def _sensor(cam: Camera3D, spp: int, rfilter: str) -> dict:
+    mi = mitsuba()
+    w, h = cam.size
+    return {
+        "type": "perspective", "fov": cam.fov_deg, "fov_axis": "x",
+        "near_clip": 10.0, "far_clip": 20000.0,
+        "to_world": mi.ScalarTransform4f().look_at(origin=list(cam.origin),
+                                                   target=list(cam.target), up=list(cam.up)),
+        "film": {"type": "hdrfilm", "width": w, "height": h, "rfilter": {"type": rfilter},
+                 "pixel_format": "rgb"},
+        "sampler": {"type": "multijitter", "sample_count": spp},
+    }
+
+
 def build(parts: SceneParts, spp: int, max_depth: int = 5):
+    """The Mitsuba scene: sensor 0 takes the picture; sensor 1, with a box filter that
+    never mixes two pixels' samples, takes the first-hit pass (a Gaussian filter
+    would average the shape indices of neighbouring pixels into a third shape's)."""
     mi = mitsuba()
     cam = parts.camera
-    w, h = cam.size
     target = np.asarray(cam.target, float)
     scene: dict = {
         "type": "scene",
         "integrator": {"type": "path", "max_depth": max_depth},
-        "sensor": {
-            "type": "perspective", "fov": cam.fov_deg, "fov_axis": "x",
-            "near_clip": 10.0, "far_clip": 20000.0,
-            "to_world": mi.ScalarTransform4f().look_at(origin=list(cam.origin),
-                                                       target=list(cam.target), up=list(cam.up)),
-            "film": {"type": "hdrfilm", "width": w, "height": h, "rfilter": {"type": "gaussian"},
-                     "pixel_format": "rgb"},
-            "sampler": {"type": "multijitter", "sample_count": spp},
-        },
+        "sensor": _sensor(cam, spp, "gaussian"),
+        "sensor_first_hit": _sensor(cam, 1, "box"),
         "ambient": {"type": "constant", "radiance": {"type": "rgb",
                                                      "value": parts.ambient.tolist()}},
     }
@@ -137,14 +146,20 @@ def build(parts: SceneParts, spp: int, max_depth: int = 5):
     return mi.load_dict(scene)
 
 
-def render(parts: SceneParts, spp: int, seed: int) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """(linear RGB image, first-hit shape index per pixel, shape names by index)."""
+def render(parts: SceneParts, spp: int, seed: int, picture: bool = True
+           ) -> tuple[np.ndarray | None, np.ndarray, list[str]]:
+    """(linear RGB image, first-hit shape index per pixel, shape names by index); the
+    image is None when ``picture`` is False (the first-hit pass alone is cheap)."""
     mi = mitsuba()
     scene = build(parts, spp)
-    image = np.array(mi.render(scene, seed=seed, spp=spp), np.float32)
+    sensors = {s.id(): s for s in scene.sensors()}
     aov = mi.load_dict({"type": "aov", "aovs": "si:shape_index"})
-    index = np.array(mi.render(scene, integrator=aov, seed=seed, spp=1))[:, :, 0]
+    index = np.array(mi.render(scene, sensor=sensors["sensor_first_hit"], integrator=aov,
+                               seed=seed, spp=1))[:, :, 0]
     names = [s.id() for s in scene.shapes()]
+    if not picture:
+        return None, np.round(index).astype(np.int32), names
+    image = np.array(mi.render(scene, sensor=sensors["sensor"], seed=seed, spp=spp), np.float32)
     # A camera's own noise reduction, which also calms the tracer's few-sample grain.
     root = np.sqrt(np.clip(_no_fireflies(image), 0, None))  # grain is even in sqrt(light)
     image = np.square(cv2.bilateralFilter(root, 5, 0.06, 2.0))
