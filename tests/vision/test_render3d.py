@@ -39,6 +39,7 @@ def test_layout_is_the_same_for_the_same_seed() -> None:
     assert [(p.x, p.y, p.kind) for p in a.pieces] == [(p.x, p.y, p.kind) for p in b.pieces]
 
 
+@pytest.mark.slow  # path-traces a scene: 6-12 s on a shared core
 def test_every_truth_cell_lies_on_a_rendered_tile(scene) -> None:
     truth, cam, hit = scene.truth, scene.camera, scene.first_hit
     lattice = {name: t for t in truth.tiles for name in cells_of((t.q, t.r))}
@@ -56,6 +57,7 @@ def test_every_truth_cell_lies_on_a_rendered_tile(scene) -> None:
         assert seen.startswith("tile") or seen in PIECES, (p, seen)
 
 
+@pytest.mark.slow  # path-traces a scene: 6-12 s on a shared core
 def test_beans_show_their_players_colour(scene) -> None:
     truth, cam, hit, frame = scene.truth, scene.camera, scene.first_hit, scene.frame
     checked = matched = 0
@@ -83,6 +85,7 @@ def test_beans_show_their_players_colour(scene) -> None:
     assert matched >= 0.7 * checked, (matched, checked)
 
 
+@pytest.mark.slow  # path-traces a scene: 6-12 s on a shared core
 def test_hands_hide_cells_and_truth_round_trips(scene) -> None:
     truth = scene.truth
     assert truth.params["hands"] >= 1
