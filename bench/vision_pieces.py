@@ -48,7 +48,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import argparse  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
-from collections import Counter  # noqa: E402
+from collections import Counter, defaultdict  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import cv2  # noqa: E402
@@ -211,6 +211,7 @@ def main() -> int:
     scenes = _scenes_3d(args, w, h) if args.generator == "3d" else _scenes_2d(args, w, h)
     seeds_read: list[int] = []
     render_times: list[float] = []
+    by_condition: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # boards right, boards
     for seed, frame, st, profile in scenes:
         seeds_read.append(seed)
         if getattr(st, "params", {}).get("render_s"):
@@ -274,6 +275,9 @@ def main() -> int:
                                      f"read {have}")
         boards += 1
         boards_ok += board_ok
+        for cond in _conditions(getattr(st, "params", {})):
+            by_condition[cond][0] += board_ok
+            by_condition[cond][1] += 1
     elapsed = time.perf_counter() - t_start
 
     if not seeds_read:
@@ -330,6 +334,9 @@ def main() -> int:
                       f"{by_look[(p, kind, 'extra')] / n:6.1%} extra")
         print("seeds with most wrong cells: " + ", ".join(
             f"{s} ({n})" for s, n in per_seed.most_common(15)))
+    if by_condition:
+        print("boards read exactly, by what the scene held: " + ", ".join(
+            f"{k} {ok}/{n}" for k, (ok, n) in sorted(by_condition.items())))
     if render_times:
         print(f"3D frames: path-traced in {np.median(render_times):.1f} s median, "
               f"{np.percentile(render_times, 95):.1f} s p95 each (wall time at nice 19 on a "
@@ -339,6 +346,30 @@ def main() -> int:
         for line in wrong:
             print("  " + line)
     return 0
+
+
+def _conditions(params: dict) -> list[str]:
+    """The 3D generator's scene conditions a board falls under (none for 2D scenes).
+
+    >>> _conditions({"tilt_deg": 33.0, "lights": ["lamp"], "hands": 1,
+    ...              "sensor": {"defocus_px": 0.0, "motion_px": 3.0, "tint_left": [1.6, 1, 0.6]}})
+    ['tilt 30-45', 'a lamp', 'hands', 'motion blur', 'warm cast']
+    """
+    lens = params.get("sensor")
+    if not lens:
+        return []
+    tilt = float(params.get("tilt_deg", 0.0))
+    out = ["tilt 0-15" if tilt < 15 else "tilt 15-30" if tilt < 30 else "tilt 30-45"]
+    out.append("a lamp" if "lamp" in params.get("lights", []) else "no lamp")
+    out.append("hands" if params.get("hands") else "no hands")
+    if lens.get("defocus_px", 0) > 0.4:
+        out.append("defocus")
+    if lens.get("motion_px", 0) > 1.0:
+        out.append("motion blur")
+    tint = lens.get("tint_left", [1, 1, 1])
+    if tint[0] / max(tint[2], 1e-6) > 1.5:
+        out.append("warm cast")
+    return out
 
 
 def _fields(want, have, cover: float) -> list[str]:
