@@ -25,7 +25,17 @@ A cell partly under a hand (less than HAND_SURE of its area) may be read either
 as occluded or correctly; one more covered must be read occluded; a cell no hand
 touches must be read exactly.
 
+With ``--generator 3d`` the scenes come from the path-traced generator
+(:mod:`vision.render3d`, docs/scenes.md) instead: its frames are rendered once
+into a cache folder and re-read, and the colour profile comes from a path-traced
+photo of the calibration card holding one bean and one peep of every colour,
+calibrated as ``companion calibrate`` does. Its seeds 50000..50999 are held out
+(the default): no rule or threshold may be tuned on them; tune on 40000..40999.
+``--cached-only`` skips 3D seeds not rendered yet (render them with
+``python -m vision.render3d.cache --seeds 50000-50499``).
+
     .venv/bin/python bench/vision_pieces.py --scenes 500
+    .venv/bin/python bench/vision_pieces.py --generator 3d --scenes 200 --cached-only
 """
 
 from __future__ import annotations
@@ -38,7 +48,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import argparse  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
-from collections import Counter  # noqa: E402
+from collections import Counter, defaultdict  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import cv2  # noqa: E402
@@ -124,10 +134,47 @@ def _by_look(tally: Counter, looks: dict, truth: dict, got: dict) -> None:
         tally[(p, kind, "extra")] += max(0, have - want)
 
 
+def _scenes_2d(args, w: int, h: int):
+    """(seed, frame, truth, profile) of the 2D compositing renderer's scenes."""
+    photos = Path(args.photos)
+    cutouts = flavour_cutouts(str(photos.resolve())) if photos.is_dir() else None
+    if cutouts is None:
+        print(f"note: no photos at {photos}; every bean is a rendered one")
+    spec = GameSpec(size=(w, h))
+    profiles = LookProfiles()
+    for seed in range(args.first_seed, args.first_seed + args.scenes):
+        scene = render_game(seed, spec, cutouts)
+        yield seed, scene.frame, scene.truth, profiles.for_looks(scene.truth.looks)
+
+
+def _scenes_3d(args, w: int, h: int):
+    """(seed, frame, truth, profile) of the path-traced generator's scenes, from its cache."""
+    from vision.render3d.cache import cached_scene, scene_dir
+    from vision.render3d.card import card_profile, scene_profile
+    from vision.render3d.game import Spec3D
+
+    spec = Spec3D(size=(w, h))
+    print(f"3D scenes from {scene_dir(spec)}")
+    card = card_profile(args.card_seed)
+    for seed in range(args.first_seed, args.first_seed + args.scenes):
+        scene = cached_scene(seed, spec, render=not args.cached_only)
+        if scene is None:
+            continue
+        yield seed, scene.frame, scene.truth, scene_profile(card, scene.truth.players)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--generator", choices=("2d", "3d"), default="2d",
+                    help="2d: the compositing renderer (default); 3d: the path-traced one")
     ap.add_argument("--scenes", type=int, default=500, help="number of scenes (default 500)")
-    ap.add_argument("--first-seed", type=int, default=0, help="seed of the first scene")
+    ap.add_argument("--first-seed", type=int, default=None,
+                    help="seed of the first scene (default 0; 50000 with --generator 3d, "
+                         "its held-out range)")
+    ap.add_argument("--cached-only", action="store_true",
+                    help="3d: read only scenes already rendered into the cache")
+    ap.add_argument("--card-seed", type=int, default=0,
+                    help="3d: seed of the calibration card photo (default 0)")
     ap.add_argument("--size", default="1280x720", help="frame size WxH (default 1280x720)")
     ap.add_argument("--timing-scenes", type=int, default=40,
                     help="scenes also timed at 1920x1080 (default 40; 0 to skip)")
@@ -139,14 +186,12 @@ def main() -> int:
                          "colour, peep missed/phantom, Supply Center, occlusion) and the seeds "
                          "with most wrong cells")
     args = ap.parse_args()
+    if args.first_seed is None:
+        args.first_seed = 50000 if args.generator == "3d" else 0
+    if args.generator == "3d":
+        args.timing_scenes = 0  # 3D frames exist at the chosen size only
     w, h = (int(v) for v in args.size.lower().split("x"))
     cv2.setNumThreads(1)
-    photos = Path(args.photos)
-    cutouts = flavour_cutouts(str(photos.resolve())) if photos.is_dir() else None
-    if cutouts is None:
-        print(f"note: no photos at {photos}; every bean is a rendered one")
-    spec = GameSpec(size=(w, h))
-    profiles = LookProfiles()
     preload_art(range(MAX_TILES))  # as a live service does at start
 
     cells = cells_ok = boards = boards_ok = 0
@@ -163,30 +208,35 @@ def main() -> int:
     fields: Counter = Counter()
     per_seed: Counter = Counter()
     t_start = time.perf_counter()
-    for seed in range(args.first_seed, args.first_seed + args.scenes):
-        scene = render_game(seed, spec, cutouts)
-        profile = profiles.for_looks(scene.truth.looks)
+    scenes = _scenes_3d(args, w, h) if args.generator == "3d" else _scenes_2d(args, w, h)
+    seeds_read: list[int] = []
+    render_times: list[float] = []
+    by_condition: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # boards right, boards
+    for seed, frame, st, profile in scenes:
+        seeds_read.append(seed)
+        if getattr(st, "params", {}).get("render_s"):
+            render_times.append(float(st.params["render_s"]))
         prepare_reader(profile)  # as the service does once at start: not a frame's cost
         t0 = time.perf_counter()
-        obs = read_table(scene.frame, profile)
+        obs = read_table(frame, profile)
         times.append(time.perf_counter() - t0)
         runs = [times[-1]]
         for _ in range(2):  # best of three: the machine's other load, not the frame's cost
             t0 = time.perf_counter()
-            read_table(scene.frame, profile)
+            read_table(frame, profile)
             runs.append(time.perf_counter() - t0)
         best.append(min(runs))
         found = {(t["q"], t["r"]) for t in obs["tiles"]}
         board_ok = True
-        for tt in scene.truth.tiles:
+        for tt in st.tiles:
             if (tt.q, tt.r) not in found:
                 tiles_missed += 1
                 board_ok = False
             for name in cells_of((tt.q, tt.r)):
                 cells += 1
-                truth = scene.truth.cells.get(name)
+                truth = st.cells.get(name)
                 got = obs["cells"].get(name) if (tt.q, tt.r) in found else {"missing": True}
-                cover = scene.truth.hand_cover.get(name, 0.0)
+                cover = st.hand_cover.get(name, 0.0)
                 want, have = _norm(truth), _norm(got)
                 if cover >= HAND_SURE:
                     occluded_cells += 1
@@ -203,10 +253,10 @@ def main() -> int:
                         abs_err.append(abs(tp.get(p, {}).get("troops", 0)
                                            - gp.get(p, {}).get("troops", 0)))
                     _confusion(conf, truth or {}, got)
-                    _by_look(by_look, scene.truth.looks, truth or {}, got)
+                    _by_look(by_look, st.looks, truth or {}, got)
                 elif have is None and truth:
                     _confusion(conf, truth, {})
-                    _by_look(by_look, scene.truth.looks, truth, {})
+                    _by_look(by_look, st.looks, truth, {})
                 cells_ok += ok
                 if have not in (None, ("occluded",)) and not got.get("missing"):
                     # Read as holding something: did the reader say it was unsure?
@@ -225,10 +275,16 @@ def main() -> int:
                                      f"read {have}")
         boards += 1
         boards_ok += board_ok
+        for cond in _conditions(getattr(st, "params", {})):
+            by_condition[cond][0] += board_ok
+            by_condition[cond][1] += 1
     elapsed = time.perf_counter() - t_start
 
-    print(f"{args.scenes} scenes at {w}x{h} (seeds {args.first_seed}.."
-          f"{args.first_seed + args.scenes - 1}), {cells} cells, {elapsed:.0f} s in all")
+    if not seeds_read:
+        print("no scenes read: render them first (python -m vision.render3d.cache --seeds ...)")
+        return 1
+    print(f"{args.generator} generator: {len(seeds_read)} scenes at {w}x{h} (seeds "
+          f"{seeds_read[0]}..{seeds_read[-1]}), {cells} cells, {elapsed:.0f} s in all")
     print(f"cell-exact accuracy:  {cells_ok / cells:.4f}  ({cells - cells_ok} wrong; "
           "target >= 0.995)")
     print(f"board-exact accuracy: {boards_ok / boards:.4f}  ({boards - boards_ok} boards wrong; "
@@ -252,6 +308,9 @@ def main() -> int:
           f"{np.median(best) * 1000:.1f} ms")
     if args.timing_scenes:
         big = GameSpec(size=(1920, 1080))
+        photos = Path(args.photos)
+        cutouts = flavour_cutouts(str(photos.resolve())) if photos.is_dir() else None
+        profiles = LookProfiles()
         ts = []
         for seed in range(args.first_seed, args.first_seed + args.timing_scenes):
             scene = render_game(seed, big, cutouts)
@@ -275,11 +334,42 @@ def main() -> int:
                       f"{by_look[(p, kind, 'extra')] / n:6.1%} extra")
         print("seeds with most wrong cells: " + ", ".join(
             f"{s} ({n})" for s, n in per_seed.most_common(15)))
+    if by_condition:
+        print("boards read exactly, by what the scene held: " + ", ".join(
+            f"{k} {ok}/{n}" for k, (ok, n) in sorted(by_condition.items())))
+    if render_times:
+        print(f"3D frames: path-traced in {np.median(render_times):.1f} s median, "
+              f"{np.percentile(render_times, 95):.1f} s p95 each (wall time at nice 19 on a "
+              "shared machine; rendered once into the cache)")
     if wrong:
         print("\nfirst wrong cells:")
         for line in wrong:
             print("  " + line)
     return 0
+
+
+def _conditions(params: dict) -> list[str]:
+    """The 3D generator's scene conditions a board falls under (none for 2D scenes).
+
+    >>> _conditions({"tilt_deg": 33.0, "lights": ["lamp"], "hands": 1,
+    ...              "sensor": {"defocus_px": 0.0, "motion_px": 3.0, "tint_left": [1.6, 1, 0.6]}})
+    ['tilt 30-45', 'a lamp', 'hands', 'motion blur', 'warm cast']
+    """
+    lens = params.get("sensor")
+    if not lens:
+        return []
+    tilt = float(params.get("tilt_deg", 0.0))
+    out = ["tilt 0-15" if tilt < 15 else "tilt 15-30" if tilt < 30 else "tilt 30-45"]
+    out.append("a lamp" if "lamp" in params.get("lights", []) else "no lamp")
+    out.append("hands" if params.get("hands") else "no hands")
+    if lens.get("defocus_px", 0) > 0.4:
+        out.append("defocus")
+    if lens.get("motion_px", 0) > 1.0:
+        out.append("motion blur")
+    tint = lens.get("tint_left", [1, 1, 1])
+    if tint[0] / max(tint[2], 1e-6) > 1.5:
+        out.append("warm cast")
+    return out
 
 
 def _fields(want, have, cover: float) -> list[str]:

@@ -1,0 +1,123 @@
+"""Rendered 3D scenes kept on disk: each (seed, size, samples) is path-traced once.
+
+Frames are stored as lossless PNG (the camera's JPEG already applied) beside
+their truth as JSON, under ``$XDG_CACHE_HOME/table-companion/scenes3d`` (by
+default ``~/.cache/...``), outside the repository. The folder name carries
+``GENERATOR_VERSION``: a change to the generator that alters pixels bumps it.
+
+    python -m vision.render3d.cache --seeds 50000-50499        # render what is missing
+    python -m vision.render3d.cache --seeds 50000-50499 --truth-only   # re-derive truth
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import cv2
+
+from vision.render3d.game import Scene3D, Spec3D, render_scene3d
+from vision.render3d.truth import Truth3D
+
+GENERATOR_VERSION = 1
+DEV_SEEDS = range(40000, 41000)  # rules and thresholds may be looked at and tuned on these
+HELD_OUT_SEEDS = range(50000, 51000)  # never tuned on: only measured
+
+
+def cache_root() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "table-companion" / "scenes3d"
+
+
+def scene_dir(spec: Spec3D) -> Path:
+    w, h = spec.size
+    return cache_root() / f"v{GENERATOR_VERSION}-{w}x{h}-spp{spec.spp}"
+
+
+def cached_scene(seed: int, spec: Spec3D | None = None, render: bool = True) -> Scene3D | None:
+    """The scene of ``seed`` from the cache, rendered and stored first if missing
+    (or None when missing and ``render`` is False)."""
+    spec = spec or Spec3D()
+    folder = scene_dir(spec)
+    png, js = folder / f"{seed}.png", folder / f"{seed}.json"
+    if png.exists() and js.exists():
+        frame = cv2.imread(str(png), cv2.IMREAD_COLOR)
+        try:
+            truth = Truth3D.from_json(json.loads(js.read_text()))
+        except (ValueError, KeyError) as e:
+            raise ValueError(f"{js} is not a scene's truth ({e}): delete it to render again") from e
+        if frame is not None:
+            return Scene3D(frame, truth)
+    if not render:
+        return None
+    scene = render_scene3d(seed, spec)
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = folder / f".{seed}.{os.getpid()}.png"
+    cv2.imwrite(str(tmp), scene.frame)
+    js.write_text(json.dumps(scene.truth.to_json()))
+    tmp.replace(png)  # the frame last: a half-written pair is never read as whole
+    return scene
+
+
+def refresh_truth(seed: int, spec: Spec3D | None = None) -> bool:
+    """Derive a cached frame's truth again (after a fix to how truth is measured that
+    leaves the picture as it was); False when the frame is not in the cache."""
+    spec = spec or Spec3D()
+    js = scene_dir(spec) / f"{seed}.json"
+    if not js.exists():
+        return False
+    old = json.loads(js.read_text())
+    truth = render_scene3d(seed, spec, picture=False).truth.to_json()
+    truth["params"]["render_s"] = old.get("params", {}).get("render_s")
+    js.write_text(json.dumps(truth))
+    return True
+
+
+def parse_seeds(text: str) -> range:
+    """``a-b`` (inclusive) or one seed."""
+    try:
+        if "-" in text[1:]:
+            a, b = text.split("-", 1) if not text.startswith("-") else (text, text)
+            return range(int(a), int(b) + 1)
+        return range(int(text), int(text) + 1)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a seed range: write e.g. 50000-50499") from None
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Render missing 3D scenes into the cache.")
+    ap.add_argument("--seeds", required=True, help="inclusive range, e.g. 50000-50499")
+    ap.add_argument("--size", default="1280x720", help="frame size WxH (default 1280x720)")
+    ap.add_argument("--spp", type=int, default=Spec3D().spp, help="samples a pixel")
+    ap.add_argument("--truth-only", action="store_true",
+                    help="derive the truth of frames already cached again; render nothing")
+    args = ap.parse_args(argv)
+    try:
+        seeds = parse_seeds(args.seeds)
+        w, h = (int(v) for v in args.size.lower().split("x"))
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    spec = Spec3D(size=(w, h), spp=args.spp)
+    if args.truth_only:
+        n = sum(refresh_truth(seed, spec) for seed in seeds)
+        print(f"truth derived again for {n} cached scenes in {scene_dir(spec)}")
+        return 0
+    done = 0
+    for seed in seeds:
+        if cached_scene(seed, spec, render=False) is not None:
+            continue
+        t0 = time.perf_counter()
+        cached_scene(seed, spec)
+        done += 1
+        print(f"seed {seed}: {time.perf_counter() - t0:.1f} s", flush=True)
+    print(f"{done} scenes rendered into {scene_dir(spec)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
