@@ -29,6 +29,14 @@ SLOW_MODULES = {
     "tests/web/test_browser.py", "tests/web/test_browser_scoresheet.py",
     "tests/web/test_demo_camera.py", "tests/web/test_egg_to_page.py",
     "tests/test_properties.py", "tests/test_kill.py", "tests/peepwar/test_scripted_games.py",
+    # Real serial lines, pseudo-terminals, servers and subprocesses: seconds each.
+    "tests/web/test_video.py", "tests/web/test_service.py", "tests/web/test_fuzz_requests.py",
+    "tests/test_egg_link.py", "tests/peepwar/test_egg_combat.py", "tests/test_buttons.py",
+    "tests/test_calibrate_egg.py", "tests/test_score_cli.py", "tests/test_cli_files.py",
+    "tests/peloponnesian/test_browser.py", "tests/petri/test_properties.py",
+    # Rendered frames read by the camera pipeline.
+    "tests/vision/test_bean_net.py", "tests/vision/test_print_fit.py", "tests/vision/test_tiles.py",
+    "tests/vision/test_card_size.py", "tests/petri_vision/test_reader.py",
 }
 
 
