@@ -2,9 +2,10 @@
 
 - The firmware test rig and data generators are not test modules.
 - ``slow``: tests that render scenes, drive a browser, play whole games, kill
-  processes, or run real serial lines, servers and subprocesses. ``pytest -m "not slow"`` is the quick loop; ``make test``
-  runs everything. Whole modules are marked here, in one place; a single test
-  elsewhere may carry ``@pytest.mark.slow`` itself.
+  processes, or run real serial lines, servers and subprocesses.
+  ``pytest -m "not slow"`` is the quick loop; ``make test`` runs everything.
+  Whole modules are marked here, in one place; a single test elsewhere may
+  carry ``@pytest.mark.slow`` itself.
 """
 
 from __future__ import annotations

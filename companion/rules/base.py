@@ -312,7 +312,7 @@ def _encode(value: Any) -> Any:
 
 
 class _Mismatch(Exception):
-    pass
+    """A value that is not of the type a field is hinted with (caught in _check_type)."""
 
 
 def _check_type(kind: str, name: str, value: Any, hint: Any) -> Any:

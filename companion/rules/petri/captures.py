@@ -275,7 +275,7 @@ def careless(board: Mapping[str, str], mover: str, own_checked: bool = True) -> 
 
 
 class _OutOfBudget(Exception):
-    pass
+    """The exact search used up its budget; the caller falls back to a greedy order."""
 
 
 Result = tuple[int, int, tuple[int, ...]]  # enemy captured, own lost, the captures in order
