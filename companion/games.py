@@ -92,6 +92,7 @@ class Game:
     max_players: ClassVar[int] = 6
     default_players: ClassVar[tuple[str, ...]] = ("red", "blue")
     notation_help: ClassVar[str] = ""
+    example: ClassVar[str] = ""  # a typed move, shown in the page's empty command box
     # Which tally details the page shows as columns, after the score: (key, heading).
     tally_columns: ClassVar[tuple[tuple[str, str], ...]] = ()
     score_heading: ClassVar[str] = "score"

@@ -46,6 +46,7 @@ class PeepWarGame(Game):
     title = "Peep War"
     ruleset = PeepWar
     options = (Option("edition", "the rules edition", 2005, (2001, 2005)),)
+    example = "move 2 0,0/3 1,0/0"
     notation_help = notation.HELP
     place_word = "cell"
     score_heading = "held"

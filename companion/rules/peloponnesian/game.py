@@ -46,6 +46,7 @@ class PeloponnesianGame(Game):
     min_players = 2
     max_players = 3
     default_players = ("sparta", "athens", "thebes")
+    example = "athens play military attica"
     notation_help = notation.HELP
     score_heading = "areas"
     tally_title = "Areas"

@@ -62,6 +62,7 @@ class PetriGame(Game):
         Option("own_pieces", "whether your own crowded-out pieces are captured on your turn",
                "checked", OWN_PIECES),
     )
+    example = "roll"
     notation_help = notation.HELP
     place_word = "hole"
     reader = "vision.petri.reader:make_reader"
