@@ -9,6 +9,7 @@ commands of its own (Peep War's ``odds``) by naming such modules in its bundle.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import importlib
 import os
@@ -80,11 +81,10 @@ WRITE_FAILURES = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}
 
 def _quiet_stdout() -> None:
     """Point stdout at /dev/null so Python's own flush at exit does not fail a second time."""
-    try:
+    # A stdout that is not a real file (a test's capture) needs no quieting.
+    with contextlib.suppress(OSError, ValueError):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):  # stdout is not a real file (a test's capture)
-        pass
 
 
 if __name__ == "__main__":

@@ -7,9 +7,6 @@ const $ = (id) => document.getElementById(id);
 function render(s) {
   const st = s.state;
   $("end").textContent = "Resolve the struggles";
-  $("command").placeholder = "athens play coup megara";
-  const hint = document.querySelector("#board-wrap .hint");
-  if (hint) hint.hidden = true;  // the camera does not read this game: nothing to correct
   const parts = [];
   if (st.turn) parts.push(`turn ${st.turn} of ${st.turns}`, `Gods' Support: ${st.gods_support}`);
   if (st.delphi_holder) parts.push(`Delphi: ${st.delphi_holder}`);
