@@ -11,6 +11,7 @@ the commands that need them only).
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
 import resource
 import statistics
@@ -50,6 +51,10 @@ def main() -> None:
     args = ap.parse_args()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     py = sys.executable
+    # Byte-compile first: with PYTHONDONTWRITEBYTECODE set, every run would compile the
+    # modules changed since the last install, which a user's machine does once.
+    for package in ("companion", "calibration", "vision", "web"):
+        compileall.compile_dir(ROOT / package, quiet=1)
     with tempfile.TemporaryDirectory() as tmp:
         log = str(Path(tmp) / "g.sqlite")
         script = Path(tmp) / "moves.txt"

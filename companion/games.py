@@ -13,9 +13,12 @@ generic file:
 
 The bundle holds the game's domain parts itself (rules, notation, prompt, the
 board picture, move inference, the mapping of buttons and the egg to actions)
-and names its upper-layer parts — the camera reader, the page panel, extra
-commands — as ``"module:attribute"`` strings, imported only when used, so the
-domain never imports vision, web or the app, and the rules commands start fast.
+and names its upper-layer parts — the camera reader, the page panel — as
+``"module:attribute"`` strings, imported only when used, so the domain never
+imports vision, web or the app. A game's own commands are modules named
+``<command>_command.py`` in its package. The registry finds games and commands
+without importing them, and imports a game when it is first asked for, so the
+rules commands start fast.
 
 >>> {"peepwar", "peltapeeps"} <= {g.name for g in all_games().values()}
 True
@@ -30,6 +33,7 @@ companion.games.UnknownGame: unknown game 'chess'; known: peepwar, ...
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import pkgutil
 import random
@@ -101,7 +105,6 @@ class Game:
     reader: ClassVar[str | None] = None  # (profile) -> reader with read, detect, annotate
     page: ClassVar[str | None] = None  # () -> PagePanel (a Flask blueprint and its files)
     demo_camera: ClassVar[str | None] = None  # (referee, players, seed) -> a camera view
-    commands: ClassVar[tuple[str, ...]] = ()  # modules with add_parser(sub), as in companion.cli
 
     # --- starting a game -----------------------------------------------------------------
 
@@ -241,7 +244,8 @@ def load(ref: str) -> Any:
 
 _lock = threading.Lock()
 _registered: dict[str, Game] = {}
-_found: dict[str, Game] | None = None
+_loaded: dict[str, Game] = {}
+_places: dict[str, str] | None = None  # game name -> its bundle, "module:attribute"
 
 
 def register(game: Game) -> None:
@@ -255,21 +259,37 @@ def unregister(name: str) -> None:
         _registered.pop(name, None)
 
 
+def names() -> list[str]:
+    """Every game's name, without importing any game (so the rules commands start fast).
+
+    >>> {"peepwar", "petri"} <= set(names())
+    True
+    """
+    with _lock:
+        return sorted({*_where(), *_registered})
+
+
 def all_games() -> dict[str, Game]:
     """Every game: the packages under ``companion.rules``, entry points, then registered ones."""
-    global _found
-    with _lock:
-        if _found is None:
-            _found = _discover()
-        return {**_found, **_registered}
+    return {name: find(name) for name in names()}
 
 
 def find(name: str) -> Game:
-    """The game called ``name``; :class:`UnknownGame` lists the known ones."""
-    games = all_games()
-    if name not in games:
-        raise UnknownGame(f"unknown game {name!r}; known: {', '.join(sorted(games))}")
-    return games[name]
+    """The game called ``name``, importing that game alone; :class:`UnknownGame` lists the
+    known ones."""
+    with _lock:
+        if name in _registered:
+            return _registered[name]
+        if name in _loaded:
+            return _loaded[name]
+        where = _where().get(name)
+    if where is None:
+        raise UnknownGame(f"unknown game {name!r}; known: {', '.join(names())}")
+    game = load(where)
+    if not isinstance(game, Game) or game.name != name:
+        raise UnknownGame(f"{where} is not the bundle of a game called {name!r}")
+    with _lock:
+        return _loaded.setdefault(name, game)
 
 
 def of(rules: Ruleset) -> Game:
@@ -277,30 +297,61 @@ def of(rules: Ruleset) -> Game:
     return find(rules.name)
 
 
-def _discover() -> dict[str, Game]:
+def command_modules() -> list[str]:
+    """The modules of every game's own commands (each with ``add_parser(subparsers)``, as in
+    ``companion.cli``), without importing the games: a game's package holds them as
+    ``<command>_command.py`` beside its bundle.
+
+    >>> "companion.rules.peepwar.odds_command" in command_modules()
+    True
+    """
+    with _lock:
+        places = dict(_where())
+    found: list[str] = []
+    for ref in places.values():
+        package, folders = _package_of(ref.partition(":")[0])
+        found += [f"{package}.{info.name}" for info in pkgutil.iter_modules(folders)
+                  if info.name.endswith("_command")]
+    return sorted(found)
+
+
+def _package_of(module: str) -> tuple[str, list[str]]:
+    """The package holding a bundle's module, and its folders, importing no game of ours
+    (a package's ``__init__`` may import its rules)."""
     import companion.rules as rules_pkg
 
-    found: dict[str, Game] = {}
-    for info in pkgutil.iter_modules(rules_pkg.__path__):
-        if not info.ispkg:
-            continue
-        try:
-            module = importlib.import_module(f"{rules_pkg.__name__}.{info.name}.game")
-        except ModuleNotFoundError as e:
-            if e.name != f"{rules_pkg.__name__}.{info.name}.game":
-                raise
-            continue
-        game = getattr(module, "GAME", None)
-        if isinstance(game, Game):
-            found[game.name] = game
-    if _may_declare_games():
-        from importlib.metadata import entry_points
+    package, _, leaf = module.rpartition(".")
+    if package.startswith(f"{rules_pkg.__name__}."):
+        return package, [f"{rules_pkg.__path__[0]}/{package.rsplit('.', 1)[1]}"]
+    spec = importlib.util.find_spec(module)
+    if spec is None:
+        return module, []
+    if spec.submodule_search_locations:  # the bundle is the package itself
+        return module, list(spec.submodule_search_locations)
+    parent = importlib.util.find_spec(package) if package else None
+    return package, list(parent.submodule_search_locations or []) if parent else []
 
-        for ep in entry_points(group=ENTRY_POINTS):
-            game = ep.load()
-            if isinstance(game, Game):
-                found[game.name] = game
-    return found
+
+def _where() -> dict[str, str]:
+    """Where each game's bundle is, found once: the packages under ``companion.rules`` that
+    have a ``game`` module (a game's name is its package's), then entry points (a game's name
+    is its entry point's). Called with the lock held."""
+    global _places
+    if _places is None:
+        import companion.rules as rules_pkg
+
+        places: dict[str, str] = {}
+        for info in pkgutil.iter_modules(rules_pkg.__path__):
+            if info.ispkg and any(m.name == "game" for m in pkgutil.iter_modules(
+                    [f"{rules_pkg.__path__[0]}/{info.name}"])):
+                places[info.name] = f"{rules_pkg.__name__}.{info.name}.game:GAME"
+        if _may_declare_games():
+            from importlib.metadata import entry_points
+
+            for ep in entry_points(group=ENTRY_POINTS):
+                places[ep.name] = ep.value
+        _places = places
+    return _places
 
 
 def _may_declare_games() -> bool:

@@ -189,18 +189,23 @@ class Referee:
             self._changed("play")
             return events
 
-    def play_data(self, data: Mapping[str, Any], source: str) -> list[Event]:
-        """An action given as its JSON record (``{"kind": ..., "player": ..., ...}``)."""
+    def play_data(self, data: Mapping[str, Any], source: str, *, public: bool = False
+                  ) -> list[Event]:
+        """An action given as its JSON record (``{"kind": ..., "player": ..., ...}``);
+        ``public``: it comes from a place everyone sees, which may not make a secret one."""
         with self._lock:
             try:
                 action = self.rules.decode_action(data)
             except ValueError as e:
                 raise IllegalAction(str(e)) from e
+            if public:
+                self._refuse_secret(action)
             return self.play(action, source)
 
-    def play_text(self, text: str, source: str) -> list[Event]:
+    def play_text(self, text: str, source: str, *, public: bool = False) -> list[Event]:
         """A typed command in the game's notation ("move 2 0,0/3 1,0/0"); "draw" or "roll"
-        lets the companion's randomiser make the random step the game waits for."""
+        lets the companion's randomiser make the random step the game waits for.
+        ``public`` as in :meth:`play_data`."""
         with self._lock:
             if text.strip().lower() in ("draw", "roll"):
                 return self.chance(None, source)
@@ -208,7 +213,17 @@ class Referee:
                 action = self.bundle.parse(text, self.rules, self.state)
             except ValueError as e:
                 raise IllegalAction(str(e)) from e
+            if public:
+                self._refuse_secret(action)
             return self.play(action, source)
+
+    def _refuse_secret(self, action: Action) -> None:
+        # A chit played face down, or drawn from a real cup, made where everyone sees it
+        # would show it to the table, and let anyone act for a player in secret.
+        if self.rules.action_private_to(action) is not None:
+            raise IllegalAction(
+                f"{action.player}'s {action.kind} is secret: {action.player} makes it on "
+                f"their own page (its link is on the companion's machine)")
 
     def end(self, source: str) -> list[Event]:
         """What the end-turn button does in this game now (end movement, end the turn)."""
@@ -218,15 +233,19 @@ class Referee:
                 raise IllegalAction(f"{self.bundle.title} has no end-turn button")
             return self.play(action, source)
 
-    def chance(self, outcome: Action | None, source: str) -> list[Event]:
+    def chance(self, outcome: Action | None, source: str, *, public: bool = False
+               ) -> list[Event]:
         """The random step the game waits for: made by the randomiser (``outcome`` None),
-        or the outcome the real egg, dice or cup gave."""
+        or the outcome the real egg, dice or cup gave (``public`` as in :meth:`play_data`:
+        a secret outcome, a cup's draw, is not typed where everyone sees it)."""
         with self._lock:
             chance = self.rules.chance(self.state)
             if chance is None:
                 raise IllegalAction(f"nothing is to be drawn or rolled now: {self.prompt()}")
             if outcome is None:
                 outcome = self.randomiser.pick(chance)
+            elif public:
+                self._refuse_secret(outcome)
             return self.play(outcome, source)
 
     def undo(self, count: int = 1, source: str = "page") -> list[Action]:

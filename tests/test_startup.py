@@ -54,10 +54,50 @@ def test_a_game_declared_by_an_installed_distribution_is_found(tmp_path: Path,
     dist = tmp_path / "toy_pkg-1.0.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-pkg\nVersion: 1.0\n")
-    (dist / "entry_points.txt").write_text("[table_companion.games]\ntoy = toy_pkg:GAME\n")
+    (tmp_path / "toy_pkg" / "hello_command.py").write_text(
+        "def add_parser(sub):\n    sub.add_parser('hello')\n")
+    (dist / "entry_points.txt").write_text(
+        "[table_companion.games]\ntictactoe = toy_pkg:GAME\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(games, "_found", None)
+    monkeypatch.setattr(games, "_places", None)
+    monkeypatch.setattr(games, "_loaded", {})
     assert games._may_declare_games()
-    found = games.all_games()
-    assert "tictactoe" in found
-    monkeypatch.setattr(games, "_found", None)  # the next test finds the usual games again
+    assert "tictactoe" in games.names()
+    assert "toy_pkg.hello_command" in games.command_modules()  # found without importing it
+    assert "toy_pkg" not in sys.modules
+    assert games.find("tictactoe").title == games.all_games()["tictactoe"].title
+    monkeypatch.setattr(games, "_places", None)  # the next test finds the usual games again
+
+
+def test_odds_imports_peep_war_alone_and_new_imports_the_game_it_starts(tmp_path: Path
+                                                                       ) -> None:
+    def games_loaded(args: list[str]) -> set[str]:
+        r = subprocess.run([sys.executable, "-X", "importtime", "-m", "companion", *args],
+                           cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr[-2000:]
+        names = {line.rsplit("|", 1)[-1].strip() for line in r.stderr.splitlines()
+                 if line.startswith("import time:")}
+        return {n.split(".")[2] for n in names if n.startswith("companion.rules.")
+                and n.count(".") >= 2 and n.split(".")[2] in games.names()}
+
+    assert games_loaded(["odds", "--attacker", "3", "--defender", "2"]) == {"peepwar"}
+    log = str(tmp_path / "g.sqlite")
+    assert games_loaded(["new", "--log", log, "--game", "petri", "--pieces", "15"]) == {"petri"}
+
+
+def test_a_new_games_options_are_read_once_the_game_is_chosen(tmp_path: Path, capsys) -> None:
+    from companion.cli import main
+
+    log = str(tmp_path / "g.sqlite")
+    assert main(["new", "--log", log, "--game", "petri", "--edition", "2001"]) == 2
+    assert "Petri has no option --edition" in capsys.readouterr().err
+    assert main(["new", "--log", log, "--edition", "2001"]) == 0
+    assert "Peep War 2001" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["games", "--log", log, "--edition", "2001"])  # games takes no game options
+    assert "unrecognized arguments: --edition 2001" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["new", "--help"])
+    shown = capsys.readouterr().out
+    assert "--edition" in shown and "--pieces" in shown  # help lists every game's options

@@ -258,17 +258,17 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
         text = body.get("text")
         if not isinstance(text, str) or len(text) > MAX_COMMAND:
             raise ValueError(f"text must be the typed command (at most {MAX_COMMAND} characters)")
-        return [e.text for e in referee.play_text(text, "page")]
+        return [e.text for e in referee.play_text(text, "page", public=True)]
 
     def action(body: dict[str, Any]) -> list[str]:
         referee.rules.decode_action(body)  # a malformed action is a bad request (400), named
-        return [e.text for e in referee.play_data(body, "page")]
+        return [e.text for e in referee.play_data(body, "page", public=True)]
 
     def roll(body: dict[str, Any]) -> list[str]:
         outcome = body.get("outcome")
         if outcome is not None:
             outcome = referee.rules.decode_action(outcome)
-        return [e.text for e in referee.chance(outcome, "page")]
+        return [e.text for e in referee.chance(outcome, "page", public=True)]
 
     def accept(body: dict[str, Any]) -> list[str]:
         return [e.text for e in referee.accept("page")]

@@ -3,7 +3,10 @@
 Each sub-command lives in its own module here and exposes
 ``add_parser(subparsers)``, which registers it with ``func=run``. Modules are
 found automatically, so adding a command never edits this file; a game adds
-commands of its own (Peep War's ``odds``) by naming such modules in its bundle.
+commands of its own (Peep War's ``odds``) as ``<command>_command.py`` modules in
+its package. No game is imported to build the parser: a command imports the
+game it is asked about, and the options of a new game (``--edition``, ...) are
+read once ``--game`` has chosen it (:mod:`companion.cli.game_options`).
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ import os
 import pkgutil
 import sqlite3
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from types import ModuleType
 
 from companion import __version__
 from companion import games as registry
@@ -24,29 +28,87 @@ from companion.errors import UserError
 from vision.errors import VisionError
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+class CompanionParser(argparse.ArgumentParser):
+    """argparse's parser, whose help may end with a part made only when help is asked for
+    (``more_help``: what would otherwise import every game to build the parser)."""
+
+    more_help: Callable[[], str] | None = None
+
+    def format_help(self) -> str:
+        text = super().format_help()
+        return f"{text}\n{self.more_help()}\n" if self.more_help else text
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; ``argv`` lets it leave out the games' commands it does not
+    need."""
+    parser = CompanionParser(
         prog="companion",
         description="Table Companion: a referee beside a real game table.",
     )
     parser.add_argument("--version", action="version", version=f"companion {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    # argparse builds a parser slowly (a message catalogue lookup per help string), so
+    # when the command is known only its module builds real parsers; the others
+    # register into a sink that just notes the commands' names.
+    word = next((a for a in (argv or []) if not a.startswith("-")), None)
     names = [f"{__name__}.{info.name}" for info in pkgutil.iter_modules(__path__)]
-    names += [m for game in registry.all_games().values() for m in game.commands]
-    for name in sorted(names, key=lambda n: n.rsplit(".", 1)[-1]):
-        module = importlib.import_module(name)
-        if hasattr(module, "add_parser"):
+    modules = _commands(names)
+    if word not in modules:  # a game's command (it imports the game's rules), or help
+        modules.update(_commands(registry.command_modules()))
+    if word in modules:
+        modules[word].add_parser(sub)
+    else:
+        for module in dict.fromkeys(modules[n] for n in sorted(modules)):
             module.add_parser(sub)
     return parser
 
 
+def _commands(module_names: list[str]) -> dict[str, ModuleType]:
+    """Each command's name and the module that registers it."""
+    owners: dict[str, ModuleType] = {}
+    for name in module_names:
+        module = importlib.import_module(name)
+        if hasattr(module, "add_parser"):
+            names = _Names()
+            module.add_parser(names)
+            owners.update(dict.fromkeys(names.seen, module))
+    return owners
+
+
+class _Names:
+    """Stands for argparse's sub-parsers while a command module registers: notes the names
+    of its commands and accepts (and drops) everything else it is told."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def add_parser(self, name: str, *args: object, **kwargs: object) -> _Sink:
+        self.seen.append(name)
+        return _Sink()
+
+
+class _Sink:
+    def __getattr__(self, name: str) -> Callable[..., _Sink]:
+        return lambda *args, **kwargs: self
+
+    def __setattr__(self, name: str, value: object) -> None:
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv)
+    args, rest = parser.parse_known_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    read_options = getattr(args, "game_options", None)
+    if rest and read_options is None:
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
     try:
+        if read_options is not None:
+            args.options = read_options(args.game, rest)
         code = int(args.func(args) or 0)
         sys.stdout.flush()  # a full disk shows here, not in an error at exit
         return code

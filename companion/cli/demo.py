@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from companion import games
+from companion.cli.game_options import options_help, read_options
 from companion.errors import UserError
 
 DEFAULT_PLAYERS = ["red", "blue", "green", "yellow", "purple", "orange"]  # renderer's colours
@@ -21,6 +22,10 @@ DEFAULT_PLAYERS = ["red", "blue", "green", "yellow", "purple", "orange"]  # rend
 
 def run(args: argparse.Namespace) -> int:
     game = games.find(args.game)
+    if not game.live:
+        live = [name for name, g in games.all_games().items() if g.live]
+        raise UserError(f"--game {args.game}: {game.title} is not refereed live; the demo "
+                        f"plays {', '.join(live)}")
     count = args.players or len(game.default_players)
     if not game.min_players <= count <= game.max_players:
         raise UserError(f"--players must be {game.min_players} to {game.max_players}, "
@@ -28,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     # A game whose seats have names of their own (cities) keeps them; others get colours.
     pool = game.default_players if count <= len(game.default_players) else DEFAULT_PLAYERS
     players = list(pool[:count])
-    options = {"edition": args.edition} if any(o.name == "edition" for o in game.options) else {}
+    options = getattr(args, "options", None) or {}
     log = demo_log_path(args)
     if args.text:
         return _text(game, players, options, args, log)
@@ -119,14 +124,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("demo", help="watch a scripted game refereed (no camera, no Pi)",
                        description="Serve the table page and play a scripted Peep War game "
                        "at the table, in a loop until stopped; needs no camera and no Pi.")
-    p.add_argument("--game", default="peepwar", choices=sorted(
-        name for name, g in games.all_games().items() if g.live),
-        help="the game to play (default peepwar)")
+    p.add_argument("--game", default="peepwar", choices=games.names(),
+                   help="the game to play (default peepwar; any game played live)")
     p.add_argument("--port", type=int, default=8080, help="port (default 8080; 0 picks one)")
     p.add_argument("--no-browser", action="store_true", help="do not open a browser")
     p.add_argument("--players", type=int, default=None,
                    help="how many players (default: the game's usual number, 2 in Peep War)")
-    p.add_argument("--edition", type=int, default=2005, choices=[2001, 2005])
     p.add_argument("--seed", type=int, default=7, help="seed of the game (default 7)")
     p.add_argument("--step", type=float, default=0.6, help="seconds between table actions")
     p.add_argument("--seconds", type=float, default=0, help="stop after this many seconds")
@@ -135,4 +138,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "(default: demo.sqlite beside the usual game log)")
     p.add_argument("--no-camera", action="store_true",
                    help="skip rendering the table as a camera picture (faster, no vision)")
-    p.set_defaults(func=run)
+    # The chosen game's own options (--edition 2001, ...), read once --game has chosen it.
+    p.set_defaults(func=run, game_options=read_options)
+    p.more_help = options_help  # type: ignore[attr-defined]

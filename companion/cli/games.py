@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from companion import games
+from companion.cli.game_options import add_game_args
 from companion.errors import UserError
 from companion.gamelog import GameLog, LoggedGame, default_log_path, entries_seen_by
 from companion.rules.base import Ruleset
@@ -23,37 +24,15 @@ def _game_arg(p: argparse.ArgumentParser) -> None:
                    help="which game in the log (default: the latest)")
 
 
-def new_game_args(p: argparse.ArgumentParser) -> None:
-    """--game, --players, and every game's own options (--edition, ...), for new games."""
-    known = games.all_games()
-    p.add_argument("--game", default="peepwar", choices=sorted(known),
-                   help="the game (default: peepwar)")
-    p.add_argument("--players", default=None,
-                   help="player keys in seat order, comma-separated (default: the game's, "
-                   "e.g. red,blue)")
-    seen: set[str] = set()
-    for game in known.values():
-        for o in game.options:
-            if o.name in seen:
-                continue
-            seen.add(o.name)
-            choices = f" ({' or '.join(str(c) for c in o.choices)})" if o.choices else ""
-            default = f"; default {o.default}" if o.default not in ("", None) else ""
-            p.add_argument(f"--{o.name.replace('_', '-')}", dest=o.name, default=None,
-                           help=f"{game.title}: {o.help}{choices}{default}")
-
-
 def rules_from_args(args: argparse.Namespace) -> Ruleset:
     """The rules of a new game as the command line chose them; UserError saying what is wrong."""
-    game = games.find(args.game)
+    try:
+        game = games.find(args.game)
+    except games.UnknownGame as e:
+        raise UserError(str(e)) from None
     players = ([p.strip() for p in args.players.split(",") if p.strip()] if args.players
                else list(game.default_players))
-    names = {o.name for o in game.options}
-    every = {o.name for g in games.all_games().values() for o in g.options}
-    stray = sorted(n for n in every - names if getattr(args, n, None) is not None)
-    if stray:
-        raise UserError(f"{game.title} has no option --{stray[0].replace('_', '-')}")
-    options = {n: getattr(args, n) for n in names if getattr(args, n, None) is not None}
+    options = getattr(args, "options", None) or {}
     try:
         return game.new_rules(players, options)
     except ValueError as e:
@@ -218,14 +197,14 @@ def games_line(log: GameLog, info) -> str:
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("new", help="start a new game in the log",
                        description="Start a new game in the game log.")
-    new_game_args(p)
+    add_game_args(p)
     _log_arg(p)
     p.set_defaults(func=run_new)
 
     p = sub.add_parser("play", help="start a game and referee it in the terminal",
                        description="Start a game and referee it in the terminal: type actions, "
                        "see the board and the Supply Center tally. 'help' lists the commands.")
-    new_game_args(p)
+    add_game_args(p)
     _log_arg(p)
     p.add_argument("--seed", type=int, default=None, help="seed of the digital egg")
     p.add_argument("--script", metavar="FILE", help="read the commands from FILE")

@@ -22,12 +22,18 @@ from pathlib import Path
 from typing import Any
 
 from companion.errors import UserError
-from companion.rules.peltapeeps.catalog import DEFAULT_SET, SET_SIZES
 
 GAMES = ("peltapeeps",)
 LINE_NAMES = (("joins", "JOIN points"), ("bonus", "Same-team bonus"),
               ("face_up", "Face-up points"), ("unplayed", "Unplayed pieces"),
               ("unplayed_peeps", "Unplayed PeltaPeeps"), ("total", "Total"))
+
+
+def _sets_help() -> str:
+    from companion.rules.peltapeeps.catalog import DEFAULT_SET, SET_SIZES
+
+    return (f"the shipped sets (--set): {', '.join(SET_SIZES)}; default {DEFAULT_SET}, as a "
+            "game in the companion")
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -43,8 +49,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                    "(one key per team colour)")
     p.add_argument("--catalog", metavar="FILE", help="your set's piece catalog (JSON); see "
                    "docs/peltapeeps.md")
-    p.add_argument("--set", metavar="|".join(SET_SIZES), help="a shipped set instead of "
-                   f"--catalog (default: {DEFAULT_SET}, as a game in the companion)")
+    p.add_argument("--set", metavar="SET", help="a shipped set instead of --catalog (the sets "
+                   "are listed below)")
+    p.more_help = _sets_help  # type: ignore[attr-defined]
     p.add_argument("--seats", metavar="NAME=COLOUR,...", help="who played which colour, e.g. "
                    "Ann=red,Bob=blue (a name twice for two colours); default: one player per "
                    "colour seen, named by the colour")
@@ -148,7 +155,12 @@ def format_sheet(result: Mapping[str, Any], photo: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from calibration.profile import ProfileError, load_profile
-    from companion.rules.peltapeeps.catalog import CatalogError, default_catalog, load_catalog
+    from companion.rules.peltapeeps.catalog import (
+        DEFAULT_SET,
+        CatalogError,
+        default_catalog,
+        load_catalog,
+    )
     from vision.image_io import ImageError, read_image
     from vision.peltapeeps.reading import ReadingError
     from vision.peltapeeps.verdict import NOT_A_LAYOUT, judge

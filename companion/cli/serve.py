@@ -6,7 +6,8 @@ import argparse
 import json
 from pathlib import Path
 
-from companion.cli.games import new_game_args, rules_from_args
+from companion.cli.game_options import add_game_args
+from companion.cli.games import rules_from_args
 from companion.errors import UserError
 
 
@@ -101,6 +102,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--buttons", action="store_true", help="use the Raspberry Pi buttons and LEDs")
     p.add_argument("--log", type=Path, metavar="FILE", help="the game log")
     p.add_argument("--settings", type=Path, metavar="FILE", help="settings file to use")
-    new_game_args(p)
+    add_game_args(p)
     p.add_argument("--new", action="store_true", help="start a new game even if one is unfinished")
     p.set_defaults(func=run)

@@ -122,6 +122,15 @@ def test_a_player_plays_from_the_private_page_and_the_table_resolves(tmp_path: P
                                            mine["state"]["hands"]["athens"]["chits"]]
                              for p in plays)
         first = plays[0]
+        # The table page is everyone's: a chit played there would be seen, and anyone could
+        # play for anyone, so a secret action is refused there however it is sent.
+        typed = f"athens play {first['chit']} {first['area']}"
+        for path, body in (("/api/command", {"text": typed}),
+                           ("/api/action", {"kind": "play", "player": "athens", **first})):
+            refused = client.post(path, json=body, headers=h)
+            assert refused.status_code == 409, (path, refused.get_json())
+            assert "athens makes it on their own page" in refused.get_json()["error"]
+        assert referee.state.board == ()
         forged = hand("sparta", {"kind": "play", **first}, key=keys["athens"])
         assert forged.status_code == 409 and "not your hand's key" in forged.get_json()["error"]
         assert hand("athens", {"kind": "place", "area": "megara"}).status_code == 400

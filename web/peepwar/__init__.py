@@ -38,7 +38,7 @@ def panel(ctx: PageContext) -> PagePanel:
                 raise IllegalAction("there is no fight going on")
             outcome = referee.rules.decode_action({"kind": "draw", "player": c.drawer,
                                                    "owner": owner})
-        return [e.text for e in referee.chance(outcome, "page")]
+        return [e.text for e in referee.chance(outcome, "page", public=True)]
 
     def eat(body: dict[str, Any]) -> list[str]:
         check_game()

@@ -55,7 +55,6 @@ class PeepWarGame(Game):
     reader = "vision.peepwar.reader:make_reader"
     page = "web.peepwar:panel"
     demo_camera = "vision.render.game_scene:demo_scene"
-    commands = ("companion.rules.peepwar.odds_command",)
 
     def parse(self, text: str, rules: Any, state: Any) -> Action:
         return notation.parse(text, rules, state)
