@@ -51,6 +51,7 @@ def test_learned_examples_survive_a_restart_and_go_with_the_profile(profile_path
     # A new reader from the same profile file (a restart) reads the example back ...
     again = make_reader(load_profile(profile_path))
     assert [s.player for s in again.samples] == ["red"]
+    assert "red" in {c.player for c in again.counts}  # and the net's heats there
     sample = again.samples[0].mean
     card_red = card.colours["red"].bean.mean
     learned = again.profile.colours["red"].bean.mean

@@ -18,13 +18,21 @@ warrant:
   correction naming the wrong player), or farther than GATE_MAX from its own, is not
   learned from;
 - the mean moves at most TRUST_PER_EXAMPLE a learned example (in the model's reading
-  spread, Mahalanobis), TRUST_MAX in all, and the spread grows at most
-  SPREAD_PER_EXAMPLE times the card's a learned example, SPREAD_MAX in all (it never
-  shrinks below the card's: one lamp's shading on a few cells is not the whole table).
+  spread, Mahalanobis), TRUST_MAX in all; the spread stays the card's (widened by the
+  spread between examples, a model claimed shadows and its neighbours' colours, and read
+  the 3D generator's tuning frames worse: ``bench/correction_learning.py``).
 
 So one wrong correction can move a model by a third of the way to it and at most one
 reading spread, never onto another player's colour (:data:`MIN_SEPARATION` is 2.5
 spreads of the card's own, tighter, models).
+
+The bean net, the reader's learned part, is calibrated to the table the same way: each
+corrected cell keeps the heat of every bean the net finds there (read down to
+``bean_net.DOUBT_LOW``) beside the true count per player, and the bean threshold becomes
+the one that would have counted the examples best (:func:`bean_threshold`), shrunk
+towards ``bean_net.THRESHOLD`` as if the card's threshold were PRIOR_WEIGHT examples
+counted right (one example moves it a third of the way at most). Greyish beans keep their
+own, lower, threshold.
 """
 
 from __future__ import annotations
@@ -40,7 +48,9 @@ import numpy as np
 
 from calibration.colour import ColourModel
 from calibration.profile import Profile
+from vision.peepwar import bean_net
 from vision.peepwar.mosaic import build_mosaic
+from vision.peepwar.passes import beans as beans_pass
 from vision.peepwar.piece_pixels import READ_SPREAD, pixel_features
 from vision.peepwar.pieces import frame_state
 from vision.peepwar.tiles import find_tiles
@@ -48,13 +58,12 @@ from vision.peepwar.tiles import find_tiles
 PRIOR_WEIGHT = 2.0
 TRUST_PER_EXAMPLE = 1.0
 TRUST_MAX = 4.0
-SPREAD_PER_EXAMPLE = 0.5
-SPREAD_MAX = 4.0
 GATE_MAX = 8.0
 MIN_PIXELS = 12  # fewer labelled pixels of one piece kind teach nothing (a bean is ~200)
 LIGHT_KEEP = (3, 92)  # lightness percentiles kept: no highlights, no dark crevices
 CROP_GROW_PX = 4
 KINDS = ("bean", "peep")
+THRESHOLDS = np.round(np.arange(0.3, 0.91, 0.05), 2)  # the bean thresholds a table may learn
 
 
 @dataclass(frozen=True)
@@ -97,14 +106,37 @@ def _mahalanobis(model: ColourModel, x: np.ndarray) -> float:
     return float(np.sqrt(d @ np.linalg.solve(_reading_cov(model), d)))
 
 
+@dataclass(frozen=True)
+class BeanCount:
+    """One corrected cell's beans of one player: the true count, and the heat of every
+    peak the net read as that player's bean there (down to ``bean_net.DOUBT_LOW``)."""
+
+    player: str
+    truth: int
+    heats: tuple[float, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"player": self.player, "truth": self.truth,
+                "heats": [round(h, 3) for h in self.heats]}
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> BeanCount:
+        return BeanCount(str(data["player"]), int(data["truth"]),
+                         tuple(float(h) for h in data["heats"]))
+
+    def error(self, threshold: float) -> int:
+        return abs(sum(h >= threshold for h in self.heats) - self.truth)
+
+
 @dataclass
 class CellExample:
-    """What one correction gives: the labelled samples, the cell's crop (PNG), and why
-    nothing was learned when nothing was."""
+    """What one correction gives: the labelled samples, the bean counts, the cell's crop
+    (PNG), and why nothing was learned when nothing was."""
 
     samples: list[Labelled]
     crop: bytes
     note: str = ""
+    counts: list[BeanCount] | None = None
 
 
 def labelled_pixels(frame: np.ndarray, profile: Profile, place: str,
@@ -127,15 +159,16 @@ def labelled_pixels(frame: np.ndarray, profile: Profile, place: str,
     players = [p for p, v in truth.pieces.items()
                if (v.troops or v.peep) and p in profile.colours
                and profile.colours[p].peep is not None]
+    counts = _bean_counts(mosaic, profile, place, truth)
     if not players:
-        return CellExample([], crop, "the cell holds no player's pieces")
+        return CellExample([], crop, "the cell holds no player's pieces", counts)
     st = frame_state(mosaic, profile)
     fg = st.px.fg.astype(np.uint8)
     core = cv2.erode(fg, np.ones((3, 3), np.uint8)) > 0  # no pixels mixed with the paper
     use = in_cell & core & (st.egg == 0) & (st.occluder == 0)
     flat = np.flatnonzero(use)
     if len(flat) < MIN_PIXELS:
-        return CellExample([], crop, "too few piece pixels in the cell")
+        return CellExample([], crop, "too few piece pixels in the cell", counts)
     feats = pixel_features(st.px, flat)
     models = {p: profile.colours[p] for p in players}
     if len(players) == 1:
@@ -161,7 +194,40 @@ def labelled_pixels(frame: np.ndarray, profile: Profile, place: str,
             found = _stats(feats[sel])
             if found is not None and card is not None:
                 samples.append(Labelled(p, kind, "", *found))
-    return CellExample(samples, crop, "" if samples else "too few piece pixels in the cell")
+    return CellExample(samples, crop, "" if samples else "too few piece pixels in the cell",
+                       counts)
+
+
+def _bean_counts(mosaic: Any, profile: Profile, place: str, truth: Any) -> list[BeanCount]:
+    """Per player (not greyish) with beans in the cell, truly or as read: the true count and
+    the heats of the beans the net finds there when every peak down to DOUBT_LOW counts."""
+    st = frame_state(mosaic, profile)
+    if (st.occluder[mosaic.cell_map == mosaic.cell_names.index(place)] > 0).any():
+        return []  # a hand there: what the net sees is not the cell's
+    st.bean_threshold = [bean_net.DOUBT_LOW] * len(st.px.players)
+    beans_pass.count_beans(st)
+    heats: dict[str, list[float]] = {}
+    for cell, player, heat in st.bean_heats:
+        if cell == place:
+            heats.setdefault(player, []).append(heat)
+    grey = dict(zip(st.px.players, beans_pass._greyish(st), strict=True))
+    players = {p for p, v in truth.pieces.items() if v.troops} | set(heats)
+    return [BeanCount(p, int(truth.pieces[p].troops) if p in truth.pieces else 0,
+                      tuple(sorted(heats.get(p, []), reverse=True)))
+            for p in sorted(players) if p in grey and not grey[p]]
+
+
+def bean_threshold(counts: list[BeanCount]) -> float | None:
+    """The bean threshold these examples teach (None: no examples): the one of THRESHOLDS
+    that counts them best (the nearest the card's of equals), shrunk towards it."""
+    if not counts:
+        return None
+    base = bean_net.THRESHOLD
+    errors = [sum(c.error(float(t)) for c in counts) for t in THRESHOLDS]
+    best = min(range(len(THRESHOLDS)),
+               key=lambda i: (errors[i], abs(float(THRESHOLDS[i]) - base)))
+    k = len(counts)
+    return base + (float(THRESHOLDS[best]) - base) * k / (k + PRIOR_WEIGHT)
 
 
 def _whiten(model: ColourModel, feats: np.ndarray) -> np.ndarray:
@@ -197,12 +263,17 @@ def tag(samples: Iterable[Labelled], card: Profile) -> list[Labelled]:
     return out
 
 
-def adapt(card: Profile, samples: Iterable[Labelled]) -> Profile:
-    """``card`` with every colour model adapted to the samples taken for it (see the
-    module's docstring for how far); models without samples are the card's own."""
+def adapt(card: Profile, samples: Iterable[Labelled],
+          counts: Iterable[BeanCount] = ()) -> Profile:
+    """``card`` with every colour model adapted to the samples taken for it and the bean
+    threshold to the bean counts (see the module's docstring for how far); models without
+    samples are the card's own."""
     by_model: dict[tuple[str, str], list[Labelled]] = {}
     for s in samples:
         by_model.setdefault((s.player, s.kind), []).append(s)
+    learned = bean_threshold([c for c in counts if c.player in card.colours])
+    if learned is not None:
+        card = replace(card, extra={**card.extra, beans_pass.LEARNED_THRESHOLD: learned})
     if not by_model:
         return card
     colours = dict(card.colours)
@@ -238,13 +309,4 @@ def adapted(model: ColourModel, samples: list[Labelled]) -> ColourModel:
     trust = min(TRUST_PER_EXAMPLE * k, TRUST_MAX)
     if dist > trust:
         mean = model.mean + shift * (trust / dist)
-    cov = (PRIOR_WEIGHT * model.cov
-           + sum(s.cov + np.outer(s.mean - mean, s.mean - mean) for s in samples)) / w
-    # Bounded per direction relative to the card's spread: whiten by the card's, clip the
-    # eigenvalues, colour back.
-    chol = np.linalg.cholesky(model.cov)
-    inv = np.linalg.inv(chol)
-    vals, vecs = np.linalg.eigh(inv @ cov @ inv.T)
-    vals = np.clip(vals, 1.0, min(1.0 + SPREAD_PER_EXAMPLE * k, SPREAD_MAX))
-    cov = chol @ (vecs * vals) @ vecs.T @ chol.T
-    return ColourModel(mean, (cov + cov.T) / 2, model.pixels + sum(s.pixels for s in samples))
+    return ColourModel(mean, model.cov, model.pixels + sum(s.pixels for s in samples))

@@ -20,7 +20,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from calibration.examples import ExamplesError, ExampleStore, examples_path
+from calibration.examples import MAX_EXAMPLES, ExamplesError, ExampleStore, examples_path
 from companion.rules.peepwar.board import cells_of
 from companion.rules.peepwar.observation import PeepWarObservation
 from vision.peepwar import learning
@@ -30,6 +30,7 @@ from vision.peepwar.table import prepare_reader, read_table_view
 from vision.peepwar.tiles import TableView, find_tiles
 
 log = logging.getLogger(__name__)
+MAX_LESSONS = 4 * MAX_EXAMPLES  # samples and counts kept in memory (several a cell)
 
 
 class PeepWarReader:
@@ -46,13 +47,17 @@ class PeepWarReader:
             examples = ExampleStore(examples_path(profile.source))
         self.examples = examples
         self.samples: list[learning.Labelled] = []
+        self.counts: list[learning.BeanCount] = []
         if examples is not None and profile is not None:
             try:
                 for ex in examples.all():
-                    self.samples.extend(_samples(ex.summary))
+                    samples, counts = _lessons(ex.summary)
+                    self.samples += samples
+                    self.counts += counts
             except ExamplesError as e:  # a damaged file costs what was learned, not the game
                 log.warning("%s; reading with the card's colours only", e)
-        self.profile = learning.adapt(profile, self.samples) if profile is not None else None
+        self.profile = (learning.adapt(profile, self.samples, self.counts)
+                        if profile is not None else None)
         if self.profile is not None:
             prepare_reader(self.profile)  # a missing model fails here, at start, not at a frame
         self._view: TableView | None = None
@@ -77,19 +82,24 @@ class PeepWarReader:
             return "nothing learned: the profile has no players' colours"
         found = learning.labelled_pixels(frame, self.profile, place, truth)
         samples = learning.tag(found.samples, self.card)
+        counts = found.counts or []
         if self.examples is not None and found.crop:
             try:
                 self.examples.add(place, _truth_json(truth), found.crop,
-                                  {"samples": [s.to_json() for s in samples]})
+                                  {"samples": [s.to_json() for s in samples],
+                                   "beans": [c.to_json() for c in counts]})
             except ExamplesError as e:
                 log.warning("%s", e)
-        if not samples:
+        if not samples and not counts:
             return f"nothing learned from cell {place}: {found.note}"
-        self.samples.extend(samples)
-        self.profile = learning.adapt(self.card, self.samples)
+        self.samples += samples
+        self.counts += counts
+        del self.samples[:-MAX_LESSONS], self.counts[:-MAX_LESSONS]
+        self.profile = learning.adapt(self.card, self.samples, self.counts)
         prepare_reader(self.profile)
-        return f"learned from cell {place}: " + ", ".join(
-            f"{s.player}'s {s.kind} ({s.pixels} px)" for s in samples)
+        taught = [f"{s.player}'s {s.kind} ({s.pixels} px)" for s in samples] + [
+            f"{c.player}'s bean count" for c in counts]
+        return f"learned from cell {place}: " + ", ".join(taught)
 
     def detect(self, frame: np.ndarray) -> PeepWarObservation:
         return PeepWarObservation.from_dict(self.read(frame))
@@ -106,14 +116,19 @@ class PeepWarReader:
         return out
 
 
-def _samples(summary: dict) -> list[learning.Labelled]:
-    out = []
-    for data in summary.get("samples", []) if isinstance(summary, dict) else []:
-        try:
-            out.append(learning.Labelled.from_json(data))
-        except (KeyError, TypeError, ValueError):
-            continue  # one damaged sample costs itself only
-    return out
+def _lessons(summary: dict) -> tuple[list[learning.Labelled], list[learning.BeanCount]]:
+    """An example's summary read back: its colour samples and bean counts."""
+    samples, counts = [], []
+    if not isinstance(summary, dict):
+        return samples, counts
+    for out, key, parse in ((samples, "samples", learning.Labelled.from_json),
+                            (counts, "beans", learning.BeanCount.from_json)):
+        for data in summary.get(key, []):
+            try:
+                out.append(parse(data))
+            except (KeyError, TypeError, ValueError):
+                continue  # one damaged sample costs itself only
+    return samples, counts
 
 
 def _truth_json(truth: Any) -> dict:
