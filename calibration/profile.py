@@ -31,6 +31,8 @@ class Profile:
     intrinsics: Intrinsics | None = None
     notes: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)  # other programs' keys, kept as read
+    # The file it was read from (not written into it): where its learned examples are kept.
+    source: Path | None = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> dict:
         data: dict = {
@@ -111,7 +113,9 @@ def load_profile(path: str | Path) -> Profile:
         raise ProfileError(
             f"profile {p} is not valid JSON: run companion calibrate again to make a new one"
         ) from None
-    return Profile.from_json(data, f"profile {p}")
+    profile = Profile.from_json(data, f"profile {p}")
+    profile.source = p
+    return profile
 
 
 def save_profile(profile: Profile, path: str | Path) -> None:

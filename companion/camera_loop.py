@@ -14,6 +14,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from typing import Any
 
 import cv2
 import numpy as np
@@ -25,7 +26,10 @@ from companion.stability import StillnessLatch
 
 Detect = Callable[[np.ndarray], Observation]
 Annotate = Callable[[np.ndarray, Observation | None], np.ndarray]
+# A reader that learns from corrections: (frame, place, true reading) -> what it learned.
+Learn = Callable[[np.ndarray, str, Any], str]
 KEEP_FRAMES = 8
+KEEP_LESSONS = 32  # corrections waiting for the camera thread (more in one frame's time: dropped)
 log = logging.getLogger(__name__)
 
 
@@ -50,6 +54,31 @@ class CameraLoop:
         self.readings = 0
         self.errors = 0
         self.on_reading: Callable[[float], None] | None = None
+        # Corrections made on the page, with the frame whose reading they correct: learned
+        # from on the camera thread (the reader is used by that thread only).
+        self.learn: Learn | None = None
+        self._read_frame: np.ndarray | None = None
+        self._lessons: deque[tuple[np.ndarray, str, Any]] = deque(maxlen=KEEP_LESSONS)
+        self.learned: deque[str] = deque(maxlen=8)
+
+    def correction(self, place: str, truth: Any) -> None:
+        """The referee's ``on_correction``: the last frame read, ``place`` in it truly
+        holding ``truth``, to be learned from at the next step."""
+        frame = self._read_frame
+        if self.learn is not None and frame is not None:
+            self._lessons.append((frame, place, truth))
+
+    def learn_corrections(self) -> None:
+        """Teach the reader the corrections waiting; a failure is logged, never raised."""
+        while self._lessons and self.learn is not None:
+            frame, place, truth = self._lessons.popleft()
+            try:
+                said = self.learn(frame, place, truth)
+            except Exception as e:  # a lesson that cannot be learned costs only itself
+                log.exception("learning from a correction failed")
+                said = f"could not learn from {place}: {e}"
+            log.info("%s", said)
+            self.learned.append(said)
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
@@ -90,6 +119,7 @@ class CameraLoop:
 
     def step(self, now: float) -> Observation | None:
         """One frame: returns the observation when the table was read."""
+        self.learn_corrections()
         try:
             frame = self.source.read()
         except Exception as e:  # a driver fault must not end the loop
@@ -109,6 +139,7 @@ class CameraLoop:
                 self.errors += 1
                 self.referee.set_camera(SourceStatus("error", f"could not read the table: {e}"))
             if obs is not None:
+                self._read_frame = frame
                 self.last_observation = obs
                 self.readings += 1
                 self.referee.observe(obs)

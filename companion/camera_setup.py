@@ -1,7 +1,9 @@
 """Build the camera loop for ``companion serve``: source, profile, the game's reader, overlay.
 
 The reader is the one the game's bundle names (:attr:`companion.games.Game.reader`),
-imported here, on use, so that the rules commands never load OpenCV.
+imported here, on use, so that the rules commands never load OpenCV. A reader with a
+``learn(frame, place, truth)`` method is sent every correction made on the page, with
+the frame it corrects (through the camera loop, on its thread).
 """
 
 from __future__ import annotations
@@ -41,6 +43,11 @@ def camera_loop(spec: str, referee: Referee, profile_path: str, settings: Settin
                 ) -> CameraLoop:
     reader = make_reader(referee.bundle, load_optional_profile(profile_path))
     source = open_source(spec)
-    return CameraLoop(source, reader.detect, referee, fps=settings.fps,
+    loop = CameraLoop(source, reader.detect, referee, fps=settings.fps,
                       still_s=settings.stable_seconds, threshold=settings.motion_threshold,
                       annotate=reader.annotate)
+    learn = getattr(reader, "learn", None)
+    if callable(learn):  # a reader that learns this table from the page's corrections
+        loop.learn = learn
+        referee.on_correction(loop.correction)
+    return loop

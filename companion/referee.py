@@ -13,6 +13,7 @@ call it concurrently.
 from __future__ import annotations
 
 import contextlib
+import logging
 import queue
 import threading
 import time
@@ -30,6 +31,7 @@ from companion.observation import Inference, Observation
 from companion.rules.base import Action, Event, IllegalAction, Ruleset
 from companion.rules.chance import Randomiser
 
+log = logging.getLogger(__name__)
 RECENT_EVENTS = 60
 HISTORY = 24
 DOUBTFUL = 0.5  # a place read with less confidence is asked about, never taken as read
@@ -71,6 +73,7 @@ class Referee:
         self.misreads = 0
         self._history: deque[Any] = deque(maxlen=HISTORY)
         self._listeners: list[Callable[[str], None]] = []
+        self._correction_listeners: list[Callable[[str, Any], None]] = []
         self._reload_events()
 
     def _reload_events(self) -> None:
@@ -165,6 +168,12 @@ class Referee:
     def on_change(self, listener: Callable[[str], None]) -> None:
         """Call ``listener(reason)`` after every change (e.g. to drive LEDs)."""
         self._listeners.append(listener)
+
+    def on_correction(self, listener: Callable[[str, Any], None]) -> None:
+        """Call ``listener(place, reading)`` after every correction made by hand: the
+        place and its true reading (the game's own reading type), e.g. for the camera's
+        reader to learn this table from (the app wires it; the referee knows no reader)."""
+        self._correction_listeners.append(listener)
 
     def _changed(self, reason: str) -> None:
         self.version += 1
@@ -346,6 +355,11 @@ class Referee:
             self.overrides[place] = reading
             self._seen_when_corrected[place] = seen
             self._note(f"{self.bundle.place_word} {place} corrected by hand", "correct")
+            for listener in self._correction_listeners:
+                try:
+                    listener(place, reading)
+                except Exception:  # learning from it may fail; the correction stands
+                    log.exception("a correction listener failed")
             if self.last_observation is not None:
                 self.observe(self.last_observation)
             else:

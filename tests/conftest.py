@@ -38,6 +38,7 @@ SLOW_MODULES = {
     # Rendered frames read by the camera pipeline.
     "tests/vision/test_bean_net.py", "tests/vision/test_print_fit.py", "tests/vision/test_tiles.py",
     "tests/vision/test_card_size.py", "tests/petri_vision/test_reader.py",
+    "tests/vision/test_correction_learning.py",
 }
 
 

@@ -6,6 +6,10 @@ and the egg's colours stored there by calibrate-egg. A card with pegs or marbles
 on the bean spots and every peep spot empty gives a Petri profile; ``--home
 PLAYER=K`` records which home (0-5) of a Petri board is whose, which the reader
 needs when a board looks the same from every side.
+
+A new profile starts with nothing learned: the examples corrections on the page taught
+the reader (``PROFILE.json.examples.sqlite``, :mod:`calibration.examples`) are deleted
+when it is written. ``--reset-examples`` deletes them alone, the profile kept.
 """
 
 from __future__ import annotations
@@ -28,11 +32,15 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         description="Build a profile from a photo of the colour card (companion print card) "
         "with one bean and one peep of each player on their slots: slot 1 = KEY1, and so on.",
     )
-    parser.add_argument("image", metavar="IMAGE", help="photo of the loaded colour card")
+    parser.add_argument("image", metavar="IMAGE", nargs="?",
+                        help="photo of the loaded colour card")
     parser.add_argument("--players", metavar="KEY1,KEY2,...", help="player keys, e.g. red,blue")
     parser.add_argument("--out", metavar="PROFILE.json", help="profile file to write")
     parser.add_argument("--home", action="append", default=[], metavar="PLAYER=K",
                         help="Petri: PLAYER's home is tip K (0-5) of the board; once per player")
+    parser.add_argument("--reset-examples", action="store_true",
+                        help="forget what corrections on the page taught the reader for the "
+                        "profile --out (no photo needed; the profile is kept)")
     parser.set_defaults(func=run)
 
 
@@ -69,11 +77,23 @@ def parse_keys(text: str) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     from calibration.colour import CalibrationError, calibrate_card
+    from calibration.examples import ExamplesError, forget_examples
     from calibration.profile import Profile, ProfileError, load_profile, save_profile
     from vision.image_io import ImageError, read_image
 
-    if not args.players or not args.out:
-        raise UserError("calibrate needs --players KEY1,KEY2,... and --out PROFILE.json")
+    if args.reset_examples:
+        if not args.out or args.image or args.players:
+            raise UserError("calibrate --reset-examples needs --out PROFILE.json only (no "
+                            "photo, no --players)")
+        try:
+            had = forget_examples(args.out)
+        except ExamplesError as e:
+            raise UserError(str(e)) from None
+        print(f"{args.out}: " + ("the examples learned from corrections are forgotten" if had
+                                 else "no examples learned from corrections to forget"))
+        return 0
+    if not args.players or not args.out or not args.image:
+        raise UserError("calibrate needs IMAGE, --players KEY1,KEY2,... and --out PROFILE.json")
     keys = parse_keys(args.players)
     homes = parse_homes(args.home, keys)
     try:
@@ -96,12 +116,15 @@ def run(args: argparse.Namespace) -> int:
         extra["homes"] = homes
     try:
         save_profile(Profile(keys, colours, intrinsics, extra=extra), args.out)
-    except ProfileError as e:
+        # New colours: what was learned for the old ones goes (the reader would not use it).
+        forgot = forget_examples(args.out)
+    except (ProfileError, ExamplesError) as e:
         raise UserError(str(e)) from None
     for w in warnings:
         print(f"companion calibrate: warning: {w}", file=sys.stderr)
     kept = (["camera intrinsics"] if intrinsics is not None else []) + (
         ["egg colours"] if "egg" in old.extra else [])
     print(f"profile written to {args.out}: colours of {', '.join(keys)}"
-          + (f" ({' and '.join(kept)} kept)" if kept else ""))
+          + (f" ({' and '.join(kept)} kept)" if kept else "")
+          + ("; the examples learned from corrections are forgotten" if forgot else ""))
     return 0

@@ -393,6 +393,17 @@ def nearest_bean(px: PixelClasses, profile: Profile, flat: np.ndarray) -> tuple[
     return pi, float(np.median(bean_d[best == pi, pi])) / DIST_SCALE
 
 
+def pixel_features(px: PixelClasses, flat: np.ndarray) -> np.ndarray:
+    """Calibration's three features (``calibration.colour.features``) of the mosaic pixels at
+    flat indices ``flat``, lightness relative to the paper nearby as the models are read:
+    what a player's model is compared with, and what corrections teach it (N x 3)."""
+    lin, white_lin, _ = _pixel_features(px.balanced, px.white, flat)
+    b, g, r = (np.maximum(lin[:, i].astype(np.float64), _EPS) for i in range(3))
+    total = b + g + r
+    light = np.cbrt((0.0722 * b + 0.7152 * g + 0.2126 * r) / np.maximum(white_lin, _EPS))
+    return np.stack([3 * r / total - 1, 3 * b / total - 1, light], axis=1)
+
+
 def _pixel_features(balanced: np.ndarray, white: np.ndarray, flat: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """At flat mosaic indices ``flat``: white-balanced linear BGR, the paper's linear

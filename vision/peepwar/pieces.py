@@ -41,7 +41,7 @@ from vision.peepwar.passes.assembly import CellRead
 from vision.peepwar.passes.state import FrameState
 from vision.peepwar.piece_pixels import classify
 
-__all__ = ["CellRead", "PieceReading", "bean_planes", "read_pieces"]
+__all__ = ["CellRead", "PieceReading", "bean_planes", "frame_state", "read_pieces"]
 
 
 @dataclass
@@ -59,6 +59,12 @@ def _prepared(mosaic: Mosaic, profile: Profile) -> FrameState:
     occlusion.find_hands(st)
     peeps.find_peeps(st)
     return st
+
+
+def frame_state(mosaic: Mosaic, profile: Profile) -> FrameState:
+    """The pixel classes, Supply Centers' discs, hands and peeps' bodies of a mosaic: what a
+    correction's pixels are labelled from (:mod:`vision.peepwar.learning`)."""
+    return _prepared(mosaic, profile)
 
 
 def bean_planes(mosaic: Mosaic, profile: Profile) -> bean_net.Planes:

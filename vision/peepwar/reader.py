@@ -5,31 +5,61 @@ With a colour profile it reads the tiles and the pieces in every cell
 players' colours) the pieces cannot be read, so every cell is reported as
 unknown (occluded) rather than empty: the camera then follows setup and the
 hexes only, and the players report the rest on the page.
+
+Cells corrected on the page are learned from (:meth:`PeepWarReader.learn`): each is
+kept as a labelled example beside the profile (:mod:`calibration.examples`) and the
+players' colour models adapt to them (:mod:`vision.peepwar.learning`), now and at every
+start with that profile.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import cv2
 import numpy as np
 
+from calibration.examples import MAX_EXAMPLES, ExamplesError, ExampleStore, examples_path
 from companion.rules.peepwar.board import cells_of
 from companion.rules.peepwar.observation import PeepWarObservation
+from vision.peepwar import learning
 from vision.peepwar.cells import cell_outlines
 from vision.peepwar.observation import observation
 from vision.peepwar.table import prepare_reader, read_table_view
 from vision.peepwar.tiles import TableView, find_tiles
 
+log = logging.getLogger(__name__)
+MAX_LESSONS = 4 * MAX_EXAMPLES  # samples and counts kept in memory (several a cell)
+
 
 class PeepWarReader:
-    """Reads frames of one table with one profile; remembers the last geometry for overlays."""
+    """Reads frames of one table with one profile; remembers the last geometry for overlays.
 
-    def __init__(self, profile: Any) -> None:
-        self.profile = profile
+    ``card`` is the profile as calibrated, ``profile`` the one frames are read with: the
+    card adapted to the examples learned (``examples``: by default the store beside the
+    profile's file; none for a profile that was not read from a file)."""
+
+    def __init__(self, profile: Any, examples: ExampleStore | None = None) -> None:
+        self.card = profile
         self.intrinsics = profile.intrinsics if profile else None
-        if profile is not None:
-            prepare_reader(profile)  # a missing model fails here, at start, not at a frame
+        if examples is None and profile is not None and profile.source is not None:
+            examples = ExampleStore(examples_path(profile.source))
+        self.examples = examples
+        self.samples: list[learning.Labelled] = []
+        self.counts: list[learning.BeanCount] = []
+        if examples is not None and profile is not None:
+            try:
+                for ex in examples.all():
+                    samples, counts = _lessons(ex.summary)
+                    self.samples += samples
+                    self.counts += counts
+            except ExamplesError as e:  # a damaged file costs what was learned, not the game
+                log.warning("%s; reading with the card's colours only", e)
+        self.profile = (learning.adapt(profile, self.samples, self.counts)
+                        if profile is not None else None)
+        if self.profile is not None:
+            prepare_reader(self.profile)  # a missing model fails here, at start, not at a frame
         self._view: TableView | None = None
 
     def read(self, frame: np.ndarray) -> dict[str, Any]:
@@ -42,6 +72,34 @@ class PeepWarReader:
         data = observation(view)
         data["cells"] = {c: {"occluded": True} for t in view.tiles for c in cells_of((t.q, t.r))}
         return data
+
+    def learn(self, frame: np.ndarray, place: str, truth: Any) -> str:
+        """Learn from a correction: ``truth`` (a cell's
+        :class:`~companion.rules.peepwar.observation.CellReading`) is what stands in cell
+        ``place`` of ``frame``. The example is kept (when the profile has a file) and the
+        colour models adapt at once. Says what was learned, or why nothing was."""
+        if self.profile is None or not self.card.colours:
+            return "nothing learned: the profile has no players' colours"
+        found = learning.labelled_pixels(frame, self.profile, place, truth)
+        samples = learning.tag(found.samples, self.card)
+        counts = found.counts or []
+        if self.examples is not None and found.crop:
+            try:
+                self.examples.add(place, _truth_json(truth), found.crop,
+                                  {"samples": [s.to_json() for s in samples],
+                                   "beans": [c.to_json() for c in counts]})
+            except ExamplesError as e:
+                log.warning("%s", e)
+        if not samples and not counts:
+            return f"nothing learned from cell {place}: {found.note}"
+        self.samples += samples
+        self.counts += counts
+        del self.samples[:-MAX_LESSONS], self.counts[:-MAX_LESSONS]
+        self.profile = learning.adapt(self.card, self.samples, self.counts)
+        prepare_reader(self.profile)
+        taught = [f"{s.player}'s {s.kind} ({s.pixels} px)" for s in samples] + [
+            f"{c.player}'s bean count" for c in counts]
+        return f"learned from cell {place}: " + ", ".join(taught)
 
     def detect(self, frame: np.ndarray) -> PeepWarObservation:
         return PeepWarObservation.from_dict(self.read(frame))
@@ -56,6 +114,27 @@ class PeepWarReader:
             pts = np.round(outline).astype(np.int32).reshape(-1, 1, 2)
             cv2.polylines(out, [pts], True, (0, 200, 255), 2, cv2.LINE_AA)
         return out
+
+
+def _lessons(summary: dict) -> tuple[list[learning.Labelled], list[learning.BeanCount]]:
+    """An example's summary read back: its colour samples and bean counts."""
+    samples, counts = [], []
+    if not isinstance(summary, dict):
+        return samples, counts
+    for out, key, parse in ((samples, "samples", learning.Labelled.from_json),
+                            (counts, "beans", learning.BeanCount.from_json)):
+        for data in summary.get(key, []):
+            try:
+                out.append(parse(data))
+            except (KeyError, TypeError, ValueError):
+                continue  # one damaged sample costs itself only
+    return samples, counts
+
+
+def _truth_json(truth: Any) -> dict:
+    return {"supply_center": bool(truth.supply_center),
+            "pieces": {p: {"troops": int(v.troops), "peep": bool(v.peep)}
+                       for p, v in truth.pieces.items()}}
 
 
 def make_reader(profile: Any) -> PeepWarReader:

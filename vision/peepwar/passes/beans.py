@@ -64,16 +64,26 @@ HALF_UNDER_PEEP_PEEPISH = 0.5
 # inside the peep's body: the peep's own shading, no bean.
 PEEP_OWN_PEEPISH = 0.95
 PEEP_OWN_DEPTH_MM = 2.5
+# The key of an adapted profile's ``extra`` holding the bean threshold learned from
+# corrections (never written to a profile file: the reader adapts a copy in memory).
+LEARNED_THRESHOLD = "learned_bean_threshold"
+
+
+def _greyish(st: FrameState) -> list[bool]:
+    """Which players' beans are greyish (GREY_BEAN_CHROMA)."""
+    return [float(np.hypot(*st.profile.colours[p].bean.mean[:2])) < GREY_BEAN_CHROMA
+            for p in st.px.players]
 
 
 def _thresholds(st: FrameState) -> list[float]:
     """Each player's least heat for a bean: bean_net.DOUBT_LOW for a greyish bean
-    (GREY_BEAN_CHROMA), bean_net.THRESHOLD for the others."""
+    (GREY_BEAN_CHROMA), bean_net.THRESHOLD for the others, or the threshold this table's
+    corrections taught (LEARNED_THRESHOLD in the profile the reader adapted,
+    :mod:`vision.peepwar.learning`)."""
     if not st.bean_threshold:
-        st.bean_threshold = [
-            bean_net.DOUBT_LOW
-            if float(np.hypot(*st.profile.colours[p].bean.mean[:2])) < GREY_BEAN_CHROMA
-            else bean_net.THRESHOLD for p in st.px.players]
+        learned = float(st.profile.extra.get(LEARNED_THRESHOLD, bean_net.THRESHOLD))
+        st.bean_threshold = [bean_net.DOUBT_LOW if grey else learned
+                             for grey in _greyish(st)]
     return st.bean_threshold
 
 
@@ -147,7 +157,7 @@ def _grey_beans_on_markers(st: FrameState, ran: np.ndarray,
     box in ``looked`` held it already). Its sure peaks there and the sure ``orphans``
     (heat, x, y: peaks found in a region's box but nearer no region) are beans when
     of a greyish player's colour; peaks this near one another from two boxes are one."""
-    grey = [i for i, t in enumerate(_thresholds(st)) if t < bean_net.THRESHOLD]
+    grey = [i for i, g in enumerate(_greyish(st)) if g]
     if not grey:
         return
     s = st.s
@@ -226,7 +236,7 @@ def net_bean(st: FrameState, at: tuple[float, float], heat: float,
         here, whole, depth = colour
         if heat < threshold:
             half_under = here <= HALF_UNDER_PEEPISH and whole >= HALF_UNDER_PEEP_PEEPISH
-        elif threshold == bean_net.THRESHOLD:
+        elif not _greyish(st)[pi]:
             # (A greyish bean's peaks run cooler, and its colour is no peep's or bean's.)
             shading = min(here, whole) >= PEEP_OWN_PEEPISH and depth >= PEEP_OWN_DEPTH_MM
     if shading or (heat < threshold and not half_under):
@@ -235,6 +245,7 @@ def net_bean(st: FrameState, at: tuple[float, float], heat: float,
         return
     cell.troops[player] = cell.troops.get(player, 0) + 1
     st.counted_at.append((float(at[0]), float(at[1])))
+    st.bean_heats.append((name, player, float(heat)))
     if heat >= bean_net.THRESHOLD:
         st.beans_at.append((float(at[0]), float(at[1])))
     if half_under:

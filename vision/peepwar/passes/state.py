@@ -61,6 +61,7 @@ class FrameState:
             1, np.zeros((h, w), np.uint16), np.zeros((1, 5), np.int32))
         self.net_planes: bean_net.Planes | None = None  # made once the peeps are found
         self.bean_threshold: list[float] = []  # each player's, once the beans pass asks
+        self.bean_heats: list[tuple[str, str, float]] = []  # each bean counted: cell, player, heat
 
     def mm2(self, px_count: float) -> float:
         return px_count / (self.s * self.s)

@@ -1,0 +1,103 @@
+"""The reader learns the table from corrections: on a rendered table, through the real
+referee and camera loop, into a real examples file beside a real profile file."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.examples import ExampleStore, examples_path, forget_examples
+from calibration.profile import load_profile, save_profile
+from companion.camera_setup import camera_loop
+from companion.gamelog import GameLog
+from companion.referee import Referee
+from companion.rules.peepwar import PeepWar
+from companion.rules.peepwar.observation import CellReading, Pieces
+from companion.settings import Settings
+from vision.peepwar.reader import PeepWarReader, make_reader
+from vision.render.game_scene import families_colours, profile_for_colours, render_state
+
+PLAYERS = ["red", "blue"]
+TILES = [{"q": 0, "r": 0, "owner": None}, {"q": 1, "r": 0, "owner": "red"}]
+CELL = "1,0/2"
+TRUTH = CellReading(pieces={"red": Pieces(3, False)})
+
+
+@cache
+def _scene():
+    state = {"tiles": TILES, "cells": {CELL: {"pieces": {"red": {"troops": 3}}},
+                                       "0,0/4": {"pieces": {"blue": {"troops": 2}}}}}
+    return render_state(state, families_colours(PLAYERS), seed=11)
+
+
+@pytest.fixture
+def profile_path(tmp_path: Path) -> Path:
+    path = tmp_path / "table.json"
+    save_profile(profile_for_colours(families_colours(PLAYERS), seed=3), path)
+    return path
+
+
+def test_learned_examples_survive_a_restart_and_go_with_the_profile(profile_path: Path) -> None:
+    card = load_profile(profile_path)
+    reader = make_reader(card)
+    said = reader.learn(_scene().frame, CELL, TRUTH)
+    assert said.startswith(f"learned from cell {CELL}: red's bean"), said
+    assert examples_path(profile_path).is_file()
+
+    # A new reader from the same profile file (a restart) reads the example back ...
+    again = make_reader(load_profile(profile_path))
+    assert [s.player for s in again.samples] == ["red"]
+    assert "red" in {c.player for c in again.counts}  # and the net's heats there
+    sample = again.samples[0].mean
+    card_red = card.colours["red"].bean.mean
+    learned = again.profile.colours["red"].bean.mean
+    # ... and its red bean model has moved from the card's towards the labelled pixels.
+    assert np.linalg.norm(learned - card_red) > 1e-3
+    assert np.linalg.norm(learned - sample) < np.linalg.norm(card_red - sample)
+    np.testing.assert_array_equal(again.profile.colours["blue"].bean.mean,
+                                  card.colours["blue"].bean.mean)  # nothing taught blue's
+    # Read with what it learned, the corrected cell stays right.
+    assert again.read(_scene().frame)["cells"][CELL]["pieces"]["red"]["troops"] == 3
+
+    # Reset (companion calibrate does it on writing a profile): the card's models again.
+    assert forget_examples(profile_path)
+    fresh = make_reader(load_profile(profile_path))
+    assert fresh.samples == []
+    np.testing.assert_array_equal(fresh.profile.colours["red"].bean.mean, card_red)
+
+
+def test_a_correction_on_the_page_reaches_the_reader(profile_path: Path, tmp_path: Path
+                                                     ) -> None:
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    for i in range(4):  # a still table: the same frame again and again
+        cv2.imwrite(str(frames / f"{i}.png"), _scene().frame)
+    log = GameLog(tmp_path / "game.sqlite")
+    try:
+        referee = Referee(log, log.new_game(PeepWar(players=tuple(PLAYERS))), egg_seed=1)
+        loop = camera_loop(str(frames), referee, str(profile_path),
+                           Settings(stable_seconds=0.0))
+        read = [loop.step(float(t)) for t in range(3)]
+        assert any(obs is not None for obs in read)
+        referee.correct({"cell": CELL, "pieces": {"red": {"troops": 3, "peep": False}}})
+        loop.step(3.0)  # the camera thread learns it before its next frame
+        kept = ExampleStore(examples_path(profile_path)).all()
+        assert [(e.place, e.truth["pieces"]) for e in kept] == [
+            (CELL, {"red": {"troops": 3, "peep": False}})]
+        assert loop.learned and loop.learned[-1].startswith(f"learned from cell {CELL}")
+        assert kept[0].crop[:4] == b"\x89PNG"
+    finally:
+        log.close()
+
+
+def test_a_reader_without_a_profile_file_learns_in_memory_only() -> None:
+    profile = profile_for_colours(families_colours(PLAYERS), seed=3)
+    reader = PeepWarReader(profile)
+    assert reader.examples is None
+    reader.learn(_scene().frame, CELL, TRUTH)
+    assert len(reader.samples) == 1
+    assert reader.card is profile  # the calibration itself is never changed

@@ -1,0 +1,312 @@
+"""Learning a table from corrections: cells the players corrected adapt the colour models.
+
+A correction says what truly stands in one cell of one frame. Its pixels are labelled
+from that (:func:`labelled_pixels`): the cell's foreground, less Supply Centers' discs
+and hands, each pixel given to the nearest of the players the correction names, and
+within a player to their peep where a peep's body was found (or where their peep model
+fits better), else to their bean. Each (player, bean or peep) keeps the labelled pixels'
+mean and covariance in calibration's features (:mod:`calibration.colour`), tied to the
+card model it adapts by that model's fingerprint: a new calibration leaves old examples
+without a model to adapt.
+
+:func:`adapt` then moves each card model towards its examples, and no further than they
+warrant:
+
+- the card counts as PRIOR_WEIGHT corrected cells, every example (one cell) as one,
+  however many pixels it holds: a heap of beans teaches no more than one bean;
+- an example whose colour lies nearer another player's card model than its own (a
+  correction naming the wrong player), or farther than GATE_MAX from its own, is not
+  learned from;
+- the mean moves at most TRUST_PER_EXAMPLE a learned example (in the model's reading
+  spread, Mahalanobis), TRUST_MAX in all; the spread stays the card's (widened by the
+  spread between examples, a model claimed shadows and its neighbours' colours, and read
+  the 3D generator's tuning frames worse: ``bench/correction_learning.py``).
+
+So one wrong correction can move a model by a third of the way to it and at most one
+reading spread, never onto another player's colour (:data:`MIN_SEPARATION` is 2.5
+spreads of the card's own, tighter, models).
+
+The bean net, the reader's learned part, is calibrated to the table the same way: each
+corrected cell keeps the heat of every bean the net finds there (read down to
+``bean_net.DOUBT_LOW``) beside the true count per player, and the bean threshold becomes
+the one that would have counted the examples best (:func:`bean_threshold`), shrunk
+towards ``bean_net.THRESHOLD`` as if the card's threshold were PRIOR_WEIGHT examples
+counted right (one example moves it a third of the way at most). Greyish beans keep their
+own, lower, threshold.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+import cv2
+import numpy as np
+
+from calibration.colour import ColourModel
+from calibration.profile import Profile
+from vision.peepwar import bean_net
+from vision.peepwar.mosaic import build_mosaic
+from vision.peepwar.passes import beans as beans_pass
+from vision.peepwar.piece_pixels import READ_SPREAD, pixel_features
+from vision.peepwar.pieces import frame_state
+from vision.peepwar.tiles import find_tiles
+
+PRIOR_WEIGHT = 2.0
+TRUST_PER_EXAMPLE = 1.0
+TRUST_MAX = 4.0
+GATE_MAX = 8.0
+MIN_PIXELS = 12  # fewer labelled pixels of one piece kind teach nothing (a bean is ~200)
+LIGHT_KEEP = (3, 92)  # lightness percentiles kept: no highlights, no dark crevices
+CROP_GROW_PX = 4
+KINDS = ("bean", "peep")
+THRESHOLDS = np.round(np.arange(0.3, 0.91, 0.05), 2)  # the bean thresholds a table may learn
+
+
+@dataclass(frozen=True)
+class Labelled:
+    """One example's pixels of one player's bean or peep: what they teach that model."""
+
+    player: str
+    kind: str  # "bean" or "peep"
+    model: str  # fingerprint of the card model it adapts
+    pixels: int
+    mean: np.ndarray
+    cov: np.ndarray
+
+    def to_json(self) -> dict[str, Any]:
+        return {"player": self.player, "kind": self.kind, "model": self.model,
+                "pixels": self.pixels, "mean": np.round(self.mean, 5).tolist(),
+                "cov": np.round(self.cov, 7).tolist()}
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> Labelled:
+        mean, cov = np.asarray(data["mean"], float), np.asarray(data["cov"], float)
+        if mean.shape != (3,) or cov.shape != (3, 3) or data["kind"] not in KINDS:
+            raise ValueError("not a labelled sample")
+        return Labelled(str(data["player"]), str(data["kind"]), str(data["model"]),
+                        int(data["pixels"]), mean, cov)
+
+
+def fingerprint(model: ColourModel) -> str:
+    """A short name for a card model: examples adapt only the model they were taken for."""
+    text = json.dumps(model.to_json(), sort_keys=True)
+    return hashlib.sha1(text.encode()).hexdigest()[:12]
+
+
+def _reading_cov(model: ColourModel) -> np.ndarray:
+    return model.cov + np.diag(READ_SPREAD**2)
+
+
+def _mahalanobis(model: ColourModel, x: np.ndarray) -> float:
+    d = np.asarray(x, float) - model.mean
+    return float(np.sqrt(d @ np.linalg.solve(_reading_cov(model), d)))
+
+
+@dataclass(frozen=True)
+class BeanCount:
+    """One corrected cell's beans of one player: the true count, and the heat of every
+    peak the net read as that player's bean there (down to ``bean_net.DOUBT_LOW``)."""
+
+    player: str
+    truth: int
+    heats: tuple[float, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"player": self.player, "truth": self.truth,
+                "heats": [round(h, 3) for h in self.heats]}
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> BeanCount:
+        return BeanCount(str(data["player"]), int(data["truth"]),
+                         tuple(float(h) for h in data["heats"]))
+
+    def error(self, threshold: float) -> int:
+        return abs(sum(h >= threshold for h in self.heats) - self.truth)
+
+
+@dataclass
+class CellExample:
+    """What one correction gives: the labelled samples, the bean counts, the cell's crop
+    (PNG), and why nothing was learned when nothing was."""
+
+    samples: list[Labelled]
+    crop: bytes
+    note: str = ""
+    counts: list[BeanCount] | None = None
+
+
+def labelled_pixels(frame: np.ndarray, profile: Profile, place: str,
+                    truth: Any) -> CellExample:
+    """The pixels of cell ``place`` in ``frame``, labelled by ``truth`` (a
+    :class:`~companion.rules.peepwar.observation.CellReading`), read with ``profile`` (the
+    models as adapted so far: they only split pixels between the players ``truth`` names)."""
+    if frame.ndim != 3 or frame.shape[2] < 3 or not profile.colours:
+        return CellExample([], b"", "no colour frame or no players' colours")
+    frame = frame[:, :, :3]
+    view = find_tiles(frame, profile.intrinsics)
+    if view.homography is None or not view.tiles:
+        return CellExample([], b"", "no tiles in the frame")
+    mosaic = build_mosaic(frame, view)
+    if place not in mosaic.cell_names:
+        return CellExample([], b"", f"cell {place} is not in the frame")
+    index = mosaic.cell_names.index(place)
+    in_cell = mosaic.cell_map == index
+    crop = _crop(mosaic.image, in_cell)
+    players = [p for p, v in truth.pieces.items()
+               if (v.troops or v.peep) and p in profile.colours
+               and profile.colours[p].peep is not None]
+    counts = _bean_counts(mosaic, profile, place, truth)
+    if not players:
+        return CellExample([], crop, "the cell holds no player's pieces", counts)
+    st = frame_state(mosaic, profile)
+    fg = st.px.fg.astype(np.uint8)
+    core = cv2.erode(fg, np.ones((3, 3), np.uint8)) > 0  # no pixels mixed with the paper
+    use = in_cell & core & (st.egg == 0) & (st.occluder == 0)
+    flat = np.flatnonzero(use)
+    if len(flat) < MIN_PIXELS:
+        return CellExample([], crop, "too few piece pixels in the cell", counts)
+    feats = pixel_features(st.px, flat)
+    models = {p: profile.colours[p] for p in players}
+    if len(players) == 1:
+        owner = np.zeros(len(flat), np.intp)
+    else:
+        d = np.stack([np.minimum(*(np.linalg.norm(_whiten(m, feats), axis=1)
+                                   for m in (models[p].bean, models[p].peep)))
+                      for p in players], axis=1)
+        owner = np.argmin(d, axis=1)
+    body = st.body.ravel()[flat] > 0
+    peepish = st.px.peepish.ravel()[flat]
+    samples = []
+    for k, p in enumerate(players):
+        mine = owner == k
+        has = truth.pieces[p]
+        if has.peep and has.troops:
+            on_body = mine & body
+            peep = on_body if on_body.sum() >= MIN_PIXELS else mine & peepish
+        else:
+            peep = mine if has.peep else np.zeros_like(mine)
+        for kind, sel in (("bean", mine & ~peep), ("peep", peep)):
+            card = getattr(profile.colours[p], kind)
+            found = _stats(feats[sel])
+            if found is not None and card is not None:
+                samples.append(Labelled(p, kind, "", *found))
+    return CellExample(samples, crop, "" if samples else "too few piece pixels in the cell",
+                       counts)
+
+
+def _bean_counts(mosaic: Any, profile: Profile, place: str, truth: Any) -> list[BeanCount]:
+    """Per player (not greyish) with beans in the cell, truly or as read: the true count and
+    the heats of the beans the net finds there when every peak down to DOUBT_LOW counts."""
+    st = frame_state(mosaic, profile)
+    if (st.occluder[mosaic.cell_map == mosaic.cell_names.index(place)] > 0).any():
+        return []  # a hand there: what the net sees is not the cell's
+    st.bean_threshold = [bean_net.DOUBT_LOW] * len(st.px.players)
+    beans_pass.count_beans(st)
+    heats: dict[str, list[float]] = {}
+    for cell, player, heat in st.bean_heats:
+        if cell == place:
+            heats.setdefault(player, []).append(heat)
+    grey = dict(zip(st.px.players, beans_pass._greyish(st), strict=True))
+    players = {p for p, v in truth.pieces.items() if v.troops} | set(heats)
+    return [BeanCount(p, int(truth.pieces[p].troops) if p in truth.pieces else 0,
+                      tuple(sorted(heats.get(p, []), reverse=True)))
+            for p in sorted(players) if p in grey and not grey[p]]
+
+
+def bean_threshold(counts: list[BeanCount]) -> float | None:
+    """The bean threshold these examples teach (None: no examples): the one of THRESHOLDS
+    that counts them best (the nearest the card's of equals), shrunk towards it."""
+    if not counts:
+        return None
+    base = bean_net.THRESHOLD
+    errors = [sum(c.error(float(t)) for c in counts) for t in THRESHOLDS]
+    best = min(range(len(THRESHOLDS)),
+               key=lambda i: (errors[i], abs(float(THRESHOLDS[i]) - base)))
+    k = len(counts)
+    return base + (float(THRESHOLDS[best]) - base) * k / (k + PRIOR_WEIGHT)
+
+
+def _whiten(model: ColourModel, feats: np.ndarray) -> np.ndarray:
+    chol = np.linalg.cholesky(np.linalg.inv(_reading_cov(model)))
+    return (feats - model.mean) @ chol
+
+
+def _stats(feats: np.ndarray) -> tuple[int, np.ndarray, np.ndarray] | None:
+    if len(feats) < MIN_PIXELS:
+        return None
+    lo, hi = np.percentile(feats[:, 2], LIGHT_KEEP)
+    core = feats[(feats[:, 2] >= lo) & (feats[:, 2] <= hi)]
+    if len(core) < MIN_PIXELS:
+        core = feats
+    return len(core), core.mean(axis=0), np.cov(core, rowvar=False)
+
+
+def _crop(image: np.ndarray, in_cell: np.ndarray) -> bytes:
+    x, y, w, h = cv2.boundingRect(in_cell.view(np.uint8))
+    g = CROP_GROW_PX
+    y0, x0 = max(y - g, 0), max(x - g, 0)
+    ok, png = cv2.imencode(".png", image[y0:y + h + g, x0:x + w + g])
+    return png.tobytes() if ok else b""
+
+
+def tag(samples: Iterable[Labelled], card: Profile) -> list[Labelled]:
+    """``samples`` tied to the card models they adapt (by fingerprint)."""
+    out = []
+    for s in samples:
+        model = getattr(card.colours[s.player], s.kind) if s.player in card.colours else None
+        if model is not None:
+            out.append(replace(s, model=fingerprint(model)))
+    return out
+
+
+def adapt(card: Profile, samples: Iterable[Labelled],
+          counts: Iterable[BeanCount] = ()) -> Profile:
+    """``card`` with every colour model adapted to the samples taken for it and the bean
+    threshold to the bean counts (see the module's docstring for how far); models without
+    samples are the card's own."""
+    by_model: dict[tuple[str, str], list[Labelled]] = {}
+    for s in samples:
+        by_model.setdefault((s.player, s.kind), []).append(s)
+    learned = bean_threshold([c for c in counts if c.player in card.colours])
+    if learned is not None:
+        card = replace(card, extra={**card.extra, beans_pass.LEARNED_THRESHOLD: learned})
+    if not by_model:
+        return card
+    colours = dict(card.colours)
+    for (player, kind), found in by_model.items():
+        if player not in card.colours:
+            continue
+        model = getattr(card.colours[player], kind)
+        if model is None:
+            continue
+        mine = fingerprint(model)
+        others = [getattr(c, kind) for p, c in card.colours.items()
+                  if p != player and getattr(c, kind) is not None]
+        kept = [s for s in found if s.model == mine and _plausible(model, others, s.mean)]
+        if kept:
+            colours[player] = replace(colours[player], **{kind: adapted(model, kept)})
+    return replace(card, colours=colours)
+
+
+def _plausible(model: ColourModel, others: list[ColourModel], mean: np.ndarray) -> bool:
+    """Is ``mean`` this model's colour at all: not nearer another player's, not far off?"""
+    own = _mahalanobis(model, mean)
+    return own <= GATE_MAX and all(own <= _mahalanobis(o, mean) for o in others)
+
+
+def adapted(model: ColourModel, samples: list[Labelled]) -> ColourModel:
+    """``model`` moved towards ``samples`` (every one already judged plausible)."""
+    k = len(samples)
+    w = PRIOR_WEIGHT + k
+    mean = (PRIOR_WEIGHT * model.mean + sum(s.mean for s in samples)) / w
+    read = _reading_cov(model)
+    shift = mean - model.mean
+    dist = float(np.sqrt(shift @ np.linalg.solve(read, shift)))
+    trust = min(TRUST_PER_EXAMPLE * k, TRUST_MAX)
+    if dist > trust:
+        mean = model.mean + shift * (trust / dist)
+    return ColourModel(mean, model.cov, model.pixels + sum(s.pixels for s in samples))
