@@ -101,10 +101,10 @@ def draw_counter(canvas: MmCanvas, centre, player: str, angle_deg: float = 0.0,
     r = _rot(angle_deg)
     c = np.asarray(centre, float)
 
-    def p(x: float, y: float) -> np.ndarray:
-        return c + r @ np.array([x, y]) * s
+    def p(x: float, y: float) -> np.ndarray:  # the letter fills the middle of the square
+        return c + r @ np.array([x, y]) * s * 0.75
 
-    white, w = (255, 255, 255), 0.09 * s
+    white, w = (255, 255, 255), 0.07 * s
     letter = LETTER[player]
     if letter == "L":  # Λ, Sparta's lambda
         canvas.segment(p(-0.25, 0.28), p(0, -0.3), white, w)
@@ -166,14 +166,15 @@ def map_image(lay: MapLayout, px_per_mm: float) -> np.ndarray:
             n = max(1, int(np.hypot(*d) / 4))
             for k in range(n):
                 if k % 2 == 0:
-                    canvas.segment(p + d * k / n, p + d * (k + 1) / n, (170, 140, 110), 1.0)
+                    canvas.segment(p + d * k / n, p + d * (k + 1) / n, (190, 170, 150), 1.0)
         else:
-            canvas.segment(p, q, (120, 120, 120), 1.4)
+            canvas.segment(p, q, (160, 160, 160), 1.4)
     for area in lay.areas.values():
         x0, y0, x1, y1 = area.box
         fill = (236, 240, 242) if not area.island else (244, 238, 232)
         canvas.fill_polygon(area.polygon, fill)
-        canvas.polyline(area.polygon, (70, 70, 70), 0.6)
+        # A light outline: a chit lying across it stays a dark square of its own.
+        canvas.polyline(area.polygon, (165, 165, 165), 0.6)
         canvas.text(area.name, (x0 + 18 + 0.9 * len(area.name), y0 + NAME_BAND_MM / 2 + 0.6),
                     3.0, INK, 0.35)
         note = []
