@@ -56,6 +56,20 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                                description="The ChArUco board for companion calibrate-camera.")
     charuco.add_argument("--dpi", type=float, default=300.0, help="pixels per inch (default 300)")
     charuco.add_argument("--out", help="PNG file to write")
+    # The games' own sheets, from their bundles (``Game.printables``).
+    from companion import games
+
+    for game in games.all_games().values():
+        for kind, text, ref in game.printables:
+            sheet = kinds.add_parser(kind, help=text, description=text[:1].upper() + text[1:]
+                                     + ".")
+            sheet.add_argument("--dpi", type=float, default=300.0,
+                               help="pixels per inch (default 300)")
+            sheet.add_argument("--out", help="file to write")
+            sheet.add_argument("--json", help="JSON file for the layout (mm), where it has one")
+            sheet.add_argument("--paper", help="paper size, where there is a choice")
+            sheet.add_argument("--map", help="the game's map file, where it has one")
+            sheet.set_defaults(printable=ref)
     parser.set_defaults(func=run)
 
 
@@ -94,8 +108,20 @@ def run(args: argparse.Namespace) -> int:
     from vision.print_kit import kit_pages
 
     if args.kind is None:
-        raise UserError("say what to print: peepwar-tile, card, petri-board, kit or charuco "
-                        "(see --help)")
+        raise UserError("say what to print: peepwar-tile, card, petri-board, kit, charuco or "
+                        "a game's sheet (see --help)")
+    if getattr(args, "printable", None):
+        from companion import games
+
+        _dpi(args.dpi)
+        try:
+            print(games.load(args.printable)(args))
+        except OSError as e:
+            raise UserError(f"cannot write {args.kind} ({e.strerror or e}): check the "
+                            "folder") from None
+        except ValueError as e:
+            raise UserError(str(e)) from None
+        return 0
     if args.kind == "peepwar-tile":
         _need(args, "id", "out")
         if not 0 <= args.id < MAX_TILES:
