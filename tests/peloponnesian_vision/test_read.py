@@ -60,7 +60,7 @@ def test_the_printed_map_json_follows_the_standard() -> None:
     assert set(data["areas"]) == set(GAME.new_rules(["sparta", "athens", "thebes"]).map.areas)
     for a in data["areas"].values():
         xs, ys = zip(*a["polygon_mm"], strict=True)
-        assert 0 <= min(xs) and max(xs) <= data["width_mm"] and max(ys) <= data["height_mm"]
+        assert min(xs) >= 0 and max(xs) <= data["width_mm"] and max(ys) <= data["height_mm"]
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])

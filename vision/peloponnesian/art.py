@@ -32,15 +32,14 @@ import numpy as np
 from companion.rules.peloponnesian.chits import KINDS, load_chits
 from vision.mm_canvas import MmCanvas, blank
 from vision.peloponnesian.layout import (
-    CHIT_LABEL_MM,
+    BOX_MM,
     CHIT_MM,
-    CODE_MM,
+    CHIT_ROW_Y,
     CHIT_XS,
+    CODE_MM,
     COUNTER_MM,
     COUNTER_ROW_Y,
     COUNTER_XS,
-    BOX_MM,
-    CHIT_ROW_Y,
     NAME_BAND_MM,
     MapLayout,
     link_segment,

@@ -159,7 +159,7 @@ def read_code(norm: np.ndarray, quad: np.ndarray) -> tuple[str | None, int]:
     bits = (mods < (black + white) / 2).astype(np.uint8)
     if bits.all():  # no white module: not a code (every code has some)
         return None, 0
-    dist = np.count_nonzero(_CODES != bits[None], axis=1)
+    dist = np.count_nonzero(bits[None] != _CODES, axis=1)
     best = int(np.argmin(dist))
     if dist[best] > 1:
         return None, int(dist[best])

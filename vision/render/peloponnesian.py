@@ -28,10 +28,10 @@ from vision.geometry import apply_h
 from vision.mm_canvas import MmCanvas
 from vision.peloponnesian.art import HIDDEN, chit_types, draw_chit, draw_counter, map_image
 from vision.peloponnesian.layout import (
+    CHIT_MM,
     CHIT_ROW_Y,
     CHIT_XS,
     CODE_MM,
-    CHIT_MM,
     COUNTER_MM,
     SIDES,
     MapLayout,
@@ -39,8 +39,8 @@ from vision.peloponnesian.layout import (
 )
 from vision.render.camera import random_camera
 from vision.render.layers import random_hand, table_texture
-from vision.render.petri import _blur_small
 from vision.render.light import gradient_field, temperature_gains, to_linear, to_srgb
+from vision.render.petri import _blur_small
 from vision.render.sprites import light_direction
 
 DRAW_PPM = 4.0  # px per mm the sheet and pieces are drawn at

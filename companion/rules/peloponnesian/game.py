@@ -19,9 +19,9 @@ from companion.observation import Inference, Observation
 from companion.rules.base import Action
 from companion.rules.peloponnesian import inference, notation, svg, textboard
 from companion.rules.peloponnesian.actions import Resolve
-from companion.rules.peloponnesian.observation import AreaReading, PeloObservation
 from companion.rules.peloponnesian.bot import Bot
 from companion.rules.peloponnesian.mapdata import CITIES
+from companion.rules.peloponnesian.observation import AreaReading, PeloObservation
 from companion.rules.peloponnesian.rules import (
     INFLUENCE_RANGES,
     ORDERS,

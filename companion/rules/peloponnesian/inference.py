@@ -93,7 +93,7 @@ def chit_differences(rules: PeloponnesianWar, state: State, obs: PeloObservation
         expect = Counter((c.chit if state.phase == REVEAL else HIDDEN, c.player)
                          for c in state.chits_in(area))
         seen = Counter(obs.reading(area).chits)
-        for (kind, side), n in (seen - expect).items():
+        for kind, side in seen - expect:
             if kind == HIDDEN and side in pending:
                 continue
             if leftovers and kind != HIDDEN:
@@ -101,7 +101,7 @@ def chit_differences(rules: PeloponnesianWar, state: State, obs: PeloObservation
             face = "face down" if kind == HIDDEN else kind
             out.append(f"{name}: the camera sees a chit ({face}) on {side}'s side that the "
                        "game does not have there")
-        for (kind, side), n in (expect - seen).items():
+        for kind, side in expect - seen:
             # Chits of one side lie stacked: the camera sees the top one of a side.
             if any(s == side for _, s in seen):
                 continue

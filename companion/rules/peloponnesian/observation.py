@@ -121,7 +121,7 @@ def _reading(area: str, raw: Any) -> AreaReading:
     counters = raw.get("counters", {})
     if not isinstance(counters, Mapping):
         raise BadObservation(f"area {area}: \"counters\" must map players to counts")
-    for p, n in counters.items():
+    for n in counters.values():
         if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= 9:
             raise BadObservation(f"area {area}: a count of counters is a whole number 0 to 9")
     chits = raw.get("chits", [])
