@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import cv2
@@ -33,23 +34,42 @@ import numpy as np
 
 from vision.markers import detect_markers
 from vision.peloponnesian.art import CODE_GRID, CODES, chit_types, code_bits, map_image
-from vision.peloponnesian.layout import CODE_MM, COUNTER_MM, NAME_BAND_MM, MapLayout
+from vision.peloponnesian.layout import (
+    CODE_MM,
+    COUNTER_MM,
+    COUNTER_ROW_Y,
+    COUNTER_XS,
+    NAME_BAND_MM,
+    MapLayout,
+)
 
-RECT_PPM = 2.5  # px per mm of the top-down picture
+RECT_PPM = 2.0  # px per mm of the top-down picture
 PLAYERS = ("sparta", "athens", "thebes")
 MIN_MARKERS = 2
 SAT_PLAYER = 0.28  # saturation (max - min) / max above which a pixel may be a counter's
-SAT_FOREIGN = 0.22  # ... above which a pixel is not paper (skin, a sleeve, a cup)
+SAT_FOREIGN = 0.15  # ... above which a pixel is not paper (skin, a sleeve, a cup)
 DARK = 0.45  # brightness (of the box's white) under which a pixel is ink or a chit's code
-FOREIGN_PX = 40  # unexplained pixels (about 6 mm^2) that make an area occluded
+SPECKLE_PX = 2.5  # frame pixels of speckle a hand is wider than
+BLEED_PX = 4.0  # frame pixels round a counter its colour may bleed into (JPEG, blur)
+FOREIGN_MM2 = 12.0  # unexplained paper this large makes an area occluded
 PAPER_HUE = 0.035  # a box whose white differs more in chromaticity from the map's is covered
 PAPER_DARK = 0.4  # ... or whose white is darker than this share of the map's
 NAME_SHOWS = 0.92  # the name's darkest tenth is darker than this share of the band's median
-COUNT_DOUBT = 0.3  # a blob this far from a whole number of counters is doubtful
+COUNT_DOUBT = 0.3  # a count this unsure is reported with a low confidence
+RING_MM = (3.2, 5.2)  # a spot's ring: this far from its centre (mm, square distance)
+SPOT_FULL = 0.45  # share of a spot's ring in a city's colour: a counter of that city
+SPOT_EMPTY = 0.15  # ... at most this: no counter (between the two: doubtful)
+OFF_SPOT = 0.35  # a city's colour off the spots, in counters' areas: a counter off its spot
 CODE_SIDE = (0.75, 1.3)  # a code's side, as a share of the printed CODE_MM
 NO_MAP = ("no map found: the printed map's markers are not in view (put the whole map in "
           "the picture, lit evenly)")
 PART_OUT = "part of the map is out of view: the areas outside are reported occluded"
+
+
+def _square_px(mm: float) -> np.ndarray:
+    """A square structuring element about ``mm`` wide in the top-down picture (odd pixels)."""
+    n = max(3, 2 * round(mm * RECT_PPM / 2) + 1)
+    return np.ones((n, n), np.uint8)
 
 
 @dataclass
@@ -94,7 +114,7 @@ def _print_ink(lay: MapLayout) -> tuple[np.ndarray, np.ndarray]:
     img = map_image(lay, RECT_PPM * 2)
     size = (round(lay.width_mm * RECT_PPM), round(lay.height_mm * RECT_PPM))
     gray = cv2.cvtColor(cv2.resize(img, size, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY)
-    ink = cv2.dilate((gray < 215).astype(np.uint8), np.ones((5, 5), np.uint8))
+    ink = cv2.dilate((gray < 215).astype(np.uint8), _square_px(2.0))
     names = (gray < 140).astype(np.uint8)
     _INK[id(lay)] = (lay, ink, names)
     return ink, names
@@ -166,19 +186,43 @@ def read_code(norm: np.ndarray, quad: np.ndarray) -> tuple[str | None, int]:
     return _TYPES[best], int(dist[best])
 
 
-def _counts(mask: np.ndarray, unit_px: float) -> tuple[int, float]:
-    """Counters in a player's mask: filled blob areas over one counter's; and the doubt."""
-    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    total, worst = 0, 0.0
-    for c in contours:
-        area = cv2.contourArea(c)
-        if area < 0.3 * unit_px:
-            continue
-        k = area / unit_px
-        n = max(1, round(k))
-        total += n
-        worst = max(worst, abs(k - n))
-    return total, worst
+@lru_cache(maxsize=8)
+def _spot_rings(shape: tuple[int, int]) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+    """Each counter spot's ring in a box's picture: the counter's border, clear of its letter
+    (the letter's white washes out the middle once a frame is blurred); and where any spot's
+    counter may lie (a counter a little off its spot)."""
+    rings = []
+    near = np.zeros(shape, bool)
+    ys, xs = np.mgrid[0:shape[0], 0:shape[1]]
+    for x in COUNTER_XS:
+        cx, cy = (x * RECT_PPM - 0.5), (COUNTER_ROW_Y * RECT_PPM - 0.5)
+        d = np.maximum(np.abs(xs - cx), np.abs(ys - cy)) / RECT_PPM
+        rings.append(np.flatnonzero((d <= RING_MM[1]) & (d >= RING_MM[0])))
+        near |= d <= COUNTER_MM / 2 + 1.5
+    return tuple(rings), np.flatnonzero(near)
+
+
+def _counts(mask: np.ndarray, spots: tuple[tuple[np.ndarray, ...], np.ndarray],
+            unit_px: float) -> tuple[int, float]:
+    """Counters in a player's mask: the spots whose ring is mostly that colour, plus any
+    blob off the spots by its area; and the doubt (0: sure)."""
+    flat = mask.reshape(-1)
+    total, doubt = 0, 0.0
+    off = mask.copy()
+    rings, near = spots
+    for ring in rings:
+        share = float(flat[ring].mean())
+        if share >= SPOT_FULL:
+            total += 1
+        elif share > SPOT_EMPTY:
+            total += share >= (SPOT_FULL + SPOT_EMPTY) / 2
+            doubt = max(doubt, 0.5)
+    off.reshape(-1)[near] = 0  # what lies off the spots
+    left = float(off.sum())
+    if left > OFF_SPOT * unit_px:
+        total += max(1, round(left / (0.6 * unit_px)))
+        doubt = max(doubt, 0.5)
+    return total, doubt
 
 
 def box_white(rect: np.ndarray, box_px: tuple[int, int, int, int]) -> np.ndarray:
@@ -196,10 +240,18 @@ def paper_like(white: np.ndarray, paper: np.ndarray) -> bool:
     return bool(np.abs(chroma).max() <= PAPER_HUE and white.sum() >= PAPER_DARK * paper.sum())
 
 
+def frame_scale(view: MapView, at_mm: tuple[float, float]) -> float:
+    """Frame pixels per mm of the sheet at ``at_mm`` (the homography's local scale)."""
+    pts = np.array([[at_mm, (at_mm[0] + 1, at_mm[1]), (at_mm[0], at_mm[1] + 1)]], np.float64)
+    p = cv2.perspectiveTransform(pts, view.homography)[0]
+    return float(np.sqrt(abs(np.cross(p[1] - p[0], p[2] - p[0]))))
+
+
 def read_area(rect: np.ndarray, ink: tuple[np.ndarray, np.ndarray],
-              box_px: tuple[int, int, int, int], lay: MapLayout, area: str, white: np.ndarray
-              ) -> dict[str, Any]:
-    """One area's reading: counters and chits, or occluded."""
+              box_px: tuple[int, int, int, int], lay: MapLayout, area: str, white: np.ndarray,
+              scale: float = 2.0) -> dict[str, Any]:
+    """One area's reading: counters and chits, or occluded. ``scale``: frame pixels per mm
+    there (a coarse, far part of the frame smears a counter's colour wider)."""
     x0, y0, x1, y1 = box_px
     crop = rect[y0:y1, x0:x1].astype(np.float32)
     norm = crop * (1 / white)
@@ -222,18 +274,20 @@ def read_area(rect: np.ndarray, ink: tuple[np.ndarray, np.ndarray],
              "thebes": coloured & (g > 1.4 * b) & (g > 1.6 * r)}
     kernel = np.ones((3, 3), np.uint8)
     unit = COUNTER_MM**2 * RECT_PPM**2
+    spots = _spot_rings(v.shape)
     counters: dict[str, int] = {}
     doubt = 0.0
     explained = np.zeros(v.shape, np.uint8)
     for p, m in masks.items():
-        m8 = cv2.morphologyEx(m.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((7, 7), np.uint8))
+        m8 = cv2.morphologyEx(m.astype(np.uint8), cv2.MORPH_CLOSE, kernel)
         m8 = cv2.morphologyEx(m8, cv2.MORPH_OPEN, kernel)
-        n, worst = _counts(m8, unit)
+        n, worst = _counts(m8, spots, unit)
         if n:
             counters[p] = n
             doubt = max(doubt, worst)
             explained |= m8
-    explained = cv2.dilate(explained, np.ones((9, 9), np.uint8))
+    # JPEG keeps colour at half resolution: a counter's colour bleeds ~3 frame pixels round it.
+    explained = cv2.dilate(explained, _square_px(2.0 + BLEED_PX / max(scale, 0.5)))
     # Counters' white letters and their rims: fill each counter blob's outline.
     dark = (v < DARK).astype(np.uint8)
     chits: list[dict[str, str]] = []
@@ -260,11 +314,12 @@ def read_area(rect: np.ndarray, ink: tuple[np.ndarray, np.ndarray],
         chits.append({"type": kind, "player": lay.side_of(area, cx),
                       "_x": cx})
         cv2.fillPoly(explained, [np.round(box).astype(np.int32)], 1)
-    explained = cv2.dilate(explained, np.ones((5, 5), np.uint8))
+    explained = cv2.dilate(explained, _square_px(2.0))
     foreign = ((sat > SAT_FOREIGN) & (v > 0.12)) | (v < DARK)
     foreign = foreign.astype(np.uint8) & (1 - explained) & (1 - ink_box)
-    foreign = cv2.morphologyEx(foreign, cv2.MORPH_OPEN, kernel)
-    if unreadable or int(foreign.sum()) > FOREIGN_PX:
+    # Noise and JPEG speckle are a frame pixel or two wide: larger where the frame is coarse.
+    foreign = cv2.morphologyEx(foreign, cv2.MORPH_OPEN, _square_px(SPECKLE_PX / max(scale, 0.5)))
+    if unreadable or int(foreign.sum()) > FOREIGN_MM2 * RECT_PPM**2:
         return {"occluded": True}
     out: dict[str, Any] = {}
     if counters:
@@ -311,7 +366,8 @@ def read_map(frame: np.ndarray, lay: MapLayout) -> Reading:
             continue
         # The box's brightness, the map's colour: a hand over most of a box is not its paper.
         white = paper * (whites[aid].sum() / paper.sum())
-        r = read_area(rect, ink, boxes[aid], lay, aid, white)
+        scale = frame_scale(view, lay.areas[aid].centre)
+        r = read_area(rect, ink, boxes[aid], lay, aid, white, scale)
         states[aid] = "occluded" if r.get("occluded") else "ok"
         if r:
             data["areas"][aid] = r
