@@ -1,9 +1,12 @@
 """``companion print``: the printable kit at exact physical size.
 
-``peepwar-tile``, ``card`` and ``petri-board`` write PNGs that state their dpi; ``kit`` writes a
+``peepwar-tile`` and ``card`` write PNGs that state their dpi; ``kit`` writes a
 PDF for A4 or US Letter with every tile of a game, the colour card and the
 ChArUco board, each page with cut lines and a 100 mm scale bar; ``charuco``
-writes the camera calibration board alone (table standard, section 5).
+writes the camera calibration board alone (table standard, section 5). A game's
+own sheets (Petri's board, A Peloponnesian War's map and pieces) come from its
+bundle's ``printables``: each gets ``--dpi``, ``--out``, ``--json``, ``--paper``
+and ``--map``, and its function says what it needs.
 """
 
 from __future__ import annotations
@@ -45,13 +48,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     kit.add_argument("--players", type=int, help=f"players 1..{MAX_PLAYERS}")
     kit.add_argument("--dpi", type=float, default=300.0, help="image resolution (default 300)")
     kit.add_argument("--out", help="PDF file to write")
-    petri = kinds.add_parser("petri-board", help="the Petri (Chinese checkers) board, A3, as a "
-                             "PNG and its hole positions",
-                             description="The printable Petri board: 121 holes, their names and "
-                             "eight markers, on an A3 sheet; the JSON gives every hole in mm.")
-    petri.add_argument("--dpi", type=float, default=300.0, help="pixels per inch (default 300)")
-    petri.add_argument("--out", help="PNG file to write")
-    petri.add_argument("--json", help="JSON file for the hole positions (mm)")
     charuco = kinds.add_parser("charuco", help="the camera calibration board as a PNG",
                                description="The ChArUco board for companion calibrate-camera.")
     charuco.add_argument("--dpi", type=float, default=300.0, help="pixels per inch (default 300)")
@@ -108,8 +104,8 @@ def run(args: argparse.Namespace) -> int:
     from vision.print_kit import kit_pages
 
     if args.kind is None:
-        raise UserError("say what to print: peepwar-tile, card, petri-board, kit, charuco or "
-                        "a game's sheet (see --help)")
+        raise UserError("say what to print: peepwar-tile, card, kit, charuco or a game's "
+                        "sheet (see --help)")
     if getattr(args, "printable", None):
         from companion import games
 
@@ -142,18 +138,6 @@ def run(args: argparse.Namespace) -> int:
                lambda p: p.write_text(json.dumps(layout.to_json(), indent=2) + "\n"))
         print(f"card for {n} players written to {args.out} and {args.json} "
               f"({layout.width_mm:g} x {layout.height_mm:g} mm)")
-    elif args.kind == "petri-board":
-        from vision.petri.print_board import board_image, board_layout
-
-        _need(args, "out", "json")
-        dpi = _dpi(args.dpi)
-        img = board_image(dpi / 25.4)
-        layout = board_layout()
-        _write("the board", args.out, lambda p: write_png(p, img, dpi))
-        _write("the hole positions", args.json,
-               lambda p: p.write_text(json.dumps(layout.to_json(), indent=2) + "\n"))
-        print(f"Petri board written to {args.out} and {args.json} ({layout.width_mm:g} x "
-              f"{layout.height_mm:g} mm, A3; print at 100%)")
     elif args.kind == "kit":
         _need(args, "players", "out")
         paper = args.paper.lower()
