@@ -256,7 +256,7 @@ def read_area(rect: np.ndarray, ink: tuple[np.ndarray, np.ndarray],
     crop = rect[y0:y1, x0:x1].astype(np.float32)
     norm = crop * (1 / white)
     b, g, r = norm[:, :, 0], norm[:, :, 1], norm[:, :, 2]
-    v = np.maximum(np.maximum(b, g), r)
+    v = np.ascontiguousarray(np.maximum(np.maximum(b, g), r))
     # The area's printed name must show: something as pale as paper may lie over the box.
     band = slice(0, round(NAME_BAND_MM * RECT_PPM))
     name = ink[1][y0:y1, x0:x1][band].astype(bool)
@@ -269,16 +269,20 @@ def read_area(rect: np.ndarray, ink: tuple[np.ndarray, np.ndarray],
     lo = np.minimum(np.minimum(b, g), r)
     sat = (v - lo) / np.maximum(v, 1e-3)
     coloured = (sat > SAT_PLAYER) & (v > 0.25)
-    masks = {"sparta": coloured & (r > 1.9 * g) & (r > 1.9 * b),
-             "athens": coloured & (b > 1.3 * g) & (b > 2.0 * r),
-             "thebes": coloured & (g > 1.4 * b) & (g > 1.6 * r)}
     kernel = np.ones((3, 3), np.uint8)
     unit = COUNTER_MM**2 * RECT_PPM**2
+    masks = {}
+    if np.count_nonzero(coloured) > 0.1 * unit:  # most boxes hold no counter
+        masks = {"sparta": coloured & (r > 1.9 * g) & (r > 1.9 * b),
+                 "athens": coloured & (b > 1.3 * g) & (b > 2.0 * r),
+                 "thebes": coloured & (g > 1.4 * b) & (g > 1.6 * r)}
     spots = _spot_rings(v.shape)
     counters: dict[str, int] = {}
     doubt = 0.0
     explained = np.zeros(v.shape, np.uint8)
     for p, m in masks.items():
+        if np.count_nonzero(m) < 0.1 * unit:
+            continue
         m8 = cv2.morphologyEx(m.astype(np.uint8), cv2.MORPH_CLOSE, kernel)
         m8 = cv2.morphologyEx(m8, cv2.MORPH_OPEN, kernel)
         n, worst = _counts(m8, spots, unit)
@@ -288,7 +292,6 @@ def read_area(rect: np.ndarray, ink: tuple[np.ndarray, np.ndarray],
             explained |= m8
     # JPEG keeps colour at half resolution: a counter's colour bleeds ~3 frame pixels round it.
     explained = cv2.dilate(explained, _square_px(2.0 + BLEED_PX / max(scale, 0.5)))
-    # Counters' white letters and their rims: fill each counter blob's outline.
     dark = (v < DARK).astype(np.uint8)
     chits: list[dict[str, str]] = []
     unreadable = 0
@@ -305,8 +308,7 @@ def read_area(rect: np.ndarray, ink: tuple[np.ndarray, np.ndarray],
                 and area_px > 0.8 * w * h):
             unreadable += 1
             continue
-        gray_v = np.ascontiguousarray(v)
-        kind, _ = read_code(gray_v, box)
+        kind, _ = read_code(v, box)
         if kind is None:
             unreadable += 1
             continue
