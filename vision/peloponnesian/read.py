@@ -244,7 +244,8 @@ def frame_scale(view: MapView, at_mm: tuple[float, float]) -> float:
     """Frame pixels per mm of the sheet at ``at_mm`` (the homography's local scale)."""
     pts = np.array([[at_mm, (at_mm[0] + 1, at_mm[1]), (at_mm[0], at_mm[1] + 1)]], np.float64)
     p = cv2.perspectiveTransform(pts, view.homography)[0]
-    return float(np.sqrt(abs(np.cross(p[1] - p[0], p[2] - p[0]))))
+    (ax, ay), (bx, by) = p[1] - p[0], p[2] - p[0]
+    return float(np.sqrt(abs(ax * by - ay * bx)))
 
 
 def read_area(rect: np.ndarray, ink: tuple[np.ndarray, np.ndarray],
