@@ -52,10 +52,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                                description="The ChArUco board for companion calibrate-camera.")
     charuco.add_argument("--dpi", type=float, default=300.0, help="pixels per inch (default 300)")
     charuco.add_argument("--out", help="PNG file to write")
-    # The games' own sheets, from their bundles (``Game.printables``).
+    # The games' own sheets, from their bundles (``Game.printables``): imported only to
+    # build the real parser of ``print``, not when the command line just notes its name.
     from companion import games
 
-    for game in games.all_games().values():
+    real = isinstance(subparsers, argparse._SubParsersAction)
+    for game in games.all_games().values() if real else ():
         for kind, text, ref in game.printables:
             sheet = kinds.add_parser(kind, help=text, description=text[:1].upper() + text[1:]
                                      + ".")
