@@ -10,9 +10,10 @@ Two seed ranges are reported separately: the tuning range (seeds from 0), on
 which the reader's thresholds were chosen, and the held-out range (seeds from
 1,000,000), which no threshold was tuned on.
 
-An area a hand touches may be read occluded or correctly (a wrong reading there
-counts as a confident wrong reading); every other area must be read exactly and
-not occluded. Reported: areas whose counters are exact, areas whose chits are
+An area a hand touches may be read occluded or correctly; every other area must
+be read exactly and not occluded. A wrong reading with a confidence of 0.5 or
+more (the referee asks about those under it) is a confident wrong reading, the
+worst thing the camera can do. Reported: areas whose counters are exact, areas whose chits are
 exact (type and side), frames read exactly, confident wrong readings under a
 hand, and the time of one 1280x720 frame's read on one core (median wall clock
 and process CPU time).
@@ -56,12 +57,13 @@ def score(frame: PeloFrame, data: dict, areas: list[str]) -> tuple[Counter, list
         want_counters = frame.counters.get(a, {})
         want_chits = sorted((ch["type"], ch["player"]) for ch in frame.chits.get(a, []))
         got_chits = sorted((ch["type"], ch["player"]) for ch in got.get("chits", []))
+        sure = got.get("confidence", 1.0) >= 0.5  # under 0.5 the referee asks the players
         if a in frame.touched:
             c["touched"] += 1
             if got.get("occluded"):
                 continue
             if got.get("counters", {}) != want_counters or got_chits != want_chits:
-                c["confident_wrong"] += 1
+                c["confident_wrong"] += sure
                 wrong.append(f"{a} (under a hand): {want_counters} {want_chits} read {got}")
             continue
         c["judged"] += 1
@@ -71,7 +73,7 @@ def score(frame: PeloFrame, data: dict, areas: list[str]) -> tuple[Counter, list
         if occluded or got.get("counters", {}) != want_counters or got_chits != want_chits:
             wrong.append(f"{a}: {want_counters} {want_chits} read {got}")
             if not occluded:
-                c["confident_wrong"] += 1
+                c["confident_wrong"] += sure
     return c, wrong
 
 

@@ -64,6 +64,9 @@ CODE_SIDE = (0.75, 1.3)  # a code's side, as a share of the printed CODE_MM
 NO_MAP = ("no map found: the printed map's markers are not in view (put the whole map in "
           "the picture, lit evenly)")
 PART_OUT = "part of the map is out of view: the areas outside are reported occluded"
+TOO_SMALL = ("part of the map is seen at under 1 pixel per mm: bring the camera closer or tilt "
+             "it less (areas read there may be reported occluded)")
+SMALL_SCALE = 1.0  # frame pixels per mm under which the chits' modules are 3 pixels or fewer
 
 
 def _square_px(mm: float) -> np.ndarray:
@@ -353,6 +356,7 @@ def read_map(frame: np.ndarray, lay: MapLayout) -> Reading:
     ink = _print_ink(lay)
     states: dict[str, str] = {}
     out_of_view = 0
+    small = False
     boxes = {aid: tuple(int(round(c * RECT_PPM)) for c in box.box)
              for aid, box in lay.areas.items() if in_frame(view, box.box, size)}
     whites = {aid: box_white(rect, bx) for aid, bx in boxes.items()}
@@ -370,12 +374,15 @@ def read_map(frame: np.ndarray, lay: MapLayout) -> Reading:
         # The box's brightness, the map's colour: a hand over most of a box is not its paper.
         white = paper * (whites[aid].sum() / paper.sum())
         scale = frame_scale(view, lay.areas[aid].centre)
+        small = small or scale < SMALL_SCALE
         r = read_area(rect, ink, boxes[aid], lay, aid, white, scale)
         states[aid] = "occluded" if r.get("occluded") else "ok"
         if r:
             data["areas"][aid] = r
     if out_of_view:
         data["warnings"].append(PART_OUT)
+    if small:
+        data["warnings"].append(TOO_SMALL)
     t2 = time.perf_counter()
     data["board"] = {"kind": "print", "markers": view.markers}
     data["timings_ms"] = {"map": round((t1 - t0) * 1000, 2),
