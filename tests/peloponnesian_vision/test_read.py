@@ -153,3 +153,15 @@ def test_the_demo_plays_turns_through_the_camera(tmp_path: Path) -> None:
         sources = {e["source"] for e in log.entries(referee.game.id)}
         assert "camera" in sources  # the set-up placements were read from the rendered photos
         assert camera.latest_jpeg() is not None
+
+
+def test_a_map_too_big_for_the_sheet_is_one_clear_error() -> None:
+    from vision.errors import VisionError
+    from vision.peloponnesian.reader import PeloReader
+
+    areas = {f"a{i}": {"name": f"A{i}", "at": [10 + 12 * i, 100]} for i in range(31)}
+    data = {"areas": areas, "links": [[f"a{i}", f"a{i + 1}"] for i in range(30)],
+            "homes": {"sparta": "a0", "athens": "a1", "thebes": "a2"}, "delphi": "a3"}
+    with pytest.raises(VisionError, match="the map has 31 areas; the printed sheet holds at "
+                       "most 30"):
+        PeloReader(None, data)

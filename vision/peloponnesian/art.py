@@ -124,7 +124,6 @@ def draw_chit(canvas: MmCanvas, centre, chit: str, angle_deg: float = 0.0,
     """A chit, face up (``chit`` a type of :func:`chit_types`) or face down (``hidden``),
     its code's centre at ``centre`` (mm)."""
     code = CODES[chit_types().index(chit)]
-    m = CODE_MM / CODE_GRID
     # The chit's paper: the code square plus margins, and the label band above it.
     side_margin = (CHIT_MM - CODE_MM) / 2
     top = CHIT_MM - CODE_MM - 0.5
@@ -151,7 +150,6 @@ def draw_chit(canvas: MmCanvas, centre, chit: str, angle_deg: float = 0.0,
         at = c + r @ np.array([0.0, -CODE_MM / 2 - top / 2 - 0.1])
         size = min(2.0, 2.0 * 16 / max(len(name), 1) * 0.85)
         canvas.text(name.upper() if len(name) < 12 else name, at, size, INK, 0.22)
-    del m
 
 
 def map_image(lay: MapLayout, px_per_mm: float) -> np.ndarray:
