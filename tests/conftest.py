@@ -34,7 +34,8 @@ SLOW_MODULES = {
     "tests/web/test_video.py", "tests/web/test_service.py", "tests/web/test_fuzz_requests.py",
     "tests/test_egg_link.py", "tests/peepwar/test_egg_combat.py", "tests/test_buttons.py",
     "tests/test_calibrate_egg.py", "tests/test_score_cli.py", "tests/test_cli_files.py",
-    "tests/peloponnesian/test_browser.py", "tests/petri/test_properties.py",
+    "tests/peloponnesian/test_browser.py",
+    "tests/peloponnesian_vision/test_read.py", "tests/petri/test_properties.py",
     # Rendered frames read by the camera pipeline.
     "tests/vision/test_bean_net.py", "tests/vision/test_print_fit.py", "tests/vision/test_tiles.py",
     "tests/vision/test_card_size.py", "tests/petri_vision/test_reader.py",

@@ -45,10 +45,14 @@ CARD_MARKER_IDS: tuple[int, ...] = (990, 991, 992, 993)
 
 # The printed Petri board's eight markers (vision.petri.print_board), between the two.
 PETRI_MARKER_IDS: tuple[int, ...] = tuple(range(900, 908))
+# The printed map of A Peloponnesian War (vision.peloponnesian.layout), after Petri's.
+PELOPONNESIAN_MARKER_IDS: tuple[int, ...] = tuple(range(910, 924))
 
 assert min(CARD_MARKER_IDS) >= MAX_TILES * MARKERS_PER_TILE
 assert MAX_TILES * MARKERS_PER_TILE <= min(PETRI_MARKER_IDS) <= max(PETRI_MARKER_IDS) < min(
     CARD_MARKER_IDS)
+assert max(PETRI_MARKER_IDS) < min(PELOPONNESIAN_MARKER_IDS) <= max(
+    PELOPONNESIAN_MARKER_IDS) < min(CARD_MARKER_IDS)
 assert VERTEX_MARKER_DIST_MM + VERTEX_MARKER_MM / 2 < ACROSS_FLATS_MM / 2
 
 

@@ -24,6 +24,7 @@ from vision.kit_layout import (
     MARKER_BITS,
     MARKERS_PER_TILE,
     MAX_TILES,
+    PELOPONNESIAN_MARKER_IDS,
     PETRI_MARKER_IDS,
     dictionary,
 )
@@ -83,7 +84,7 @@ def _candidate_finder(min_perimeter_rate: float) -> cv2.aruco.ArucoDetector:
 
 def kit_marker_ids() -> np.ndarray:
     return np.concatenate([np.arange(MAX_TILES * MARKERS_PER_TILE), np.array(PETRI_MARKER_IDS),
-                           np.array(CARD_MARKER_IDS)])
+                           np.array(PELOPONNESIAN_MARKER_IDS), np.array(CARD_MARKER_IDS)])
 
 
 @cache
@@ -264,7 +265,8 @@ def _search(
 
 
 def detect_markers(frame: np.ndarray, pale_colours: bool = False) -> MarkerHits:
-    """Every kit marker (tiles, Petri board and calibration card) in ``frame`` (BGR or gray); with
+    """Every kit marker (tiles, the Petri board, the Peloponnesian map and the calibration
+    card) in ``frame`` (BGR or gray); with
     ``pale_colours``, in the frame with coloured things made pale (see :func:`to_gray`).
 
     Two passes: at up to SEARCH_WIDTH pixels across for small markers, and at

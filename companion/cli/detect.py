@@ -32,6 +32,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--home", action="append", default=[], metavar="PLAYER=K",
                         help="Petri: PLAYER's home is tip K (0-5) of the board (overrides the "
                         "profile's); once per player")
+    parser.add_argument("--map", metavar="FILE", help="the game's own map file, for a game "
+                        "played on a map (A Peloponnesian War; default: the game's map)")
     parser.set_defaults(func=run)
 
 
@@ -62,6 +64,8 @@ def run(args: argparse.Namespace) -> int:
 
         homes = parse_homes(args.home, list(profile.players) or list(profile.colours))
         profile.extra["homes"] = {**(profile.extra.get("homes") or {}), **homes}
+    if args.map:
+        profile.extra["map"] = args.map
     t1 = time.perf_counter()
     obs = make_reader(game, profile).read(frame)
     obs["warnings"] = frame_warnings(frame) + obs["warnings"]

@@ -1,9 +1,12 @@
 """``companion print``: the printable kit at exact physical size.
 
-``peepwar-tile``, ``card`` and ``petri-board`` write PNGs that state their dpi; ``kit`` writes a
+``peepwar-tile`` and ``card`` write PNGs that state their dpi; ``kit`` writes a
 PDF for A4 or US Letter with every tile of a game, the colour card and the
 ChArUco board, each page with cut lines and a 100 mm scale bar; ``charuco``
-writes the camera calibration board alone (table standard, section 5).
+writes the camera calibration board alone (table standard, section 5). A game's
+own sheets (Petri's board, A Peloponnesian War's map and pieces) come from its
+bundle's ``printables``: each gets ``--dpi``, ``--out``, ``--json``, ``--paper``
+and ``--map``, and its function says what it needs.
 """
 
 from __future__ import annotations
@@ -45,17 +48,26 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     kit.add_argument("--players", type=int, help=f"players 1..{MAX_PLAYERS}")
     kit.add_argument("--dpi", type=float, default=300.0, help="image resolution (default 300)")
     kit.add_argument("--out", help="PDF file to write")
-    petri = kinds.add_parser("petri-board", help="the Petri (Chinese checkers) board, A3, as a "
-                             "PNG and its hole positions",
-                             description="The printable Petri board: 121 holes, their names and "
-                             "eight markers, on an A3 sheet; the JSON gives every hole in mm.")
-    petri.add_argument("--dpi", type=float, default=300.0, help="pixels per inch (default 300)")
-    petri.add_argument("--out", help="PNG file to write")
-    petri.add_argument("--json", help="JSON file for the hole positions (mm)")
     charuco = kinds.add_parser("charuco", help="the camera calibration board as a PNG",
                                description="The ChArUco board for companion calibrate-camera.")
     charuco.add_argument("--dpi", type=float, default=300.0, help="pixels per inch (default 300)")
     charuco.add_argument("--out", help="PNG file to write")
+    # The games' own sheets, from their bundles (``Game.printables``): imported only to
+    # build the real parser of ``print``, not when the command line just notes its name.
+    from companion import games
+
+    real = isinstance(subparsers, argparse._SubParsersAction)
+    for game in games.all_games().values() if real else ():
+        for kind, text, ref in game.printables:
+            sheet = kinds.add_parser(kind, help=text, description=text[:1].upper() + text[1:]
+                                     + ".")
+            sheet.add_argument("--dpi", type=float, default=300.0,
+                               help="pixels per inch (default 300)")
+            sheet.add_argument("--out", help="file to write")
+            sheet.add_argument("--json", help="JSON file for the layout (mm), where it has one")
+            sheet.add_argument("--paper", help="paper size, where there is a choice")
+            sheet.add_argument("--map", help="the game's map file, where it has one")
+            sheet.set_defaults(printable=ref)
     parser.set_defaults(func=run)
 
 
@@ -94,8 +106,20 @@ def run(args: argparse.Namespace) -> int:
     from vision.print_kit import kit_pages
 
     if args.kind is None:
-        raise UserError("say what to print: peepwar-tile, card, petri-board, kit or charuco "
-                        "(see --help)")
+        raise UserError("say what to print: peepwar-tile, card, kit, charuco or a game's "
+                        "sheet (see --help)")
+    if getattr(args, "printable", None):
+        from companion import games
+
+        _dpi(args.dpi)
+        try:
+            print(games.load(args.printable)(args))
+        except OSError as e:
+            raise UserError(f"cannot write {args.kind} ({e.strerror or e}): check the "
+                            "folder") from None
+        except ValueError as e:
+            raise UserError(str(e)) from None
+        return 0
     if args.kind == "peepwar-tile":
         _need(args, "id", "out")
         if not 0 <= args.id < MAX_TILES:
@@ -116,18 +140,6 @@ def run(args: argparse.Namespace) -> int:
                lambda p: p.write_text(json.dumps(layout.to_json(), indent=2) + "\n"))
         print(f"card for {n} players written to {args.out} and {args.json} "
               f"({layout.width_mm:g} x {layout.height_mm:g} mm)")
-    elif args.kind == "petri-board":
-        from vision.petri.print_board import board_image, board_layout
-
-        _need(args, "out", "json")
-        dpi = _dpi(args.dpi)
-        img = board_image(dpi / 25.4)
-        layout = board_layout()
-        _write("the board", args.out, lambda p: write_png(p, img, dpi))
-        _write("the hole positions", args.json,
-               lambda p: p.write_text(json.dumps(layout.to_json(), indent=2) + "\n"))
-        print(f"Petri board written to {args.out} and {args.json} ({layout.width_mm:g} x "
-              f"{layout.height_mm:g} mm, A3; print at 100%)")
     elif args.kind == "kit":
         _need(args, "players", "out")
         paper = args.paper.lower()

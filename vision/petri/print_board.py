@@ -11,6 +11,7 @@ top-left corner, x right, y down (table standard, section 7).
 
 from __future__ import annotations
 
+import argparse
 from dataclasses import dataclass
 from functools import cache
 
@@ -91,3 +92,21 @@ def board_image(px_per_mm: float) -> np.ndarray:
     canvas.text("Table Companion - Petri board (A3, print at 100%)", (cx, layout.height_mm - 4),
                 3.0, (90, 90, 90), 0.35)
     return canvas.image
+
+
+def print_command(args: argparse.Namespace) -> str:
+    """``companion print petri-board`` (Petri's bundle names it): the PNG and the JSON."""
+    import json
+    from pathlib import Path
+
+    from vision.png_dpi import write_png
+
+    missing = [f"--{n}" for n in ("out", "json") if not getattr(args, n)]
+    if missing:
+        raise ValueError(f"print {args.kind} needs {' and '.join(missing)}")
+    img = board_image(args.dpi / 25.4)
+    layout = board_layout()
+    write_png(Path(args.out), img, args.dpi)
+    Path(args.json).write_text(json.dumps(layout.to_json(), indent=2) + "\n")
+    return (f"Petri board written to {args.out} and {args.json} ({layout.width_mm:g} x "
+            f"{layout.height_mm:g} mm, A3; print at 100%)")

@@ -15,11 +15,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from companion.games import Game, Option
+from companion.observation import Inference, Observation
 from companion.rules.base import Action
-from companion.rules.peloponnesian import notation, svg, textboard
+from companion.rules.peloponnesian import inference, notation, svg, textboard
 from companion.rules.peloponnesian.actions import Resolve
 from companion.rules.peloponnesian.bot import Bot
 from companion.rules.peloponnesian.mapdata import CITIES
+from companion.rules.peloponnesian.observation import AreaReading, PeloObservation
 from companion.rules.peloponnesian.rules import (
     INFLUENCE_RANGES,
     ORDERS,
@@ -52,6 +54,15 @@ class PeloponnesianGame(Game):
     tally_title = "Areas"
     tally_columns = (("counters", "counters"), ("needed", "needed"))
     page = "web.peloponnesian:panel"
+    reader = "vision.peloponnesian.reader:make_reader"
+    demo_camera = "vision.render.peloponnesian:demo_scene"
+    printables = (
+        ("peloponnesian-map", "the map of A Peloponnesian War: A3 as a PNG (--paper a3), or "
+         "tiled on four A4 pages as a PDF (--paper a4), and its areas as JSON",
+         "vision.peloponnesian.printables:print_map"),
+        ("peloponnesian-pieces", "the counters (twelve per city) and every chit, on an A4 PNG",
+         "vision.peloponnesian.printables:print_pieces"),
+    )
 
     def new_rules(self, players: Sequence[str], options: Mapping[str, Any] | None = None
                   ) -> PeloponnesianWar:
@@ -112,6 +123,37 @@ class PeloponnesianGame(Game):
             return {"plays": []}
         return {"plays": [{"chit": p.chit, "area": p.area, "star_as": p.star_as}
                           for p in rules.plays(state, viewer)]}
+
+    # --- the table ----------------------------------------------------------------------
+
+    def parse_observation(self, data: Mapping[str, Any]) -> Observation:
+        return PeloObservation.from_dict(data)
+
+    def infer(self, rules: PeloponnesianWar, state: State, obs: Observation,
+              history: Sequence[Any]) -> Inference:
+        assert isinstance(obs, PeloObservation)
+        return inference.infer(rules, state, obs, list(history))
+
+    def expected_observation(self, rules: PeloponnesianWar, state: State) -> Observation:
+        return inference.expected_observation(rules, state)
+
+    def correction(self, rules: PeloponnesianWar, state: State, data: Mapping[str, Any]
+                   ) -> tuple[str, AreaReading]:
+        """``{"area": "attica", "counters": {"athens": 2}}`` (no counters: an empty area);
+        the chits seen there are kept as the camera read them."""
+        area = data.get("area")
+        if not isinstance(area, str) or area not in rules.map.areas:
+            raise ValueError(f"area must name an area of the map, e.g. \"attica\", not {area!r}")
+        counters = data.get("counters") or {}
+        if not isinstance(counters, Mapping):
+            raise ValueError("counters must map players to counts, e.g. {\"athens\": 2}")
+        for p, n in counters.items():
+            if p not in rules.players:
+                raise ValueError(f"{p!r} is not at this table ({', '.join(rules.players)})")
+            if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= 2:
+                raise ValueError(f"{p}'s counters must be 0, 1 or 2, not {n!r}")
+        return area, AreaReading({p: n for p, n in counters.items() if n},
+                                 inference.seen_chits(rules, state, area))
 
     def end_action(self, rules: PeloponnesianWar, state: State
                    ) -> Action | None:

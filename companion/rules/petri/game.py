@@ -66,6 +66,8 @@ class PetriGame(Game):
     notation_help = notation.HELP
     place_word = "hole"
     reader = "vision.petri.reader:make_reader"
+    printables = (("petri-board", "the Petri (Chinese checkers) board, A3, as a PNG and its "
+                   "hole positions (--json, mm)", "vision.petri.print_board:print_command"),)
     score_heading = "cup"
     tally_title = "Capture cups"
     tally_columns = (("hand", "hand"), ("board", "board"))

@@ -1,0 +1,1 @@
+"""A Peloponnesian War on the table: the printed map, its pieces, and the camera reader."""

@@ -1,0 +1,390 @@
+"""Reading the printed map of A Peloponnesian War from one frame.
+
+1. The map: its ArUco markers give the homography from the sheet (mm) to the
+   frame; the frame is warped to a top-down picture of the sheet, RECT_PPM
+   pixels per mm, where every area is the same box.
+2. Each area's box is read against its own paper: the box's bright pixels give
+   its white (so a lamp's colour, a gradient or a shadow across the map matter
+   little), then every pixel is compared with it:
+
+   - counters: pixels of a city's printed colour (saturated, with that city's
+     dominant channel); each blob's filled outline, divided by one counter's
+     area, says how many counters it is (two counters side by side make one blob);
+   - chits: dark squares the size of a chit's code; the 3 x 3 modules inside
+     name the chit (one misread module is corrected, more is refused); the
+     code's centre says whose side of the area it lies on (Sparta left, Thebes
+     middle, Athens right);
+   - anything else that is neither paper nor print (a hand, a sleeve, a cup,
+     a code that cannot be read) makes the area occluded: the reader says it
+     cannot see that area rather than guess.
+
+An area partly out of the frame is occluded too; a frame without the map gives
+an observation with no areas and a warning saying what to fix.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.markers import detect_markers
+from vision.peloponnesian.art import CODE_GRID, CODES, chit_types, code_bits, map_image
+from vision.peloponnesian.layout import (
+    CODE_MM,
+    COUNTER_MM,
+    COUNTER_ROW_Y,
+    COUNTER_XS,
+    NAME_BAND_MM,
+    MapLayout,
+)
+
+RECT_PPM = 2.0  # px per mm of the top-down picture
+PLAYERS = ("sparta", "athens", "thebes")
+MIN_MARKERS = 2
+SAT_PLAYER = 0.28  # saturation (max - min) / max above which a pixel may be a counter's
+SAT_FOREIGN = 0.15  # ... above which a pixel is not paper (skin, a sleeve, a cup)
+DARK = 0.45  # brightness (of the box's white) under which a pixel is ink or a chit's code
+SPECKLE_PX = 2.5  # frame pixels of speckle a hand is wider than
+BLEED_PX = 4.0  # frame pixels round a counter its colour may bleed into (JPEG, blur)
+FOREIGN_MM2 = 12.0  # unexplained paper this large makes an area occluded
+PAPER_HUE = 0.035  # a box whose white differs more in chromaticity from the map's is covered
+PAPER_DARK = 0.4  # ... or whose white is darker than this share of the map's
+NAME_SHOWS = 0.92  # the name's darkest tenth is darker than this share of the band's median
+COUNT_DOUBT = 0.3  # a count this unsure is reported with a low confidence
+RING_MM = (3.2, 5.2)  # a spot's ring: this far from its centre (mm, square distance)
+SPOT_FULL = 0.45  # share of a spot's ring in a city's colour: a counter of that city
+SPOT_EMPTY = 0.15  # ... at most this: no counter (between the two: doubtful)
+OFF_SPOT = 0.35  # a city's colour off the spots, in counters' areas: a counter off its spot
+CODE_SIDE = (0.75, 1.3)  # a code's side, as a share of the printed CODE_MM
+NO_MAP = ("no map found: the printed map's markers are not in view (put the whole map in "
+          "the picture, lit evenly)")
+PART_OUT = "part of the map is out of view: the areas outside are reported occluded"
+TOO_SMALL = ("part of the map is seen at under 1 pixel per mm: bring the camera closer or tilt "
+             "it less (areas read there may be reported occluded)")
+SMALL_SCALE = 1.0  # frame pixels per mm under which the chits' modules are 3 pixels or fewer
+
+
+def _square_px(mm: float) -> np.ndarray:
+    """A square structuring element about ``mm`` wide in the top-down picture (odd pixels)."""
+    n = max(3, 2 * round(mm * RECT_PPM / 2) + 1)
+    return np.ones((n, n), np.uint8)
+
+
+@dataclass
+class MapView:
+    homography: np.ndarray  # sheet mm -> frame px
+    markers: int
+
+
+@dataclass
+class Reading:
+    data: dict[str, Any]
+    view: MapView | None
+    states: dict[str, str] = field(default_factory=dict)  # area -> "ok", "occluded"
+
+
+def find_map(frame: np.ndarray, lay: MapLayout) -> MapView | None:
+    """The sheet mm -> frame homography from the map's markers (None: not enough seen)."""
+    hits = detect_markers(frame)
+    src, dst = [], []
+    for mid, corners in zip(hits.ids, hits.corners, strict=True):
+        if int(mid) in lay.markers:
+            src.append(lay.markers[int(mid)])
+            dst.append(corners)
+    if len(src) < MIN_MARKERS:
+        return None
+    h, _ = cv2.findHomography(np.vstack(src).astype(np.float32),
+                              np.vstack(dst).astype(np.float32), cv2.RANSAC, 4.0)
+    if h is None:
+        return None
+    return MapView(h / h[2, 2], len(src))
+
+
+_INK: dict[int, tuple[MapLayout, np.ndarray, np.ndarray]] = {}
+
+
+def _print_ink(lay: MapLayout) -> tuple[np.ndarray, np.ndarray]:
+    """Where the sheet itself is marked (names, lines), top-down at RECT_PPM, a little wider;
+    and where its names are printed, exactly."""
+    got = _INK.get(id(lay))
+    if got is not None and got[0] is lay:
+        return got[1], got[2]
+    img = map_image(lay, RECT_PPM * 2)
+    size = (round(lay.width_mm * RECT_PPM), round(lay.height_mm * RECT_PPM))
+    gray = cv2.cvtColor(cv2.resize(img, size, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY)
+    ink = cv2.dilate((gray < 215).astype(np.uint8), _square_px(2.0))
+    names = (gray < 140).astype(np.uint8)
+    _INK[id(lay)] = (lay, ink, names)
+    return ink, names
+
+
+def _rectify(frame: np.ndarray, view: MapView, lay: MapLayout) -> np.ndarray:
+    """The sheet top-down."""
+    size = (round(lay.width_mm * RECT_PPM), round(lay.height_mm * RECT_PPM))
+    to_mm = np.array([[1 / RECT_PPM, 0, 0.5 / RECT_PPM], [0, 1 / RECT_PPM, 0.5 / RECT_PPM],
+                      [0, 0, 1]])
+    m = view.homography @ to_mm
+    flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+    return cv2.warpPerspective(frame, m, size, flags=flags, borderMode=cv2.BORDER_CONSTANT)
+
+
+def in_frame(view: MapView, box: tuple[float, float, float, float],
+             size: tuple[int, int]) -> bool:
+    """Whether the whole of a box (mm) is inside the frame (``size``: width, height)."""
+    x0, y0, x1, y1 = box
+    pts = cv2.perspectiveTransform(np.array([[[x0, y0], [x1, y0], [x1, y1], [x0, y1]]],
+                                            np.float64), view.homography)[0]
+    w, h = size
+    return bool((pts[:, 0] >= 0).all() and (pts[:, 0] <= w - 1).all()
+                and (pts[:, 1] >= 0).all() and (pts[:, 1] <= h - 1).all())
+
+
+def _code_table() -> tuple[np.ndarray, tuple[str, ...]]:
+    return np.array([code_bits(c).ravel() for c in CODES], np.uint8), chit_types()
+
+
+_CODES, _TYPES = _code_table()
+_UNIT = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], np.float32)
+# The 3 x 3 modules' sample points (2 x 2 each) and the border's, in the unit square.
+_g = np.array([0.35, 0.65])
+_MOD = np.array([[(i + 1 + u) / CODE_GRID, (j + 1 + v) / CODE_GRID]
+                 for j in range(3) for i in range(3) for v in _g for u in _g], np.float32)
+_BORDER = np.array([[(i + 0.5) / CODE_GRID, (j + 0.5) / CODE_GRID]
+                    for j in range(CODE_GRID) for i in range(CODE_GRID)
+                    if i in (0, CODE_GRID - 1) or j in (0, CODE_GRID - 1)], np.float32)
+
+
+def _order(quad: np.ndarray) -> np.ndarray:
+    """Corners as TL, TR, BR, BL of the top-down picture (a chit lies the right way up)."""
+    c = quad.mean(axis=0)
+    ang = np.arctan2(quad[:, 1] - c[1], quad[:, 0] - c[0])
+    q = quad[np.argsort(ang)]  # clockwise on screen from the left-most angle
+    start = int(np.argmin(q[:, 0] + q[:, 1]))
+    return np.roll(q, -start, axis=0)
+
+
+def read_code(norm: np.ndarray, quad: np.ndarray) -> tuple[str | None, int]:
+    """The chit a code square shows (None: unreadable), and the modules corrected."""
+    q = _order(quad.astype(np.float32))
+    m = cv2.getPerspectiveTransform(_UNIT, q)
+    pts = cv2.perspectiveTransform(np.concatenate([_MOD, _BORDER])[None], m)[0]
+    xs, ys = pts[:, 0], pts[:, 1]
+    vals = cv2.remap(norm, xs[None].astype(np.float32), ys[None].astype(np.float32),
+                     cv2.INTER_LINEAR)[0]
+    mods = vals[:len(_MOD)].reshape(9, 4).mean(axis=1)
+    black = float(np.median(vals[len(_MOD):]))
+    white = max(float(mods.max()), black + 0.2)
+    bits = (mods < (black + white) / 2).astype(np.uint8)
+    if bits.all():  # no white module: not a code (every code has some)
+        return None, 0
+    dist = np.count_nonzero(bits[None] != _CODES, axis=1)
+    best = int(np.argmin(dist))
+    if dist[best] > 1:
+        return None, int(dist[best])
+    return _TYPES[best], int(dist[best])
+
+
+@lru_cache(maxsize=8)
+def _spot_rings(shape: tuple[int, int]) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+    """Each counter spot's ring in a box's picture: the counter's border, clear of its letter
+    (the letter's white washes out the middle once a frame is blurred); and where any spot's
+    counter may lie (a counter a little off its spot)."""
+    rings = []
+    near = np.zeros(shape, bool)
+    ys, xs = np.mgrid[0:shape[0], 0:shape[1]]
+    for x in COUNTER_XS:
+        cx, cy = (x * RECT_PPM - 0.5), (COUNTER_ROW_Y * RECT_PPM - 0.5)
+        d = np.maximum(np.abs(xs - cx), np.abs(ys - cy)) / RECT_PPM
+        rings.append(np.flatnonzero((d <= RING_MM[1]) & (d >= RING_MM[0])))
+        near |= d <= COUNTER_MM / 2 + 1.5
+    return tuple(rings), np.flatnonzero(near)
+
+
+def _counts(mask: np.ndarray, spots: tuple[tuple[np.ndarray, ...], np.ndarray],
+            unit_px: float) -> tuple[int, float]:
+    """Counters in a player's mask: the spots whose ring is mostly that colour, plus any
+    blob off the spots by its area; and the doubt (0: sure)."""
+    flat = mask.reshape(-1)
+    total, doubt = 0, 0.0
+    off = mask.copy()
+    rings, near = spots
+    for ring in rings:
+        share = float(flat[ring].mean())
+        if share >= SPOT_FULL:
+            total += 1
+        elif share > SPOT_EMPTY:
+            total += share >= (SPOT_FULL + SPOT_EMPTY) / 2
+            doubt = max(doubt, 0.5)
+    off.reshape(-1)[near] = 0  # what lies off the spots
+    left = float(off.sum())
+    if left > OFF_SPOT * unit_px:
+        total += max(1, round(left / (0.6 * unit_px)))
+        doubt = max(doubt, 0.5)
+    return total, doubt
+
+
+def box_white(rect: np.ndarray, box_px: tuple[int, int, int, int]) -> np.ndarray:
+    """A box's paper colour: the 75th percentile of each channel (the box is mostly paper)."""
+    x0, y0, x1, y1 = box_px
+    sub = rect[y0:y1:3, x0:x1:3].reshape(-1, 3)
+    k = int(0.75 * (len(sub) - 1))
+    return np.partition(sub, k, axis=0)[k].astype(np.float32) + 1.0
+
+
+def paper_like(white: np.ndarray, paper: np.ndarray) -> bool:
+    """Whether a box's white is the map's paper (not a hand or a sleeve lying over most of it):
+    the same hue, and not much darker than a shadow makes it."""
+    chroma = white / white.sum() - paper / paper.sum()
+    return bool(np.abs(chroma).max() <= PAPER_HUE and white.sum() >= PAPER_DARK * paper.sum())
+
+
+def frame_scale(view: MapView, at_mm: tuple[float, float]) -> float:
+    """Frame pixels per mm of the sheet at ``at_mm`` (the homography's local scale)."""
+    pts = np.array([[at_mm, (at_mm[0] + 1, at_mm[1]), (at_mm[0], at_mm[1] + 1)]], np.float64)
+    p = cv2.perspectiveTransform(pts, view.homography)[0]
+    (ax, ay), (bx, by) = p[1] - p[0], p[2] - p[0]
+    return float(np.sqrt(abs(ax * by - ay * bx)))
+
+
+def read_area(rect: np.ndarray, ink: tuple[np.ndarray, np.ndarray],
+              box_px: tuple[int, int, int, int], lay: MapLayout, area: str, white: np.ndarray,
+              scale: float = 2.0) -> dict[str, Any]:
+    """One area's reading: counters and chits, or occluded. ``scale``: frame pixels per mm
+    there (a coarse, far part of the frame smears a counter's colour wider)."""
+    x0, y0, x1, y1 = box_px
+    crop = rect[y0:y1, x0:x1].astype(np.float32)
+    norm = crop * (1 / white)
+    b, g, r = norm[:, :, 0], norm[:, :, 1], norm[:, :, 2]
+    v = np.ascontiguousarray(np.maximum(np.maximum(b, g), r))
+    # The area's printed name must show: something as pale as paper may lie over the box.
+    band = slice(0, round(NAME_BAND_MM * RECT_PPM))
+    name = ink[1][y0:y1, x0:x1][band].astype(bool)
+    if name.any():
+        vb = v[band]
+        darkest = float(np.partition(vb[name], len(vb[name]) // 10)[len(vb[name]) // 10])
+        if darkest > NAME_SHOWS * float(np.median(vb[~name])):
+            return {"occluded": True}
+    ink_box = ink[0][y0:y1, x0:x1]
+    lo = np.minimum(np.minimum(b, g), r)
+    sat = (v - lo) / np.maximum(v, 1e-3)
+    coloured = (sat > SAT_PLAYER) & (v > 0.25)
+    kernel = np.ones((3, 3), np.uint8)
+    unit = COUNTER_MM**2 * RECT_PPM**2
+    masks = {}
+    if np.count_nonzero(coloured) > 0.1 * unit:  # most boxes hold no counter
+        masks = {"sparta": coloured & (r > 1.9 * g) & (r > 1.9 * b),
+                 "athens": coloured & (b > 1.3 * g) & (b > 2.0 * r),
+                 "thebes": coloured & (g > 1.4 * b) & (g > 1.6 * r)}
+    spots = _spot_rings(v.shape)
+    counters: dict[str, int] = {}
+    doubt = 0.0
+    explained = np.zeros(v.shape, np.uint8)
+    for p, m in masks.items():
+        if np.count_nonzero(m) < 0.1 * unit:
+            continue
+        m8 = cv2.morphologyEx(m.astype(np.uint8), cv2.MORPH_CLOSE, kernel)
+        m8 = cv2.morphologyEx(m8, cv2.MORPH_OPEN, kernel)
+        n, worst = _counts(m8, spots, unit)
+        if n:
+            counters[p] = n
+            doubt = max(doubt, worst)
+            explained |= m8
+    # JPEG keeps colour at half resolution: a counter's colour bleeds ~3 frame pixels round it.
+    explained = cv2.dilate(explained, _square_px(2.0 + BLEED_PX / max(scale, 0.5)))
+    dark = (v < DARK).astype(np.uint8)
+    chits: list[dict[str, str]] = []
+    unreadable = 0
+    contours, _ = cv2.findContours(dark, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    side_px = CODE_MM * RECT_PPM
+    for c in contours:
+        area_px = cv2.contourArea(c)
+        if area_px < (CODE_SIDE[0] * side_px) ** 2 * 0.8:
+            continue
+        rect_c = cv2.minAreaRect(c)
+        w, h = rect_c[1]
+        box = cv2.boxPoints(rect_c)
+        if not (CODE_SIDE[0] * side_px <= min(w, h) and max(w, h) <= CODE_SIDE[1] * side_px
+                and area_px > 0.8 * w * h):
+            unreadable += 1
+            continue
+        kind, _ = read_code(v, box)
+        if kind is None:
+            unreadable += 1
+            continue
+        cx = float(box[:, 0].mean()) / RECT_PPM + x0 / RECT_PPM
+        chits.append({"type": kind, "player": lay.side_of(area, cx),
+                      "_x": cx})
+        cv2.fillPoly(explained, [np.round(box).astype(np.int32)], 1)
+    explained = cv2.dilate(explained, _square_px(2.0))
+    foreign = ((sat > SAT_FOREIGN) & (v > 0.12)) | (v < DARK)
+    foreign = foreign.astype(np.uint8) & (1 - explained) & (1 - ink_box)
+    # Noise and JPEG speckle are a frame pixel or two wide: larger where the frame is coarse.
+    foreign = cv2.morphologyEx(foreign, cv2.MORPH_OPEN, _square_px(SPECKLE_PX / max(scale, 0.5)))
+    if unreadable or int(foreign.sum()) > FOREIGN_MM2 * RECT_PPM**2:
+        return {"occluded": True}
+    out: dict[str, Any] = {}
+    if counters:
+        out["counters"] = counters
+    if chits:
+        chits.sort(key=lambda ch: ch.pop("_x"))
+        out["chits"] = chits
+    if doubt > COUNT_DOUBT:
+        out["confidence"] = round(max(0.0, 1 - 2 * doubt), 2)
+    return out
+
+
+def read_map(frame: np.ndarray, lay: MapLayout) -> Reading:
+    """The observation JSON (table standard, section 8) of one frame."""
+    t0 = time.perf_counter()
+    data: dict[str, Any] = {"game": "peloponnesian", "areas": {}, "warnings": []}
+    if frame is None or frame.ndim != 3 or frame.shape[2] != 3:
+        data["warnings"].append("the frame is not a colour picture")
+        return Reading(data, None)
+    view = find_map(frame, lay)
+    t1 = time.perf_counter()
+    if view is None:
+        data["warnings"].append(NO_MAP)
+        data["timings_ms"] = {"map": round((t1 - t0) * 1000, 2), "areas": 0.0}
+        return Reading(data, None)
+    rect = _rectify(frame, view, lay)
+    size = (frame.shape[1], frame.shape[0])
+    ink = _print_ink(lay)
+    states: dict[str, str] = {}
+    out_of_view = 0
+    small = False
+    boxes = {aid: tuple(int(round(c * RECT_PPM)) for c in box.box)
+             for aid, box in lay.areas.items() if in_frame(view, box.box, size)}
+    whites = {aid: box_white(rect, bx) for aid, bx in boxes.items()}
+    paper = np.median(np.array(list(whites.values())), axis=0) if whites else None
+    for aid in lay.areas:
+        if aid not in boxes:
+            data["areas"][aid] = {"occluded": True}
+            states[aid] = "occluded"
+            out_of_view += 1
+            continue
+        if not paper_like(whites[aid], paper):
+            data["areas"][aid] = {"occluded": True}
+            states[aid] = "occluded"
+            continue
+        # The box's brightness, the map's colour: a hand over most of a box is not its paper.
+        white = paper * (whites[aid].sum() / paper.sum())
+        scale = frame_scale(view, lay.areas[aid].centre)
+        small = small or scale < SMALL_SCALE
+        r = read_area(rect, ink, boxes[aid], lay, aid, white, scale)
+        states[aid] = "occluded" if r.get("occluded") else "ok"
+        if r:
+            data["areas"][aid] = r
+    if out_of_view:
+        data["warnings"].append(PART_OUT)
+    if small:
+        data["warnings"].append(TOO_SMALL)
+    t2 = time.perf_counter()
+    data["board"] = {"kind": "print", "markers": view.markers}
+    data["timings_ms"] = {"map": round((t1 - t0) * 1000, 2),
+                          "areas": round((t2 - t1) * 1000, 2)}
+    return Reading(data, view, states)
