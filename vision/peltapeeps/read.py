@@ -26,6 +26,7 @@ than guessed silently.
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Mapping
@@ -39,7 +40,7 @@ from companion.rules.peltapeeps.catalog import Catalog, Piece
 from companion.rules.peltapeeps.layout import Placed, contact
 from vision.errors import PhotoError
 from vision.peltapeeps import colours, discs, identify, rims
-from vision.peltapeeps.geometry import DISC_RADIUS_MM, lying, outline
+from vision.peltapeeps.geometry import PieceGeometry, lying, outline
 from vision.peltapeeps.reading import LayoutReading, SeenJoin, SeenPiece
 from vision.srgb import SRGB_TO_LINEAR
 
@@ -63,6 +64,11 @@ def _check_frame(frame: object) -> np.ndarray:
         raise PhotoError(f"the photo is too small ({frame.shape[1]}x{frame.shape[0]}): "
                         "use at least 320x240 (a photo of a layout is best at 2000x1500 or more)")
     return frame
+
+
+@functools.lru_cache(maxsize=16)
+def _geometry(catalog: Catalog) -> PieceGeometry:
+    return PieceGeometry.from_sizes(catalog.sizes)
 
 
 def _catalog_for(catalog: Catalog | Mapping[str, Catalog], team: str) -> Catalog:
@@ -141,6 +147,9 @@ def read_layout(frame_bgr: np.ndarray, profile: Profile,
     _strangers(got, reading.warnings)
     grey_full = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     for d in found:
+        # The catalog's sizes say where each disc's connectors show, in shares of the
+        # radius the photo shows it at.
+        d.geometry = _geometry(_catalog_for(catalog, models.teams[d.team]))
         d.paint = rims.face_paint(frame, d, gains, lut, back)
         d.face_up = d.paint >= rims.PAINT_SHARE
     pairs = rims.neighbours(found)
@@ -314,9 +323,10 @@ def _identify(found: list[rims.Disc], touching: list[tuple[int, int, float]],
             warnings.append(f"a piece {_where(d, back)}: face up or down is unclear")
         uid = f"{team}:{m.piece}"
         cons = [(c.angle, c.type) for c in cat.piece(m.piece).connectors]
-        shape = outline(lying(cons, m.rotation, m.face_up), steps=OUTLINE_POINTS)
+        shape = outline(lying(cons, m.rotation, m.face_up), OUTLINE_POINTS, d.geometry)
         r_px = d.r * back
-        ox, oy = d.to_image(shape[:, 0] / DISC_RADIUS_MM, shape[:, 1] / DISC_RADIUS_MM)
+        radius_mm = d.geometry.radius_mm
+        ox, oy = d.to_image(shape[:, 0] / radius_mm, shape[:, 1] / radius_mm)
         pts = tuple((round(float(x) * back, 1), round(float(y) * back, 1))
                     for x, y in zip(ox, oy, strict=True))
         pieces.append(SeenPiece(uid, team, m.piece, m.face_up,
