@@ -321,6 +321,12 @@ def _identify(found: list[rims.Disc], touching: list[tuple[int, int, float]],
         if abs(ev) < 0.3:
             conf *= 0.8
             warnings.append(f"a piece {_where(d, back)}: face up or down is unclear")
+        if any(c[1] != "tab" and c[3] < rims.SURE_SHAPE for c in d.connectors):
+            # The photo fits a notch and a curve about as well somewhere on its rim: the
+            # catalog chose, and the choice may name the wrong piece.
+            conf *= 0.8
+            warnings.append(f"a piece {_where(d, back)}: a cut in its rim could be a notch "
+                            f"or a curve; read as {team} {m.piece}")
         uid = f"{team}:{m.piece}"
         cons = [(c.angle, c.type) for c in cat.piece(m.piece).connectors]
         shape = outline(lying(cons, m.rotation, m.face_up), OUTLINE_POINTS, d.geometry)

@@ -575,19 +575,24 @@ def _open_sides(d: Disc, ang: float, teams: Collection[int]) -> bool:
 SHAPE_SHIFTS = np.arange(-6.0, 6.1, 1.0)  # degrees: the cut's centre, refined
 SHAPE_EDGES_MM = (0.0, 0.6, 1.2, 1.8, 2.4)  # the dark cut edge and blur make a cut look bigger
 PROFILE_FROM = 0.6  # depth profiles start here (inside every cut)
-# How far (radii, rms) a seen depth profile strays from the shape that made it: the
-# polar grid's step (0.03) and labels flipping at a blurred edge. Two shapes whose
-# fits differ by much less than this are as likely as each other.
-SHAPE_NOISE = 0.035
+# How far (radii, rms) a seen depth profile strays from the shape that made it, at
+# least: the polar grid's step (0.03) and labels flipping at a blurred edge. Two
+# shapes whose fits differ by much less than this are as likely as each other.
+SHAPE_NOISE = 0.03
 SURE_SHAPE = 0.5  # a cut whose shape is less sure than this leaves its piece in doubt
 
 
 @functools.cache
-def _cut_templates(g: PieceGeometry) -> tuple[np.ndarray, tuple[str, ...]]:
+def _cut_templates(g: PieceGeometry, filled: bool = False
+                   ) -> tuple[np.ndarray, tuple[str, ...]]:
     """Depth profiles a notch and a curve of pieces ``g`` would show (rows), at the
     angles a seen profile is sampled (every 3 degrees either side of the middle,
     as far as the zones' ``shape_half_deg``), for every shift and edge, at the
-    catalog's nominal sizes and at both ends of its ranges; and each row's kind."""
+    catalog's nominal sizes and at both ends of its ranges; and each row's kind.
+
+    ``filled``: a neighbour's tab of a colour taken for the disc's own sits in
+    the cut (the neighbour two radii away), so only what the tab leaves open shows:
+    nothing of a notch, a curve's sides."""
     half = zones(g).shape_half_deg
     offsets = np.arange(-half, half + 0.1, 360.0 / ANGLES)
     rho = np.arange(PROFILE_FROM, 1.1, 0.005)
@@ -597,12 +602,18 @@ def _cut_templates(g: PieceGeometry) -> tuple[np.ndarray, tuple[str, ...]]:
         for kind in ("notch", "curve"):
             for shift in SHAPE_SHIFTS:
                 phi = np.radians(offsets - shift)
-                sdf = shape.sdf(np.cos(phi)[:, None] * rho[None, :] * r,
-                                np.sin(phi)[:, None] * rho[None, :] * r, [(0.0, kind)])
+                x = np.cos(phi)[:, None] * rho[None, :] * r
+                y = np.sin(phi)[:, None] * rho[None, :] * r
+                sdf = shape.sdf(x, y, [(0.0, kind)])
+                # The tab points back along the line of centres; where it meets the cut's
+                # edges the colour goes on.
+                tab = shape.sdf(x - 2 * r, y, [(180.0, "tab")]) if filled else None
                 for edge in SHAPE_EDGES_MM:
                     # The rim is fitted where the colour stops: the edge moves it too.
                     rim = 1.0 - edge / r
-                    rows.append(np.minimum(rho[np.argmin(sdf > edge, axis=1)] / rim, 1.0))
+                    inside = sdf > edge if tab is None else (sdf > edge) | (tab > -edge - 0.2)
+                    stop = np.where((~inside).any(axis=1), np.argmin(inside, axis=1), -1)
+                    rows.append(np.minimum(rho[stop] / rim, 1.0))
                     kinds.append(kind)
     return np.array(rows), tuple(kinds)
 
@@ -621,16 +632,19 @@ def _depth_profile(d: Disc, ang: float, teams: Collection[int]) -> np.ndarray:
     return np.minimum(RADII[first], 1.0)
 
 
-def shape_fit(profile: np.ndarray, g: PieceGeometry = DEFAULT_GEOMETRY
+def shape_fit(profile: np.ndarray, g: PieceGeometry = DEFAULT_GEOMETRY, filled: bool = False
               ) -> tuple[str, float]:
     """The cut (notch or curve) of pieces ``g`` whose depth profile fits ``profile``
     likelier, and how sure: 0 when both fit as well, towards 1 when only one does.
 
     Each shape is fitted at every shift and edge within the catalog's size range;
-    the residuals, against :data:`SHAPE_NOISE`, give each shape's likelihood.
+    the residuals give each shape's likelihood, against :data:`SHAPE_NOISE` or the
+    best fit's own residual when even that fits badly (a profile neither shape
+    made, say where a neighbour's acrylic hides the cut, tells them apart weakly).
     A notch is as deep right across and ends in steep sides; a curve is deep only
     in its middle and rises slowly to the rim, so its shoulders tell it apart
-    better than any one width.
+    better than any one width. ``filled``: a tab alike in colour sits in the cut
+    (:func:`_cut_templates`).
 
     >>> rows, kinds = _cut_templates(DEFAULT_GEOMETRY)
     >>> notch = rows[kinds.index("notch") + 6 * len(SHAPE_EDGES_MM) + 1]  # unshifted
@@ -638,12 +652,13 @@ def shape_fit(profile: np.ndarray, g: PieceGeometry = DEFAULT_GEOMETRY
     >>> kind, sure > 0.99
     ('notch', True)
     """
-    rows, kinds = _cut_templates(g)
+    rows, kinds = _cut_templates(g, filled)
     err = ((rows - profile[None, :]) ** 2).sum(axis=1)
     k = np.array([kind == "notch" for kind in kinds])
     notch, curve = float(err[k].min()), float(err[~k].min())
     # Log-likelihood ratio of the two shapes (Gaussian residuals), as a sureness 2p - 1.
-    ratio = abs(notch - curve) / (2 * SHAPE_NOISE**2)
+    noise = max(SHAPE_NOISE**2, min(notch, curve) / len(profile))
+    ratio = abs(notch - curve) / (2 * noise)
     return ("notch" if notch <= curve else "curve"), float(np.tanh(ratio / 2))
 
 
@@ -660,7 +675,7 @@ def _cut_kind(d: Disc, ang: float, teams: Collection[int], filled: bool
     ``filled``: the neighbour's tab sits in it, so only a curve's sides show.
     """
     if filled:
-        return ("curve" if _open_sides(d, ang, teams) else "notch"), 1.0
+        return shape_fit(_depth_profile(d, ang, teams), d.geometry, filled=True)
     width = int(((_gaps(ang) < d.zones.block_deg) & (_own_cut(d, teams) < 0.5)).sum()
                 ) * 360.0 / ANGLES
     return _cut_shape(d, ang, teams) if width >= d.zones.cut_min_deg else ("plain", 1.0)
