@@ -593,8 +593,8 @@ def _cut_templates(g: PieceGeometry, filled: bool = False
     ``filled``: a neighbour's tab of a colour taken for the disc's own sits in
     the cut (the neighbour two radii away), so only what the tab leaves open shows:
     nothing of a notch, a curve's sides."""
-    half = zones(g).shape_half_deg
-    offsets = np.arange(-half, half + 0.1, 360.0 / ANGLES)
+    half = round(zones(g).shape_half_deg / (360.0 / ANGLES))  # samples, as _depth_profile
+    offsets = np.arange(-half, half + 1) * (360.0 / ANGLES)
     rho = np.arange(PROFILE_FROM, 1.1, 0.005)
     rows, kinds = [], []
     for shape in (g, *g.ends):
