@@ -530,7 +530,9 @@ def connectors(discs: list[Disc], grey_full: np.ndarray, scale: float,
             width = length * step
             if width >= z.cut_min_deg:
                 mid = (start + (length - 1) / 2) * step % 360
-                kind, shape_sure = _cut_shape(d, mid, {d.team})
+                facing = [discs[j].team for j, ang in near[i]
+                          if angle_gap(ang, mid) < z.centre_deg + 3 * step]
+                kind, shape_sure = _cut_shape(d, mid, {d.team}, facing[0] if facing else None)
                 found.append((mid, kind, 1.0, shape_sure))
         # A tab and a cut cannot share a place: the acrylic just outside the rim there
         # is a neighbour's of a colour taken for this disc's, and the cut is real.
@@ -632,8 +634,8 @@ def _depth_profile(d: Disc, ang: float, teams: Collection[int]) -> np.ndarray:
     return np.minimum(RADII[first], 1.0)
 
 
-def shape_fit(profile: np.ndarray, g: PieceGeometry = DEFAULT_GEOMETRY, filled: bool = False
-              ) -> tuple[str, float]:
+def shape_fit(profile: np.ndarray, g: PieceGeometry = DEFAULT_GEOMETRY, filled: bool = False,
+              or_filled: np.ndarray | None = None) -> tuple[str, float]:
     """The cut (notch or curve) of pieces ``g`` whose depth profile fits ``profile``
     likelier, and how sure: 0 when both fit as well, towards 1 when only one does.
 
@@ -644,7 +646,9 @@ def shape_fit(profile: np.ndarray, g: PieceGeometry = DEFAULT_GEOMETRY, filled: 
     A notch is as deep right across and ends in steep sides; a curve is deep only
     in its middle and rises slowly to the rim, so its shoulders tell it apart
     better than any one width. ``filled``: a tab alike in colour sits in the cut
-    (:func:`_cut_templates`).
+    (:func:`_cut_templates`). ``or_filled``: the profile a neighbour's tab would
+    leave if it sat in the cut (its colour counted as the disc's); each shape is
+    then as likely as its better fit, open or filled.
 
     >>> rows, kinds = _cut_templates(DEFAULT_GEOMETRY)
     >>> notch = rows[kinds.index("notch") + 6 * len(SHAPE_EDGES_MM) + 1]  # unshifted
@@ -652,19 +656,36 @@ def shape_fit(profile: np.ndarray, g: PieceGeometry = DEFAULT_GEOMETRY, filled: 
     >>> kind, sure > 0.99
     ('notch', True)
     """
-    rows, kinds = _cut_templates(g, filled)
-    err = ((rows - profile[None, :]) ** 2).sum(axis=1)
-    k = np.array([kind == "notch" for kind in kinds])
-    notch, curve = float(err[k].min()), float(err[~k].min())
+    notch, curve = _shape_errors(profile, g, filled)
+    if or_filled is not None:
+        notch_f, curve_f = _shape_errors(or_filled, g, True)
+        notch, curve = min(notch, notch_f), min(curve, curve_f)
     # Log-likelihood ratio of the two shapes (Gaussian residuals), as a sureness 2p - 1.
     noise = max(SHAPE_NOISE**2, min(notch, curve) / len(profile))
     ratio = abs(notch - curve) / (2 * noise)
     return ("notch" if notch <= curve else "curve"), float(np.tanh(ratio / 2))
 
 
-def _cut_shape(d: Disc, ang: float, teams: Collection[int]) -> tuple[str, float]:
-    """Notch or curve, and how sure, from the depth profile seen around ``ang``."""
-    return shape_fit(_depth_profile(d, ang, teams), d.geometry)
+def _shape_errors(profile: np.ndarray, g: PieceGeometry, filled: bool) -> tuple[float, float]:
+    """The least squared residual of ``profile`` against a notch's and a curve's templates."""
+    rows, kinds = _cut_templates(g, filled)
+    err = ((rows - profile[None, :]) ** 2).sum(axis=1)
+    k = np.array([kind == "notch" for kind in kinds])
+    return float(err[k].min()), float(err[~k].min())
+
+
+def _cut_shape(d: Disc, ang: float, teams: Collection[int], facing: int | None = None
+               ) -> tuple[str, float]:
+    """Notch or curve, and how sure, from the depth profile seen around ``ang``.
+
+    ``facing``: the team of a touching disc the cut faces, whose tab may sit in it
+    (then its colour stops the profile short of the cut's bottom, and the cut's
+    shape shows where the table does)."""
+    profile = _depth_profile(d, ang, teams)
+    if facing is None:
+        return shape_fit(profile, d.geometry)
+    return shape_fit(profile, d.geometry,
+                     or_filled=_depth_profile(d, ang, {*teams, facing}))
 
 
 def _cut_kind(d: Disc, ang: float, teams: Collection[int], filled: bool
