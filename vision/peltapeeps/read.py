@@ -159,6 +159,7 @@ def read_layout(frame_bgr: np.ndarray, profile: Profile,
 
     pieces, placed = _identify(found, touching, contacts, models.teams, catalog, back,
                                reading.warnings)
+    pieces, placed = _apart(found, touching, pieces, placed, back, reading.warnings)
     reading.pieces = pieces
     reading.joins = _joins(found, touching, placed, catalog, back, reading.warnings)
     reading.seconds = time.perf_counter() - t0
@@ -340,6 +341,36 @@ def _identify(found: list[rims.Disc], touching: list[tuple[int, int, float]],
                                 round(r_px, 2), m.rotation, round(conf, 3), pts))
         placed[i] = Placed(uid, team, m.piece, d.x, d.y, m.rotation, m.face_up)
     return pieces, placed
+
+
+LAYOUT_SHARE = 0.75  # this share of the pieces touching others: the photo shows a layout
+ROUGH = 0.5  # a piece this unsure or less fits the catalog only roughly (or worse)
+
+
+def _apart(found: list[rims.Disc], touching: list[tuple[int, int, float]],
+           pieces: list[SeenPiece], placed: dict[int, Placed], back: float,
+           warnings: list[str]) -> tuple[list[SeenPiece], dict[int, Placed]]:
+    """Leave out a "piece" apart from a layout whose connectors fit no piece well.
+
+    A layout is one group of pieces joined together, so where nearly every piece
+    touches another, a round thing touching none whose cut-outs fit the catalog only
+    roughly is no piece in play (a patch of the table of a team's colour, a bean).
+    It is named in a warning, to be added on the page if it is a piece after all.
+    Pieces lying apart in a photo of no layout are all kept (the verdict judges them).
+    """
+    touched = {i for i, _, _ in touching} | {j for _, j, _ in touching}
+    if len(placed) < 3 or sum(i in touched for i in placed) < LAYOUT_SHARE * len(placed):
+        return pieces, placed
+    by_uid = {p.uid: p for p in pieces}
+    drop = {i for i, pl in placed.items()
+            if i not in touched and by_uid[pl.uid].confidence <= ROUGH}
+    for i in sorted(drop):
+        warnings.append(f"something round {_where(found[i], back)} touches no piece of the "
+                        f"layout and fits no piece of the set well: left out (if it is a "
+                        f"piece, add it on the page)")
+    gone = {placed[i].uid for i in drop}
+    return ([p for p in pieces if p.uid not in gone],
+            {i: pl for i, pl in placed.items() if i not in drop})
 
 
 def _squared(piece: Piece, p: Placed, towards: float) -> float:
