@@ -9,7 +9,12 @@ each team in play, through the real calibration (cached per set of teams).
 Prints piece recall and precision, team, face and piece-id accuracy (over the
 pieces found), join recall and precision (pairs of pieces), the share of
 players whose score sheet is exactly right (score_reading with the truth seats
-against the engine's sheet), and the median time per photo on one core.
+against the engine's sheet), and the median time per photo on one core, as
+wall-clock time and as processor time (the latter barely moves when other
+programs share the machine).
+
+Seeds: 7000 onwards are for development; 9000 onwards are held out (measure
+only: choose no rule or threshold by looking at them).
 
     .venv/bin/python bench/peltapeeps_photos.py --scenes 300
     .venv/bin/python bench/peltapeeps_photos.py --scenes 20 --size 2000x1500 --dump /tmp/pp
