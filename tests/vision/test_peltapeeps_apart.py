@@ -41,3 +41,16 @@ def test_a_sure_piece_apart_and_pieces_lying_apart_are_kept() -> None:
     found, touching, pieces, placed = _reading([0.5, 0.5, 0.5, 1.0], [(2, 3)])
     assert len(_apart(found, touching, pieces, placed, 2.0, warnings)[0]) == 4
     assert warnings == []
+
+
+def test_a_rough_thing_of_no_clear_team_in_a_layout_is_left_out() -> None:
+    # Touching the layout, but its cut-outs fit roughly (x0.5) and its team is in doubt
+    # (x0.6): a hole in the layout showing the table, not a piece.
+    found, touching, pieces, placed = _reading([1.0, 1.0, 1.0, 0.3, 0.5],
+                                               [(0, 1), (1, 2), (2, 3), (3, 4)])
+    warnings: list[str] = []
+    kept, _ = _apart(found, touching, pieces, placed, 2.0, warnings)
+    assert [p.uid for p in kept] == ["red:P0", "red:P1", "red:P2", "red:P4"]
+    assert warnings == ["something round near (600, 100) fits no piece of the set well and "
+                        "is no team's colour clearly: left out (if it is a piece, add it on "
+                        "the page)"]

@@ -345,29 +345,37 @@ def _identify(found: list[rims.Disc], touching: list[tuple[int, int, float]],
 
 LAYOUT_SHARE = 0.75  # this share of the pieces touching others: the photo shows a layout
 ROUGH = 0.5  # a piece this unsure or less fits the catalog only roughly (or worse)
+NO_PIECE = 0.35  # ... and this unsure also has no clear team colour (0.5 x 0.6)
 
 
 def _apart(found: list[rims.Disc], touching: list[tuple[int, int, float]],
            pieces: list[SeenPiece], placed: dict[int, Placed], back: float,
            warnings: list[str]) -> tuple[list[SeenPiece], dict[int, Placed]]:
-    """Leave out a "piece" apart from a layout whose connectors fit no piece well.
+    """Leave out "pieces" of a layout that are none: round things whose cut-outs fit
+    no piece well, either apart from the layout or with no clear team colour.
 
     A layout is one group of pieces joined together, so where nearly every piece
     touches another, a round thing touching none whose cut-outs fit the catalog only
-    roughly is no piece in play (a patch of the table of a team's colour, a bean).
-    It is named in a warning, to be added on the page if it is a piece after all.
-    Pieces lying apart in a photo of no layout are all kept (the verdict judges them).
+    roughly is no piece in play (a patch of the table of a team's colour, a bean);
+    nor is one that fits roughly and whose colour lies between two teams' (a hole
+    in the layout showing the table, ringed by the pieces round it). Each is named
+    in a warning, to be added on the page if it is a piece after all. Pieces lying
+    apart in a photo of no layout are all kept (the verdict judges them).
     """
     touched = {i for i, _, _ in touching} | {j for _, j, _ in touching}
     if len(placed) < 3 or sum(i in touched for i in placed) < LAYOUT_SHARE * len(placed):
         return pieces, placed
     by_uid = {p.uid: p for p in pieces}
-    drop = {i for i, pl in placed.items()
-            if i not in touched and by_uid[pl.uid].confidence <= ROUGH}
-    for i in sorted(drop):
-        warnings.append(f"something round {_where(found[i], back)} touches no piece of the "
-                        f"layout and fits no piece of the set well: left out (if it is a "
-                        f"piece, add it on the page)")
+    drop = {}
+    for i, pl in placed.items():
+        conf = by_uid[pl.uid].confidence
+        if i not in touched and conf <= ROUGH:
+            drop[i] = "touches no piece of the layout and fits no piece of the set well"
+        elif conf < NO_PIECE:
+            drop[i] = "fits no piece of the set well and is no team's colour clearly"
+    for i, why in sorted(drop.items()):
+        warnings.append(f"something round {_where(found[i], back)} {why}: left out (if it "
+                        f"is a piece, add it on the page)")
     gone = {placed[i].uid for i in drop}
     return ([p for p in pieces if p.uid not in gone],
             {i: pl for i, pl in placed.items() if i not in drop})
