@@ -72,6 +72,10 @@ def _bad(capsys, files, tmp: Path) -> list[tuple[list[str], str]]:
     badprofile.write_text("{not json")
     badcat = tmp / "bad-catalog.json"
     badcat.write_text(json.dumps({"pieces": [{"id": "X1", "kind": "dragon"}]}))
+    badsizes = tmp / "bad-sizes.json"
+    sized = default_catalog("full").to_json()
+    sized["sizes_mm"]["notch"]["width"] = [9, 7]
+    badsizes.write_text(json.dumps(sized))
     photo, profile = str(files["photo"]), str(files["profile"])
     bare = tmp / "bare-table.png"
     cv2.imwrite(str(bare), np.full((600, 800, 3), (90, 110, 130), np.uint8))
@@ -87,6 +91,8 @@ def _bad(capsys, files, tmp: Path) -> list[tuple[list[str], str]]:
         (["peltapeeps", photo, "--profile", str(tmp / "none.json")], "not found"),
         (["peltapeeps", photo, "--profile", profile, "--catalog", str(badcat)],
          "kind must be one of"),
+        (["peltapeeps", photo, "--profile", profile, "--catalog", str(badsizes)],
+         "sizes_mm.notch.width must be positive mm, low before high"),
         (["peltapeeps", photo, "--profile", profile, "--catalog", str(tmp / "no.json")],
          "no catalog at"),
         (["peltapeeps", photo, "--profile", profile, "--seats", "Ann=red,Bob=blue"],

@@ -149,7 +149,7 @@ def test_notch_and_curve_told_apart_by_their_depth_profile(kind, edge_mm, off_de
     disc = rims.Disc(0.0, 0.0, 20.0, team=0)
     disc.labels = np.where(inside, 0, rims.TABLE).astype(np.int16)
     rims.connectors([disc], np.zeros((8, 8), np.uint8), 1.0, pairs=[])
-    assert [(t, round(a / 10)) for a, t, _ in disc.free_connectors] == [(kind, 9)]
+    assert [(t, round(a / 10)) for a, t, *_ in disc.free_connectors] == [(kind, 9)]
 
 
 def test_a_piece_of_a_colour_no_team_has_is_pointed_out() -> None:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from companion.rules.peltapeeps.catalog import Catalog, Piece
 from companion.rules.peltapeeps.layout import fits
 from vision.peltapeeps.assign import assign
-from vision.peltapeeps.rims import ContactInDoubt, Seen, angle_gap, with_contacts
+from vision.peltapeeps.rims import SURE_SHAPE, ContactInDoubt, Seen, angle_gap, with_contacts
 
 ANGLE_TOL = 16.0  # degrees between a seen and a catalogued connector
 MISSING = 1.0  # a connector on one side only
@@ -41,12 +41,12 @@ class Match:
     cost: float  # connector cost, without the face
 
 
-def _cost_at(seen: Sequence[tuple[float, str, float]], cat: list[tuple[float, str]],
+def _cost_at(seen: Sequence[Seen], cat: list[tuple[float, str]],
              rot: float) -> tuple[float, float]:
     """(cost, refined rotation) of ``cat`` turned by ``rot`` against ``seen``."""
     used = [False] * len(cat)
     cost, offsets = 0.0, []
-    for ang, typ, sure in seen:
+    for ang, typ, sure, type_sure in seen:
         best, bj = ANGLE_TOL, -1
         for j, (ca, _) in enumerate(cat):
             g = angle_gap(ang, ca + rot)
@@ -58,18 +58,24 @@ def _cost_at(seen: Sequence[tuple[float, str, float]], cat: list[tuple[float, st
         used[bj] = True
         offsets.append(((ang - cat[bj][0] - rot + 180) % 360) - 180)
         if cat[bj][1] != typ:
-            cost += WRONG_TYPE * sure
+            # A cut whose shape fits a notch and a curve about as well is either.
+            cost += WRONG_TYPE * sure * type_sure
         cost += best / (4 * ANGLE_TOL)  # prefer the turn that lines up best
     cost += MISSING * used.count(False)
     refined = rot + (sum(offsets) / len(offsets) if offsets else 0.0)
     return cost, refined % 360
 
 
-def best_match(seen: Sequence[tuple[float, str, float]], piece: Piece, face_up: bool
-               ) -> Match:
+def _alike(seen_type: str, type_sure: float, cat_type: str) -> bool:
+    """Whether a connector seen may be one of ``cat_type`` (a cut in doubt is either cut)."""
+    return seen_type == cat_type or (type_sure < SURE_SHAPE and "tab" not in (seen_type,
+                                                                               cat_type))
+
+
+def best_match(seen: Sequence[Seen], piece: Piece, face_up: bool) -> Match:
     cat = [(c.angle, c.type) for c in piece.face(face_up)]
-    rots = {(ang - ca) % 360 for ang, typ, _ in seen for ca, ct in cat if ct == typ}
-    rots |= {(ang - ca) % 360 for ang, _, _ in seen for ca, _ in cat} if not rots else set()
+    rots = {(s[0] - ca) % 360 for s in seen for ca, ct in cat if _alike(s[1], s[3], ct)}
+    rots |= {(s[0] - ca) % 360 for s in seen for ca, _ in cat} if not rots else set()
     if not rots:
         rots = {0.0}
     best = None
@@ -81,7 +87,7 @@ def best_match(seen: Sequence[tuple[float, str, float]], piece: Piece, face_up: 
     return Match(piece.id, face_up, round(best[1], 2), round(best[0], 3))
 
 
-def _row(cons: Sequence[tuple[float, str, float]], ev: float, paint: float | None,
+def _row(cons: Sequence[Seen], ev: float, paint: float | None,
          pieces: Sequence[Piece], face_weight: float) -> tuple[list[Match], list[float]]:
     """One disc against every piece: the best match of each and its cost with the face."""
     row_m, row_c = [], []
@@ -172,7 +178,7 @@ def identify_pieces(free: Sequence[Sequence[Seen]], teams: Sequence[str],
     >>> from vision.peltapeeps.rims import ContactOption, ContactInDoubt
     >>> cat = {"red": default_catalog("full")}  # A3 has one tab, E6 one notch
     >>> plain_edges = ContactOption(0.0, None, None)
-    >>> tab_in_notch = ContactOption(0.3, (0.0, "tab", 0.7), (180.0, "notch", 0.7))
+    >>> tab_in_notch = ContactOption(0.3, (0.0, "tab", 0.7, 1.0), (180.0, "notch", 0.7, 1.0))
     >>> doubt = ContactInDoubt(0, 1, (plain_edges, tab_in_notch))
     >>> matches, chosen = identify_pieces([[], []], ["red", "red"], cat, [1.0, 1.0],
     ...                                   contacts=[doubt])

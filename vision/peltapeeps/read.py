@@ -26,6 +26,7 @@ than guessed silently.
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Mapping
@@ -39,7 +40,7 @@ from companion.rules.peltapeeps.catalog import Catalog, Piece
 from companion.rules.peltapeeps.layout import Placed, contact
 from vision.errors import PhotoError
 from vision.peltapeeps import colours, discs, identify, rims
-from vision.peltapeeps.geometry import DISC_RADIUS_MM, lying, outline
+from vision.peltapeeps.geometry import PieceGeometry, lying, outline
 from vision.peltapeeps.reading import LayoutReading, SeenJoin, SeenPiece
 from vision.srgb import SRGB_TO_LINEAR
 
@@ -63,6 +64,11 @@ def _check_frame(frame: object) -> np.ndarray:
         raise PhotoError(f"the photo is too small ({frame.shape[1]}x{frame.shape[0]}): "
                         "use at least 320x240 (a photo of a layout is best at 2000x1500 or more)")
     return frame
+
+
+@functools.lru_cache(maxsize=16)
+def _geometry(catalog: Catalog) -> PieceGeometry:
+    return PieceGeometry.from_sizes(catalog.sizes)
 
 
 def _catalog_for(catalog: Catalog | Mapping[str, Catalog], team: str) -> Catalog:
@@ -141,6 +147,9 @@ def read_layout(frame_bgr: np.ndarray, profile: Profile,
     _strangers(got, reading.warnings)
     grey_full = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     for d in found:
+        # The catalog's sizes say where each disc's connectors show, in shares of the
+        # radius the photo shows it at.
+        d.geometry = _geometry(_catalog_for(catalog, models.teams[d.team]))
         d.paint = rims.face_paint(frame, d, gains, lut, back)
         d.face_up = d.paint >= rims.PAINT_SHARE
     pairs = rims.neighbours(found)
@@ -150,6 +159,7 @@ def read_layout(frame_bgr: np.ndarray, profile: Profile,
 
     pieces, placed = _identify(found, touching, contacts, models.teams, catalog, back,
                                reading.warnings)
+    pieces, placed = _apart(found, touching, pieces, placed, back, reading.warnings)
     reading.pieces = pieces
     reading.joins = _joins(found, touching, placed, catalog, back, reading.warnings)
     reading.seconds = time.perf_counter() - t0
@@ -312,11 +322,18 @@ def _identify(found: list[rims.Disc], touching: list[tuple[int, int, float]],
         if abs(ev) < 0.3:
             conf *= 0.8
             warnings.append(f"a piece {_where(d, back)}: face up or down is unclear")
+        if any(c[1] != "tab" and c[3] < rims.SURE_SHAPE for c in d.connectors):
+            # The photo fits a notch and a curve about as well somewhere on its rim: the
+            # catalog chose, and the choice may name the wrong piece.
+            conf *= 0.8
+            warnings.append(f"a piece {_where(d, back)}: a cut in its rim could be a notch "
+                            f"or a curve; read as {team} {m.piece}")
         uid = f"{team}:{m.piece}"
         cons = [(c.angle, c.type) for c in cat.piece(m.piece).connectors]
-        shape = outline(lying(cons, m.rotation, m.face_up), steps=OUTLINE_POINTS)
+        shape = outline(lying(cons, m.rotation, m.face_up), OUTLINE_POINTS, d.geometry)
         r_px = d.r * back
-        ox, oy = d.to_image(shape[:, 0] / DISC_RADIUS_MM, shape[:, 1] / DISC_RADIUS_MM)
+        radius_mm = d.geometry.radius_mm
+        ox, oy = d.to_image(shape[:, 0] / radius_mm, shape[:, 1] / radius_mm)
         pts = tuple((round(float(x) * back, 1), round(float(y) * back, 1))
                     for x, y in zip(ox, oy, strict=True))
         pieces.append(SeenPiece(uid, team, m.piece, m.face_up,
@@ -324,6 +341,44 @@ def _identify(found: list[rims.Disc], touching: list[tuple[int, int, float]],
                                 round(r_px, 2), m.rotation, round(conf, 3), pts))
         placed[i] = Placed(uid, team, m.piece, d.x, d.y, m.rotation, m.face_up)
     return pieces, placed
+
+
+LAYOUT_SHARE = 0.75  # this share of the pieces touching others: the photo shows a layout
+ROUGH = 0.5  # a piece this unsure or less fits the catalog only roughly (or worse)
+NO_PIECE = 0.35  # ... and this unsure also has no clear team colour (0.5 x 0.6)
+
+
+def _apart(found: list[rims.Disc], touching: list[tuple[int, int, float]],
+           pieces: list[SeenPiece], placed: dict[int, Placed], back: float,
+           warnings: list[str]) -> tuple[list[SeenPiece], dict[int, Placed]]:
+    """Leave out "pieces" of a layout that are none: round things whose cut-outs fit
+    no piece well, either apart from the layout or with no clear team colour.
+
+    A layout is one group of pieces joined together, so where nearly every piece
+    touches another, a round thing touching none whose cut-outs fit the catalog only
+    roughly is no piece in play (a patch of the table of a team's colour, a bean);
+    nor is one that fits roughly and whose colour lies between two teams' (a hole
+    in the layout showing the table, ringed by the pieces round it). Each is named
+    in a warning, to be added on the page if it is a piece after all. Pieces lying
+    apart in a photo of no layout are all kept (the verdict judges them).
+    """
+    touched = {i for i, _, _ in touching} | {j for _, j, _ in touching}
+    if len(placed) < 3 or sum(i in touched for i in placed) < LAYOUT_SHARE * len(placed):
+        return pieces, placed
+    by_uid = {p.uid: p for p in pieces}
+    drop = {}
+    for i, pl in placed.items():
+        conf = by_uid[pl.uid].confidence
+        if i not in touched and conf <= ROUGH:
+            drop[i] = "touches no piece of the layout and fits no piece of the set well"
+        elif conf < NO_PIECE:
+            drop[i] = "fits no piece of the set well and is no team's colour clearly"
+    for i, why in sorted(drop.items()):
+        warnings.append(f"something round {_where(found[i], back)} {why}: left out (if it "
+                        f"is a piece, add it on the page)")
+    gone = {placed[i].uid for i in drop}
+    return ([p for p in pieces if p.uid not in gone],
+            {i: pl for i, pl in placed.items() if i not in drop})
 
 
 def _squared(piece: Piece, p: Placed, towards: float) -> float:

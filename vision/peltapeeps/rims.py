@@ -5,9 +5,13 @@ and every sample labelled with its nearest team colour or *table*. Along each
 angle the rim is where the disc's own colour stops; a circle fitted to the rim
 samples near one radius refines the centre. Then, at each angle:
 
-- the *cut zone* (:data:`CUT_ZONE` of the radius) shows another colour or the
-  table where the disc has a notch or curve (a curve's cut is much wider);
-- the *tab zone* (:data:`TAB_ZONE`) shows the disc's own colour where it has a tab.
+- the *cut zone* (just inside the rim) shows another colour or the table where
+  the disc has a notch or curve (a curve's cut is much wider);
+- the *tab zone* (just outside) shows the disc's own colour where it has a tab.
+
+Where those zones lie and how wide a connector's run is come from the catalog's
+sizes (:mod:`vision.peltapeeps.zones`), in shares of each disc's radius as
+measured in the photo.
 
 Where a neighbour of the same colour touches (or of a colour the light makes
 look alike), both zones show that colour whatever the connectors, so the
@@ -34,18 +38,12 @@ import numpy as np
 
 from vision.peltapeeps.colours import FAR, ChromaTable, chroma
 from vision.peltapeeps.discs import TableModel, is_table
-from vision.peltapeeps.geometry import (
-    DISC_RADIUS_MM,
-    NOTCH_DEPTH_MM,
-    TAB_WIDTH_MM,
-    piece_sdf,
-)
+from vision.peltapeeps.geometry import DEFAULT_GEOMETRY, PieceGeometry
+from vision.peltapeeps.zones import Zones, zones
 from vision.srgb import SRGB_TO_LINEAR
 
 ANGLES = 120  # polar samples around a disc (3 degrees apart)
 RADII = np.arange(0.50, 1.31, 0.03)
-CUT_ZONE = (0.85, 0.93)
-TAB_ZONE = (1.06, 1.16)
 
 
 def _zone_columns(zone: tuple[float, float]) -> np.ndarray:
@@ -57,9 +55,6 @@ def _zone_columns(zone: tuple[float, float]) -> np.ndarray:
 INNER = 0.55  # the centre searched for painted marks
 BODY = (0.64, 0.75)  # plain acrylic: outside the paint (0.62 R), inside every cut
 BODY_COLUMNS = _zone_columns(BODY)
-TAB_WIDTH_DEG = (7.0, 30.0)  # a tab's run in the tab zone
-CUT_MIN_DEG = 8.0
-TAB_CUT_APART_DEG = 20.0  # a seen tab and cut nearer than this are one cut
 NEIGHBOUR_REACH = 2.35  # centres closer than this many radii touch
 PAINT_CONTRAST = 0.30  # colour step of painted marks, against the plain acrylic's brightness
 PAINT_SHARE = 0.06  # share of the centre with marks: face up
@@ -84,8 +79,13 @@ class Disc:
     rim_share: float = 0.0  # share of angles where the rim was found where expected
     labels: np.ndarray | None = None  # (ANGLES, len(RADII)) team index or TABLE
     shape: np.ndarray | None = None  # 2x2: the unit circle onto the disc's ellipse (tilt)
-    connectors: list[tuple[float, str, float]] = field(default_factory=list)  # angle, type, sure
-    free_connectors: list[tuple[float, str, float]] = field(default_factory=list)  # colour-told
+    connectors: list[Seen] = field(default_factory=list)  # angle, type, sure, type sure
+    free_connectors: list[Seen] = field(default_factory=list)  # told by colour
+    geometry: PieceGeometry = DEFAULT_GEOMETRY  # its team's pieces, from the catalog
+
+    @property
+    def zones(self) -> Zones:
+        return zones(self.geometry)
 
     @property
     def axes(self) -> np.ndarray:
@@ -373,17 +373,18 @@ def _sample_grey(grey: np.ndarray, px: np.ndarray, py: np.ndarray) -> np.ndarray
 def _edge_darkness(grey_full: np.ndarray, scale: float, a: Disc, b: Disc) -> np.ndarray:
     """How dark the cut edges are where each contact would put them, from ``a`` to ``b``.
 
-    Three scores: ``b``'s tab in ``a`` (its tip at 0.76 radii from ``a``, its sides
-    between 0.76 and 1), plain edges touching (at 1), ``a``'s tab in ``b`` (tip at
-    1.24, sides between 1 and 1.24). Lower is darker. ``scale`` takes work px to
-    full-resolution px.
+    Three scores: ``b``'s tab seated in ``a`` (its tip a notch's depth inside ``a``'s
+    rim, 0.76 radii from ``a`` for the shipped sets, its sides from there to the rim),
+    plain edges touching (at 1), ``a``'s tab seated in ``b`` (tip at 1.24, sides
+    between 1 and 1.24). Lower is darker. ``scale`` takes work px to
+    full-resolution px; depths and widths are the catalog's, in radii.
     """
     dx, dy = (b.x - a.x) * scale, (b.y - a.y) * scale
     dist = math.hypot(dx, dy)
     ux, uy = dx / dist, dy / dist
     r = dist / 2  # the discs touch: half the distance is a radius along this line
-    depth = NOTCH_DEPTH_MM / DISC_RADIUS_MM
-    half = TAB_WIDTH_MM / 2 / DISC_RADIUS_MM
+    depth = (a.zones.notch_depth + b.zones.notch_depth) / 2
+    half = (a.zones.tab_half_width + b.zones.tab_half_width) / 2
 
     def at(along: np.ndarray, lat: np.ndarray) -> np.ndarray:
         return _sample_grey(grey_full, a.x * scale + (ux * along - uy * lat) * r,
@@ -402,7 +403,9 @@ def _edge_darkness(grey_full: np.ndarray, scale: float, a: Disc, b: Disc) -> np.
     return np.array([tip[0] + sides[0], 2 * tip[1], tip[2] + sides[1]]) / 2
 
 
-Seen = tuple[float, str, float]  # a connector seen: angle (image degrees), type, sureness
+# A connector seen: angle (image degrees), type, how sure it is there, and how sure of
+# its type (a cut's shape may fit a notch and a curve about as well: see shape_fit).
+Seen = tuple[float, str, float, float]
 
 
 @dataclass(frozen=True)
@@ -434,7 +437,7 @@ DARK_STEP = 6.0  # grey levels of edge darkness that count as one connector's wo
 def _own_cut(d: Disc, teams: Collection[int]) -> np.ndarray:
     """Per angle, the share of ``d``'s cut zone that shows acrylic of ``teams``."""
     assert d.labels is not None
-    return np.isin(_zone(d.labels, CUT_ZONE), list(teams)).mean(axis=1)
+    return np.isin(_zone(d.labels, d.zones.cut), list(teams)).mean(axis=1)
 
 
 CONFUSED_SHARE = 0.5  # this much of a neighbour beside a contact taken for the disc's colour
@@ -443,13 +446,15 @@ CONFUSED_SHARE = 0.5  # this much of a neighbour beside a contact taken for the 
 def _confused(a: Disc, b: Disc) -> bool:
     """True when ``b``'s body beside the contact is taken for ``a``'s colour.
 
-    Just outside ``a``'s rim, 6 to 20 degrees either side of the line to ``b``,
-    lies ``b`` (or the table in a curve of ``b``), never ``a``'s own tab.
+    Just outside ``a``'s rim, beside the line to ``b`` (6 to 20 degrees either side for
+    the shipped sets), lies ``b`` (or the table in a curve of ``b``), never ``a``'s own
+    tab.
     """
     assert a.labels is not None
     gap = _gaps(pair_frame(a, b)[1])
-    beside = (gap >= 6) & (gap <= 20)
-    return bool((_zone(a.labels, TAB_ZONE)[beside] == a.team).mean() > CONFUSED_SHARE)
+    lo, hi = a.zones.beside_deg
+    beside = (gap >= lo) & (gap <= hi)
+    return bool((_zone(a.labels, a.zones.tab)[beside] == a.team).mean() > CONFUSED_SHARE)
 
 
 def _contact_in_doubt(discs: list[Disc], i: int, j: int, grey_full: np.ndarray,
@@ -465,8 +470,8 @@ def _contact_in_doubt(discs: list[Disc], i: int, j: int, grey_full: np.ndarray,
     ang_a, ang_b = pair_frame(a, b)[1], pair_frame(b, a)[1]
 
     def cut(d: Disc, ang: float, filled: bool) -> Seen | None:
-        kind = _cut_kind(d, ang, teams, filled)
-        return None if kind == "plain" else (ang, kind, 0.7 if filled else 0.8)
+        kind, sure = _cut_kind(d, ang, teams, filled)
+        return None if kind == "plain" else (ang, kind, 0.7 if filled else 0.8, sure)
 
     plain = ContactOption(0.0, cut(a, ang_a, False), cut(b, ang_b, False))
     # An empty cut (the table shows in it) faces the other: no tab between them.
@@ -479,9 +484,9 @@ def _contact_in_doubt(discs: list[Disc], i: int, j: int, grey_full: np.ndarray,
     if _open_sides(b, ang_b, teams):
         dark[0] = np.inf
     readings = (
-        (dark[0], cut(a, ang_a, True), (ang_b, "tab", 0.7)),
+        (dark[0], cut(a, ang_a, True), (ang_b, "tab", 0.7, 1.0)),
         (dark[1], plain.a, plain.b),
-        (dark[2], (ang_a, "tab", 0.7), cut(b, ang_b, True)),
+        (dark[2], (ang_a, "tab", 0.7, 1.0), cut(b, ang_b, True)),
     )
     least = float(np.min(dark))
     options = sorted((ContactOption(round((float(v) - least) / DARK_STEP, 3), sa, sb)
@@ -510,26 +515,31 @@ def connectors(discs: list[Disc], grey_full: np.ndarray, scale: float,
     for i, d in enumerate(discs):
         assert d.labels is not None
         own_cut = _own_cut(d, {d.team})
-        own_tab = (_zone(d.labels, TAB_ZONE) == d.team).mean(axis=1)
+        z = d.zones
+        own_tab = (_zone(d.labels, z.tab) == d.team).mean(axis=1)
         found: list[Seen] = []
         blocked = np.zeros(ANGLES, bool)
         for j, ang in near[i]:
             if (min(i, j), max(i, j)) in doubtful:  # the colours cannot tell: see the options
-                blocked |= _gaps(ang) < 24
+                blocked |= _gaps(ang) < z.block_deg
         for start, length in _runs((own_tab > 0.5) & ~blocked):
             width = length * step
-            if TAB_WIDTH_DEG[0] <= width <= TAB_WIDTH_DEG[1]:
-                found.append(((start + (length - 1) / 2) * step % 360, "tab", 1.0))
+            if z.tab_run_deg[0] <= width <= z.tab_run_deg[1]:
+                found.append(((start + (length - 1) / 2) * step % 360, "tab", 1.0, 1.0))
         for start, length in _runs((own_cut < 0.5) & ~blocked):
             width = length * step
-            if width >= CUT_MIN_DEG:
+            if width >= z.cut_min_deg:
                 mid = (start + (length - 1) / 2) * step % 360
-                found.append((mid, _cut_shape(d, mid, {d.team}), 1.0))
+                facing = [discs[j].team for j, ang in near[i]
+                          if angle_gap(ang, mid) < z.centre_deg + 3 * step]
+                kind, shape_sure = _cut_shape(d, mid, {d.team}, facing[0] if facing else None)
+                found.append((mid, kind, 1.0, shape_sure))
         # A tab and a cut cannot share a place: the acrylic just outside the rim there
         # is a neighbour's of a colour taken for this disc's, and the cut is real.
-        cuts = [a for a, kind, _ in found if kind != "tab"]
+        cuts = [c[0] for c in found if c[1] != "tab"]
         d.free_connectors = sorted(c for c in found if c[1] != "tab"
-                                   or all(angle_gap(c[0], a) > TAB_CUT_APART_DEG for a in cuts))
+                                   or all(angle_gap(c[0], a) > z.tab_cut_apart_deg
+                                          for a in cuts))
     free = [d.free_connectors for d in discs]
     for d, cons in zip(discs, with_contacts(free, same, [0] * len(same)), strict=True):
         d.connectors = cons
@@ -553,50 +563,70 @@ def with_contacts(free: Sequence[Sequence[Seen]], contacts: Sequence[ContactInDo
 def _open_cut(d: Disc, ang: float, teams: Collection[int]) -> bool:
     """True when the table (not acrylic of ``teams``) shows in ``d``'s cut zone right at
     ``ang``."""
-    return bool(_own_cut(d, teams)[_gaps(ang) < 7].mean() < 0.5)
+    return bool(_own_cut(d, teams)[_gaps(ang) < d.zones.centre_deg].mean() < 0.5)
 
 
 def _open_sides(d: Disc, ang: float, teams: Collection[int]) -> bool:
-    """True when the table shows in ``d``'s cut zone 11 to 22 degrees either side of ``ang``."""
+    """True when the table shows in ``d``'s cut zone where a curve's sides are, beyond a
+    tab sitting in it (11 to 22 degrees either side of ``ang`` for the shipped sets)."""
     gap = _gaps(ang)
-    return bool((_own_cut(d, teams)[(gap >= 11) & (gap < 22)] < 0.5).sum() >= 2)
+    lo, hi = d.zones.curve_sides_deg
+    return bool((_own_cut(d, teams)[(gap >= lo) & (gap < hi)] < 0.5).sum() >= 2)
 
 
-SHAPE_HALF_DEG = 27.0  # a cut's depth profile is compared this far either side
 SHAPE_SHIFTS = np.arange(-6.0, 6.1, 1.0)  # degrees: the cut's centre, refined
 SHAPE_EDGES_MM = (0.0, 0.6, 1.2, 1.8, 2.4)  # the dark cut edge and blur make a cut look bigger
 PROFILE_FROM = 0.6  # depth profiles start here (inside every cut)
+# How far (radii, rms) a seen depth profile strays from the shape that made it, at
+# least: the polar grid's step (0.03) and labels flipping at a blurred edge. Two
+# shapes whose fits differ by much less than this are as likely as each other.
+SHAPE_NOISE = 0.03
+SURE_SHAPE = 0.5  # a cut whose shape is less sure than this leaves its piece in doubt
 
 
 @functools.cache
-def _cut_templates() -> tuple[np.ndarray, tuple[str, ...]]:
-    """Depth profiles a notch and a curve would show (rows), at the angles a seen
-    profile is sampled (every 3 degrees over twice :data:`SHAPE_HALF_DEG`), for
-    every shift and edge; and each row's kind."""
-    offsets = np.arange(-SHAPE_HALF_DEG, SHAPE_HALF_DEG + 0.1, 360.0 / ANGLES)
+def _cut_templates(g: PieceGeometry, filled: bool = False
+                   ) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Depth profiles a notch and a curve of pieces ``g`` would show (rows), at the
+    angles a seen profile is sampled (every 3 degrees either side of the middle,
+    as far as the zones' ``shape_half_deg``), for every shift and edge, at the
+    catalog's nominal sizes and at both ends of its ranges; and each row's kind.
+
+    ``filled``: a neighbour's tab of a colour taken for the disc's own sits in
+    the cut (the neighbour two radii away), so only what the tab leaves open shows:
+    nothing of a notch, a curve's sides."""
+    half = round(zones(g).shape_half_deg / (360.0 / ANGLES))  # samples, as _depth_profile
+    offsets = np.arange(-half, half + 1) * (360.0 / ANGLES)
     rho = np.arange(PROFILE_FROM, 1.1, 0.005)
     rows, kinds = [], []
-    for kind in ("notch", "curve"):
-        for shift in SHAPE_SHIFTS:
-            phi = np.radians(offsets - shift)
-            sdf = piece_sdf(np.cos(phi)[:, None] * rho[None, :] * DISC_RADIUS_MM,
-                            np.sin(phi)[:, None] * rho[None, :] * DISC_RADIUS_MM,
-                            [(0.0, kind)])
-            for edge in SHAPE_EDGES_MM:
-                # The rim is fitted where the colour stops: the edge moves it too.
-                rim = 1.0 - edge / DISC_RADIUS_MM
-                rows.append(np.minimum(rho[np.argmin(sdf > edge, axis=1)] / rim, 1.0))
-                kinds.append(kind)
+    for shape in (g, *g.ends):
+        r = shape.radius_mm
+        for kind in ("notch", "curve"):
+            for shift in SHAPE_SHIFTS:
+                phi = np.radians(offsets - shift)
+                x = np.cos(phi)[:, None] * rho[None, :] * r
+                y = np.sin(phi)[:, None] * rho[None, :] * r
+                sdf = shape.sdf(x, y, [(0.0, kind)])
+                # The tab points back along the line of centres; where it meets the cut's
+                # edges the colour goes on.
+                tab = shape.sdf(x - 2 * r, y, [(180.0, "tab")]) if filled else None
+                for edge in SHAPE_EDGES_MM:
+                    # The rim is fitted where the colour stops: the edge moves it too.
+                    rim = 1.0 - edge / r
+                    inside = sdf > edge if tab is None else (sdf > edge) | (tab > -edge - 0.2)
+                    stop = np.where((~inside).any(axis=1), np.argmin(inside, axis=1), -1)
+                    rows.append(np.minimum(rho[stop] / rim, 1.0))
+                    kinds.append(kind)
     return np.array(rows), tuple(kinds)
 
 
 def _depth_profile(d: Disc, ang: float, teams: Collection[int]) -> np.ndarray:
-    """Where ``teams``' acrylic first stops along each ray within :data:`SHAPE_HALF_DEG`
-    of ``ang`` (radii, at most 1)."""
+    """Where ``teams``' acrylic first stops along each ray within the zones'
+    ``shape_half_deg`` of ``ang`` (radii, at most 1)."""
     assert d.labels is not None
     step = 360.0 / ANGLES
     k0 = round(ang / step)
-    half = round(SHAPE_HALF_DEG / step)
+    half = round(d.zones.shape_half_deg / step)
     rows = np.arange(k0 - half, k0 + half + 1) % ANGLES
     start = int(np.searchsorted(RADII, PROFILE_FROM))
     off = ~np.isin(d.labels[rows, start:], list(teams))
@@ -604,25 +634,69 @@ def _depth_profile(d: Disc, ang: float, teams: Collection[int]) -> np.ndarray:
     return np.minimum(RADII[first], 1.0)
 
 
-def _cut_shape(d: Disc, ang: float, teams: Collection[int]) -> str:
-    """Notch or curve, whichever cut's depth profile fits the one seen around ``ang``.
+def shape_fit(profile: np.ndarray, g: PieceGeometry = DEFAULT_GEOMETRY, filled: bool = False,
+              or_filled: np.ndarray | None = None) -> tuple[str, float]:
+    """The cut (notch or curve) of pieces ``g`` whose depth profile fits ``profile``
+    likelier, and how sure: 0 when both fit as well, towards 1 when only one does.
 
+    Each shape is fitted at every shift and edge within the catalog's size range;
+    the residuals give each shape's likelihood, against :data:`SHAPE_NOISE` or the
+    best fit's own residual when even that fits badly (a profile neither shape
+    made, say where a neighbour's acrylic hides the cut, tells them apart weakly).
     A notch is as deep right across and ends in steep sides; a curve is deep only
     in its middle and rises slowly to the rim, so its shoulders tell it apart
-    better than any one width.
+    better than any one width. ``filled``: a tab alike in colour sits in the cut
+    (:func:`_cut_templates`). ``or_filled``: the profile a neighbour's tab would
+    leave if it sat in the cut (its colour counted as the disc's); each shape is
+    then as likely as its better fit, open or filled.
+
+    >>> rows, kinds = _cut_templates(DEFAULT_GEOMETRY)
+    >>> notch = rows[kinds.index("notch") + 6 * len(SHAPE_EDGES_MM) + 1]  # unshifted
+    >>> kind, sure = shape_fit(notch)
+    >>> kind, sure > 0.99
+    ('notch', True)
     """
-    rows, kinds = _cut_templates()
-    err = ((rows - _depth_profile(d, ang, teams)[None, :]) ** 2).sum(axis=1)
-    return kinds[int(np.argmin(err))]
+    notch, curve = _shape_errors(profile, g, filled)
+    if or_filled is not None:
+        notch_f, curve_f = _shape_errors(or_filled, g, True)
+        notch, curve = min(notch, notch_f), min(curve, curve_f)
+    # Log-likelihood ratio of the two shapes (Gaussian residuals), as a sureness 2p - 1.
+    noise = max(SHAPE_NOISE**2, min(notch, curve) / len(profile))
+    ratio = abs(notch - curve) / (2 * noise)
+    return ("notch" if notch <= curve else "curve"), float(np.tanh(ratio / 2))
 
 
-def _cut_kind(d: Disc, ang: float, teams: Collection[int], filled: bool) -> str:
+def _shape_errors(profile: np.ndarray, g: PieceGeometry, filled: bool) -> tuple[float, float]:
+    """The least squared residual of ``profile`` against a notch's and a curve's templates."""
+    rows, kinds = _cut_templates(g, filled)
+    err = ((rows - profile[None, :]) ** 2).sum(axis=1)
+    k = np.array([kind == "notch" for kind in kinds])
+    return float(err[k].min()), float(err[~k].min())
+
+
+def _cut_shape(d: Disc, ang: float, teams: Collection[int], facing: int | None = None
+               ) -> tuple[str, float]:
+    """Notch or curve, and how sure, from the depth profile seen around ``ang``.
+
+    ``facing``: the team of a touching disc the cut faces, whose tab may sit in it
+    (then its colour stops the profile short of the cut's bottom, and the cut's
+    shape shows where the table does)."""
+    profile = _depth_profile(d, ang, teams)
+    if facing is None:
+        return shape_fit(profile, d.geometry)
+    return shape_fit(profile, d.geometry,
+                     or_filled=_depth_profile(d, ang, {*teams, facing}))
+
+
+def _cut_kind(d: Disc, ang: float, teams: Collection[int], filled: bool
+              ) -> tuple[str, float]:
     """What is cut into ``d``'s rim facing a neighbour at ``ang`` whose colour (one of
-    ``teams``) is alike: notch, curve or plain.
+    ``teams``) is alike: notch, curve or plain, and how sure of its shape.
 
     ``filled``: the neighbour's tab sits in it, so only a curve's sides show.
     """
     if filled:
-        return "curve" if _open_sides(d, ang, teams) else "notch"
-    width = int(((_gaps(ang) < 24) & (_own_cut(d, teams) < 0.5)).sum()) * 360.0 / ANGLES
-    return _cut_shape(d, ang, teams) if width >= CUT_MIN_DEG else "plain"
+        return shape_fit(_depth_profile(d, ang, teams), d.geometry, filled=True)
+    width = int(((_gaps(ang) < d.zones.block_deg) & (_own_cut(d, teams) < 0.5)).sum()
+                ) * 360.0 / ANGLES
+    return _cut_shape(d, ang, teams) if width >= d.zones.cut_min_deg else ("plain", 1.0)

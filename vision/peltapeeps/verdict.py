@@ -3,8 +3,9 @@
 The reader finds round things of a team's colour and matches each to a catalog
 piece; a piece's ``confidence`` drops when its connectors fit the catalog only
 roughly (x0.5) or its team is in doubt (x0.6), less when only its face is
-unclear (x0.8). In a photo of a real layout nearly every piece is read sure and
-every piece touches another; loose jellybeans of a team's colour come out as
+unclear or a cut in its rim could be a notch or a curve (x0.8 each). In a
+photo of a real layout nearly every piece is read sure and every piece touches
+another; loose jellybeans of a team's colour come out as
 "pieces" whose cut-outs fit nothing well, lying apart. The verdict goes by
 exactly that, never by what the photo shows otherwise:
 

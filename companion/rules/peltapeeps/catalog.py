@@ -7,6 +7,11 @@ in a top view like the table frame) and a type: ``tab`` (sticks out), ``notch``
 (cut in) or ``curve`` (the Sleeping PeltaPeep's curved connection). Turning a
 piece face down mirrors its connectors: angle a becomes -a.
 
+A catalog also gives the pieces' sizes in mm (``sizes_mm``): the disc's
+diameter and each connector type's width and depth, each a nominal value or a
+range [low, high] (a group measures its own set; the shipped sets give the
+range the reader is made for). A catalog without them has the shipped sizes.
+
 >>> cat = default_catalog("core")
 >>> len(cat.pieces), len({p.pattern() for p in cat.pieces})
 (8, 8)
@@ -17,8 +22,9 @@ piece face down mirrors its connectors: angle a becomes -a.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -35,6 +41,133 @@ KIND_NAMES = {"egg": "PeltaDragon Egg", "sleeping": "Sleeping PeltaPeep",
 
 class CatalogError(ValueError):
     """A catalog that cannot be used; the message names the piece and the field."""
+
+
+@dataclass(frozen=True)
+class Size:
+    """A length in mm a set's pieces have: ``low`` to ``high`` (equal when measured)."""
+
+    low: float
+    high: float
+
+    @property
+    def nominal(self) -> float:
+        return (self.low + self.high) / 2
+
+    def to_json(self) -> float | list[float]:
+        return self.low if self.low == self.high else [self.low, self.high]
+
+
+# What each connector type's width and depth are (see docs/peltapeeps.md).
+SIZE_FIELDS = {"disc": ("diameter",), "tab": ("width", "depth"),
+               "notch": ("width", "depth"), "curve": ("width", "depth")}
+# The shipped sets' sizes (mm): a 50 mm disc; a tab 8 mm wide sticking out 6 mm, and
+# a notch the same cut in (a tab fills it); the curve a round scallop 18.3 mm wide at
+# the rim and 6 mm deep (a 12 mm circle). Ranges allow for the cut and for sets
+# that differ a little; a group that measures its own set writes its numbers.
+DEFAULT_SIZES = {"disc": {"diameter": [49.0, 51.0]},
+                 "tab": {"width": [7.0, 9.0], "depth": [5.0, 7.0]},
+                 "notch": {"width": [7.0, 9.0], "depth": [5.0, 7.0]},
+                 "curve": {"width": [16.3, 20.4], "depth": [5.0, 7.0]}}
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """The pieces' sizes (mm): the disc's diameter, and each connector type's width
+    (across, at the rim) and depth (a tab: how far it sticks out; a notch or curve: how
+    far it cuts in), each a :class:`Size`.
+
+    >>> s = Sizes.from_json({"tab": {"width": 7.5}})
+    >>> s.tab_width, s.notch_depth.nominal, s.disc_radius
+    (Size(low=7.5, high=7.5), 6.0, 25.0)
+    """
+
+    disc_diameter: Size
+    tab_width: Size
+    tab_depth: Size
+    notch_width: Size
+    notch_depth: Size
+    curve_width: Size
+    curve_depth: Size
+
+    @property
+    def disc_radius(self) -> float:
+        """The nominal radius (mm)."""
+        return self.disc_diameter.nominal / 2
+
+    def to_json(self) -> dict[str, dict[str, float | list[float]]]:
+        return {part: {f: getattr(self, f"{part}_{f}").to_json() for f in fields}
+                for part, fields in SIZE_FIELDS.items()}
+
+    @staticmethod
+    def from_json(data: Any, source: str = "the catalog") -> Sizes:
+        """Sizes from a catalog's ``sizes_mm`` (what it leaves out is the shipped size);
+        a bad value is a :class:`CatalogError` naming the field."""
+        if data is None:
+            data = {}
+        if not isinstance(data, Mapping):
+            raise CatalogError(f"{source}: sizes_mm is an object (disc, tab, notch, curve)")
+        for part in data:
+            if part not in SIZE_FIELDS:
+                raise CatalogError(f"{source}: sizes_mm.{part} is not a size the catalog "
+                                   f"knows (disc, tab, notch, curve)")
+        got: dict[str, Size] = {}
+        for part, fields in SIZE_FIELDS.items():
+            given = data.get(part, {})
+            if not isinstance(given, Mapping):
+                raise CatalogError(f"{source}: sizes_mm.{part} is an object with "
+                                   f"{' and '.join(fields)}")
+            for f in given:
+                if f not in fields:
+                    raise CatalogError(f"{source}: sizes_mm.{part}.{f} is not known: "
+                                       f"give {' and '.join(fields)}")
+            for f in fields:
+                value = given.get(f, DEFAULT_SIZES[part][f])
+                got[f"{part}_{f}"] = _size(value, f"{source}: sizes_mm.{part}.{f}")
+        sizes = Sizes(**got)
+        sizes.check(source)
+        return sizes
+
+    def check(self, source: str) -> None:
+        """Sizes a laser-cut disc can have: connectors small against the disc."""
+        radius = self.disc_diameter.low / 2
+        for part in ("tab", "notch", "curve"):
+            width, depth = getattr(self, f"{part}_width"), getattr(self, f"{part}_depth")
+            if width.high > radius:
+                raise CatalogError(f"{source}: sizes_mm.{part}.width ({width.high:g} mm) must "
+                                   f"be less than the disc's radius ({radius:g} mm)")
+            if depth.high > 0.3 * radius:  # the reader needs plain acrylic inside the cuts
+                raise CatalogError(f"{source}: sizes_mm.{part}.depth ({depth.high:g} mm) must "
+                                   f"be at most 0.3 of the disc's radius ({0.3 * radius:g} mm)")
+        if self.curve_depth.high > self.curve_width.low / 2:
+            raise CatalogError(f"{source}: sizes_mm.curve.depth ({self.curve_depth.high:g} mm) "
+                               f"must be at most half its width ({self.curve_width.low:g} mm): "
+                               "the curve is a round scallop")
+        r, d = self.disc_radius, self.curve_depth.nominal
+        widest = 2 * math.sqrt(2 * r * d - d * d)  # a straight cut that deep
+        if self.curve_width.high >= widest:
+            raise CatalogError(f"{source}: sizes_mm.curve.width ({self.curve_width.high:g} mm) "
+                               f"must be less than {widest:.1f} mm: a cut {d:g} mm deep is "
+                               "no wider than that at the rim")
+
+
+def _size(value: Any, where: str) -> Size:
+    """A size from a number (nominal) or [low, high], in mm."""
+    if isinstance(value, bool):
+        value = None
+    if isinstance(value, int | float):
+        low = high = float(value)
+    elif isinstance(value, list) and len(value) == 2 \
+            and all(isinstance(v, int | float) and not isinstance(v, bool) for v in value):
+        low, high = float(value[0]), float(value[1])
+    else:
+        raise CatalogError(f"{where} must be a number of mm or a range [low, high], "
+                           f"not {json.dumps(value)[:40]}")
+    if not (math.isfinite(low) and math.isfinite(high)) or low <= 0 or high < low:
+        raise CatalogError(f"{where} must be positive mm, low before high (got "
+                           f"{json.dumps(value)[:40]})")
+    return Size(low, high)
+
 
 
 @dataclass(frozen=True)
@@ -81,6 +214,7 @@ class Piece:
 class Catalog:
     name: str
     pieces: tuple[Piece, ...]
+    sizes: Sizes = field(default_factory=lambda: Sizes.from_json(None))
 
     def piece(self, piece_id: str) -> Piece:
         for p in self.pieces:
@@ -96,7 +230,7 @@ class Catalog:
         return {"name": self.name, "pieces": [
             {"id": p.id, "kind": p.kind,
              "connectors": [{"angle": c.angle, "type": c.type} for c in p.connectors]}
-            for p in self.pieces]}
+            for p in self.pieces], "sizes_mm": self.sizes.to_json()}
 
     @staticmethod
     def from_json(data: Any, source: str = "the catalog") -> Catalog:
@@ -132,7 +266,8 @@ class Catalog:
             if kind == "sleeping" and not any(c.type == "curve" for c in cons):
                 raise CatalogError(f"{where} ({pid}): a Sleeping PeltaPeep has a curve connector")
             pieces.append(Piece(pid, kind, tuple(cons)))
-        return Catalog(str(data.get("name", source)), tuple(pieces))
+        sizes = Sizes.from_json(data.get("sizes_mm"), source)
+        return Catalog(str(data.get("name", source)), tuple(pieces), sizes)
 
 
 def load_catalog(path: str | Path) -> Catalog:

@@ -1,0 +1,84 @@
+"""The catalog's piece sizes (sizes_mm): shipped, defaulted, kept, and refused with one line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from companion.rules.peltapeeps.catalog import (
+    DEFAULT_SIZES,
+    Catalog,
+    CatalogError,
+    Size,
+    Sizes,
+    default_catalog,
+    load_catalog,
+)
+
+ONE_PIECE = [{"id": "E1", "kind": "egg", "connectors": [{"angle": 0, "type": "tab"}]}]
+
+
+@pytest.mark.parametrize("size", ["core", "full"])
+def test_the_shipped_sets_give_every_size(size: str) -> None:
+    text = (Path(__file__).resolve().parents[2] / "companion" / "rules" / "peltapeeps" / "data"
+            / f"{size}-set.json").read_text(encoding="utf-8")
+    assert json.loads(text)["sizes_mm"] == DEFAULT_SIZES
+    sizes = default_catalog(size).sizes
+    assert sizes.disc_diameter == Size(49.0, 51.0) and sizes.disc_radius == 25.0
+    assert (sizes.tab_width.nominal, sizes.tab_depth.nominal) == (8.0, 6.0)
+    assert (sizes.notch_width.nominal, sizes.notch_depth.nominal) == (8.0, 6.0)
+    assert sizes.curve_width.nominal > 2 * sizes.notch_width.nominal  # what tells them apart
+
+
+def test_a_catalog_without_sizes_has_the_shipped_ones_and_its_own_are_kept() -> None:
+    assert Catalog.from_json({"pieces": ONE_PIECE}).sizes == default_catalog().sizes
+    own = Catalog.from_json({"pieces": ONE_PIECE, "sizes_mm": {
+        "disc": {"diameter": 48}, "tab": {"width": [6.5, 7], "depth": 5},
+        "curve": {"width": 17}}})
+    s = own.sizes
+    assert s.disc_diameter == Size(48.0, 48.0) and s.tab_width == Size(6.5, 7.0)
+    assert s.tab_depth == Size(5.0, 5.0) and s.curve_width == Size(17.0, 17.0)
+    assert s.notch_width == Size(7.0, 9.0)  # left out: the shipped range
+    again = Catalog.from_json(json.loads(json.dumps(own.to_json())))
+    assert again == own
+    assert own.to_json()["sizes_mm"]["disc"] == {"diameter": 48.0}
+
+
+@pytest.mark.parametrize(("sizes", "message"), [
+    ("big", "sizes_mm is an object"),
+    ({"tabs": {"width": 8}}, "sizes_mm.tabs is not a size the catalog knows"),
+    ({"tab": 8}, "sizes_mm.tab is an object with width and depth"),
+    ({"tab": {"length": 8}}, "sizes_mm.tab.length is not known: give width and depth"),
+    ({"tab": {"width": "8 mm"}}, "sizes_mm.tab.width must be a number of mm or a range"),
+    ({"notch": {"depth": [7, 5]}}, "sizes_mm.notch.depth must be positive mm, low before high"),
+    ({"notch": {"depth": -1}}, "sizes_mm.notch.depth must be positive mm"),
+    ({"disc": {"diameter": [50]}}, "sizes_mm.disc.diameter must be a number of mm or a range"),
+    ({"disc": {"diameter": True}}, "sizes_mm.disc.diameter must be a number"),
+    ({"tab": {"width": 30}}, "sizes_mm.tab.width (30 mm) must be less than the disc's radius"),
+    ({"notch": {"depth": 9}}, "sizes_mm.notch.depth (9 mm) must be at most 0.3"),
+    ({"curve": {"width": 10, "depth": 6}}, "sizes_mm.curve.depth (6 mm) must be at most half"),
+    ({"curve": {"width": 33, "depth": 6}}, "sizes_mm.curve.width (33 mm) must be less than"),
+])
+def test_a_bad_size_is_refused_naming_its_field(sizes: object, message: str) -> None:
+    with pytest.raises(CatalogError) as err:
+        Catalog.from_json({"pieces": ONE_PIECE, "sizes_mm": sizes}, "my-set.json")
+    assert str(err.value).startswith("my-set.json: ")
+    assert message in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+def test_a_bad_size_in_a_file_names_the_file_and_field(tmp_path: Path) -> None:
+    # The score command turns this into its one error line (tests/test_score_cli.py).
+    bad = tmp_path / "my-set.json"
+    data = default_catalog().to_json()
+    data["sizes_mm"]["notch"]["width"] = [9, 7]
+    bad.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(CatalogError, match=f"^{bad}: sizes_mm.notch.width must be positive"):
+        load_catalog(bad)
+
+
+def test_a_catalog_left_without_sizes_is_the_shipped_shape() -> None:
+    s = Sizes.from_json(None)
+    assert s.to_json() == DEFAULT_SIZES
