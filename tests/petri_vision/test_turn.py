@@ -99,3 +99,18 @@ def test_a_board_turned_60_degrees_is_doubtful_alone_and_read_right_with_the_gam
                                      position=(turned(game, 1), {"red": 1, "blue": 4})).image)
     assert {h: r["player"] for h, r in later["holes"].items() if "player" in r} == game
     assert later["board"]["turn_from"] == "carried"
+
+
+@pytest.mark.slow
+def test_groups_grown_into_a_neighbours_home_are_named_right_with_the_game(marbles):
+    # A benchmark frame whose groups reach into other homes: by the homes alone a wrong turn
+    # fits them best (docs/petri-vision.md, Limits); the game's own board tells the truth.
+    frame = render_petri(318, style="wood", kelvin=KELVIN)
+    alone = PetriReader(marbles, homes=frame.homes).read(frame.image)
+    assert {h: r["player"] for h, r in alone["holes"].items() if "player" in r} != frame.pieces
+    reader = PetriReader(marbles, homes=frame.homes)
+    reader.expect({"board": frame.pieces, "homes": frame.homes})
+    told = reader.read(frame.image)
+    assert told["board"]["turn_from"] == "game"
+    got = {h: r["player"] for h, r in told["holes"].items() if "player" in r}
+    assert got == frame.pieces
