@@ -13,7 +13,7 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import cv2
@@ -28,6 +28,8 @@ Detect = Callable[[np.ndarray], Observation]
 Annotate = Callable[[np.ndarray, Observation | None], np.ndarray]
 # A reader that learns from corrections: (frame, place, true reading) -> what it learned.
 Learn = Callable[[np.ndarray, str, Any], str]
+# A reader told the game's state (Referee.table) before each read.
+Expect = Callable[[Mapping[str, Any]], None]
 KEEP_FRAMES = 8
 KEEP_LESSONS = 32  # corrections waiting for the camera thread (more in one frame's time: dropped)
 log = logging.getLogger(__name__)
@@ -60,6 +62,7 @@ class CameraLoop:
         self._read_frame: np.ndarray | None = None
         self._lessons: deque[tuple[np.ndarray, str, Any]] = deque(maxlen=KEEP_LESSONS)
         self.learned: deque[str] = deque(maxlen=8)
+        self.expect: Expect | None = None
 
     def correction(self, place: str, truth: Any) -> None:
         """The referee's ``on_correction``: the last frame read, ``place`` in it truly
@@ -134,6 +137,8 @@ class CameraLoop:
         if read:
             t0 = time.perf_counter()
             try:
+                if self.expect is not None:
+                    self.expect(self.referee.table())
                 obs = self.detect(frame)
             except (BadObservation, ValueError, cv2.error) as e:
                 self.errors += 1

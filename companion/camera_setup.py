@@ -3,7 +3,8 @@
 The reader is the one the game's bundle names (:attr:`companion.games.Game.reader`),
 imported here, on use, so that the rules commands never load OpenCV. A reader with a
 ``learn(frame, place, truth)`` method is sent every correction made on the page, with
-the frame it corrects (through the camera loop, on its thread).
+the frame it corrects (through the camera loop, on its thread); one with an
+``expect(table)`` method is told the game's state before each read.
 """
 
 from __future__ import annotations
@@ -46,6 +47,9 @@ def camera_loop(spec: str, referee: Referee, profile_path: str, settings: Settin
     loop = CameraLoop(source, reader.detect, referee, fps=settings.fps,
                       still_s=settings.stable_seconds, threshold=settings.motion_threshold,
                       annotate=reader.annotate)
+    expect = getattr(reader, "expect", None)
+    if callable(expect):  # a reader that compares each frame with the game's state
+        loop.expect = expect
     learn = getattr(reader, "learn", None)
     if callable(learn):  # a reader that learns this table from the page's corrections
         loop.learn = learn

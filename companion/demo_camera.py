@@ -35,6 +35,8 @@ class RenderedCamera:
         self.referee = referee
         self.scene = games.load(bundle.demo_camera)(list(players), seed)
         self.reader = make_reader(bundle, self.scene.profile)
+        expect = getattr(self.reader, "expect", None)
+        self._expect = expect if callable(expect) else None  # as the live camera loop does
         self.fix_after_s = fix_after_s
         self.frames = 0
         self._jpeg: bytes | None = None
@@ -57,6 +59,8 @@ class RenderedCamera:
         with self._lock:
             self.frames += 1
             frame = self.scene.render(ref.rules.state_to_dict(table), self.frames)
+            if self._expect is not None:
+                self._expect(ref.table())  # the game before this move, as the referee has it
             obs = self.reader.detect(frame)
             view = self.reader.annotate(frame, obs)
             ok, buf = cv2.imencode(".jpg", np.ascontiguousarray(view),

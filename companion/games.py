@@ -104,7 +104,7 @@ class Game:
     # Upper-layer parts, imported on use ("module:attribute"; None when the game has none).
     reader: ClassVar[str | None] = None  # (profile) -> reader with read, detect, annotate
     page: ClassVar[str | None] = None  # () -> PagePanel (a Flask blueprint and its files)
-    demo_camera: ClassVar[str | None] = None  # (referee, players, seed) -> a camera view
+    demo_camera: ClassVar[str | None] = None  # (players, seed) -> a scene: profile, render
     # Sheets ``companion print`` makes for the game: (kind, help, "module:function"); the
     # function takes the parsed arguments (--out, --json, --dpi, --paper, --map) and returns
     # the line to print, raising ValueError or OSError with a message for the user.

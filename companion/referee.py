@@ -101,6 +101,12 @@ class Referee:
     def state(self) -> Any:
         return self.game.state
 
+    def table(self) -> dict[str, Any]:
+        """The game's state as data (``Ruleset.state_to_dict``): what a camera reader may
+        compare a frame with before reading it (a Petri board's turn, say)."""
+        with self._lock:
+            return self.rules.state_to_dict(self.state)
+
     def snapshot(self, viewer: str | None = None) -> dict[str, Any]:
         """Everything the page shows ``viewer`` (None: a watcher), as JSON-ready data."""
         with self._lock:

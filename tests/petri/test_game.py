@@ -14,6 +14,7 @@ from companion import games
 from companion.gamelog import GameLog
 from companion.referee import Referee
 from companion.rules.petri import Capture, Step
+from companion.rules.petri.board import NEIGHBOURS
 from companion.rules.petri.game import GAME
 from tests.petri.conftest import position
 from web.app import create_app
@@ -119,3 +120,33 @@ def test_the_demo_table_plays_petri_through_the_camera_path(referee: Referee) ->
     sources = {(e["action"]["kind"], e["source"]) for e in referee.log.entries(first)}
     assert ("place", "camera") in sources and ("roll", "egg") in sources
     assert ("place", "page") not in sources  # every placement was read from the table
+
+
+def test_the_panel_names_the_holes_a_tap_may_use(referee: Referee) -> None:
+    client = create_app(referee).test_client()
+    page = client.get("/").get_data(as_text=True)
+    assert 'id="petri-dice"' in page and "/static/petri/petri.js" in page
+    assert client.get("/static/petri/petri.js").status_code == 200
+    token = re.search(r'token: "([^"]+)"', page).group(1)
+    h = {"X-Companion-Token": token}
+    # Real dice entered through the page's chance device, then a die chosen as an action.
+    reply = client.post("/api/roll", json={"outcome": {"kind": "roll", "player": "red",
+                                                       "first": 2, "second": 5}}, headers=h)
+    assert reply.status_code == 200, reply.get_json()
+    panel = client.get("/api/state").get_json()["panel"]
+    assert panel["steps"] == {"red": "die"} and panel["dice"]["red"] == [2, 5]
+    assert panel["taps"] == {}
+    assert client.post("/api/action", json={"kind": "die", "player": "red", "die": 2},
+                       headers=h).status_code == 200
+    panel = client.get("/api/state").get_json()["panel"]
+    home = sorted(referee.rules.home("red"))
+    assert panel["steps"]["red"] == "place" and sorted(panel["taps"]["red"]) == home
+    # A tapped hole is a place action, checked by the rules like any other.
+    assert client.post("/api/action", json={"kind": "place", "player": "red",
+                                            "holes": ["8,-4"]}, headers=h).status_code == 200
+    panel = client.get("/api/state").get_json()["panel"]
+    assert set(panel["taps"]["red"]) == set(NEIGHBOURS["8,-4"])  # next to the piece placed
+    wrong = client.post("/api/action", json={"kind": "place", "player": "red",
+                                             "holes": ["0,0"]}, headers=h)
+    assert wrong.status_code == 409 and "not next to a hole red occupies" in wrong.get_json()[
+        "error"]

@@ -15,15 +15,17 @@ same patch:
   a low confidence and a warning.
 
 A commercial board looks the same from six sides. Which tip is home k comes from
-the players' homes (``homes`` in the profile, from ``--home PLAYER=K``) and where
-their pieces are; without them, home 0 is the tip pointing most nearly to the
-right of the frame, and a warning says so.
+the game's own board when the reader is given it, the players' homes and where
+their pieces are, or the turn accepted in an earlier frame
+(:mod:`vision.petri.turn`); when none of them tells, every piece is reported
+doubtful and a warning says why.
 """
 
 from __future__ import annotations
 
 import math
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,17 +35,16 @@ import numpy as np
 from vision.geometry import apply_h
 from vision.markers import detect_markers
 from vision.petri.colours import PieceColours, colour_table, pixel_features, player_map
-from vision.petri.holes import HOLE_NAMES, HOLE_QR, TIPS, home_of, lattice_to_mm, ring, rotate
+from vision.petri.holes import HOLE_NAMES, HOLE_QR, lattice_to_mm, ring, rotate
 from vision.petri.lattice_fit import DETECT_WIDTH, candidate_points, fit_lattice
 from vision.petri.print_board import board_layout
+from vision.petri.turn import DOUBT_CONFIDENCE, Turn, board_homography, decide
 from vision.srgb import SRGB_TO_LINEAR
 
 RECT_PITCH = 20  # px between holes in the top-down picture
 PIECE_SHARE = 0.3  # share of a hole's middle in one player's colour: a piece
 DOUBT_SHARE = 0.15  # ... at least this much: a doubtful piece (low confidence, warning)
 EMPTY_NCC = 0.5  # correlation with the frame's empty holes above which a hole is empty
-TIP_WARNING = "the board looks the same from every side"
-_ROT = np.array([[0, -1, 0], [1, 1, 0], [0, 0, 1]], float)  # (q, r) -> (-r, q + r)
 
 
 @dataclass
@@ -54,6 +55,7 @@ class BoardView:
     kind: str  # "print" or "plain"
     turn_known: bool
     warnings: list[str] = field(default_factory=list)
+    turn_from: str = "print"  # how the turn was told (vision.petri.turn)
 
 
 @dataclass
@@ -262,56 +264,15 @@ def _contrast(rect: np.ndarray) -> np.ndarray:
     return gray[ys, xs].reshape(len(_CENTRES), -1)[:, _IN_DISC].std(axis=1)
 
 
-def _home_distances() -> tuple[dict[tuple[int, int], int], ...]:
-    """Per home k: every hole's distance (in holes) from the nearest hole of home k."""
-    out = []
-    for k in range(6):
-        home = [(int(q), int(r)) for q, r in HOLE_QR if home_of(int(q), int(r)) == k]
-        out.append({(int(q), int(r)): min(ring(int(q) - a, int(r) - b) for a, b in home)
-                    for q, r in HOLE_QR})
-    return tuple(out)
-
-
-_HOME_DISTANCE = _home_distances()
-
-
-def _turn(hq: np.ndarray, states: list[str], homes: dict[str, int]) -> tuple[int, str | None]:
-    """How many 60-degree turns take the fitted lattice to the board's own names."""
-    pieces = [(HOLE_QR[i], p) for i, p in enumerate(states) if p not in ("", "?")]
-    known = [(qr, homes[p]) for qr, p in pieces if p in homes]
-    if known:
-        # Each player's pieces grow from its home: the cost of a turn is how far each piece
-        # lies from its player's home (0 inside it).
-        cost = []
-        for t in range(6):
-            c = 0
-            for (q, r), k in known:
-                bq, br = rotate(int(q), int(r), t)
-                c += _HOME_DISTANCE[k].get((bq, br), 16)
-            cost.append(c)
-        order = np.argsort(cost)
-        if cost[order[1]] - cost[order[0]] < max(2, 0.15 * cost[order[0]]):
-            return int(order[0]), ("which home is which is uncertain: the players' pieces "
-                                   "are far from their homes (check --home)")
-        return int(order[0]), None
-    # No homes: home 0's tip is the one pointing most nearly right on screen.
-    c = apply_h(hq, np.zeros((1, 2)))[0]
-    best, best_dx = 0, -np.inf
-    for t in range(6):
-        tq, tr = rotate(*TIPS[0], -t)  # fitted coordinates of the tip named home 0
-        d = apply_h(hq, np.array([[tq, tr]], float))[0] - c
-        dx = d[0] / (np.hypot(*d) + 1e-9)
-        if dx > best_dx:
-            best, best_dx = t, dx
-    return best, (f"{TIP_WARNING}: home 0 is taken as the tip on the right; give "
-                  "--home PLAYER=K (companion calibrate) to name the homes")
-
-
 def read_board(frame: np.ndarray, print_colours: PieceColours, card_white: np.ndarray | None,
-               homes: dict[str, int], table: np.ndarray | None,
-               plain_colours: PieceColours | None = None) -> Reading:
+               homes: Mapping[str, int], table: np.ndarray | None,
+               plain_colours: PieceColours | None = None,
+               game_board: Mapping[str, str] | None = None,
+               carried: np.ndarray | None = None) -> Reading:
     """The observation JSON of one frame (table standard, section 7); ``print_colours``
-    read the printed sheet (paper white), ``plain_colours`` a board with no white."""
+    read the printed sheet (paper white), ``plain_colours`` a board with no white.
+    ``game_board`` (the game's pieces) and ``carried`` (home 0's tip direction accepted
+    before) say which way round a commercial board lies (:mod:`vision.petri.turn`)."""
     t0 = time.perf_counter()
     warnings: list[str] = []
     data: dict[str, Any] = {"game": "petri", "holes": {}, "warnings": warnings}
@@ -378,14 +339,17 @@ def read_board(frame: np.ndarray, print_colours: PieceColours, card_white: np.nd
     t2 = time.perf_counter()
 
     turn_known = kind == "print"
-    turn = 0
+    decided = Turn(0, "print")
     if not turn_known:
-        turn, note = _turn(hq, states, homes)
-        if note:
-            warnings.append(note)
+        decided = decide(hq, states, homes, game_board, carried)
+        turn_known = decided.how in ("game", "homes", "carried")
+        if decided.note:
+            warnings.append(decided.note)
+    turn = decided.turn
     # Board names: the fitted (q, r) turned ``turn`` times; the homography follows.
     names = [f"{a},{b}" for a, b in (rotate(int(q), int(r), turn) for q, r in HOLE_QR)]
-    hq_board = hq @ np.linalg.matrix_power(np.linalg.inv(_ROT), turn)
+    hq_board = board_homography(hq, turn)
+    cap = DOUBT_CONFIDENCE if decided.how == "doubt" else 1.0
 
     holes: dict[str, Any] = {}
     hidden, strangers, doubtful = [], [], []
@@ -397,14 +361,15 @@ def read_board(frame: np.ndarray, print_colours: PieceColours, card_white: np.nd
         if s == "?":
             if top[i] >= DOUBT_SHARE and foreign[i] < FOREIGN_SHARE:
                 p = colours.players[best[i]]
-                holes[name] = {"player": p, "confidence": round(float(top[i]) * 0.5, 2)}
+                holes[name] = {"player": p,
+                               "confidence": round(min(float(top[i]) * 0.5, cap), 2)}
                 doubtful.append(name)
                 states[i] = p
                 continue
             holes[name] = {"occluded": True}
             hidden.append(i)
         elif s:
-            holes[name] = {"player": s, "confidence": round(float(conf[i]), 2)}
+            holes[name] = {"player": s, "confidence": round(min(float(conf[i]), cap), 2)}
         elif conf[i] < 0.5:
             holes[name] = {"confidence": round(float(conf[i]), 2)}  # empty, doubtfully
             doubtful.append(name)
@@ -427,12 +392,13 @@ def read_board(frame: np.ndarray, print_colours: PieceColours, card_white: np.nd
     t3 = time.perf_counter()
     data["holes"] = holes
     data["board"] = {"kind": kind, "holes_in_view": int(view.sum()),
-                     "hidden": len(hidden), "turn_known": turn_known}
+                     "hidden": len(hidden), "turn_known": turn_known, "turn_from": decided.how}
     data["timings_ms"] = {"board": round((t1 - t0) * 1000, 2),
                           "holes": round((t2 - t1) * 1000, 2),
                           "total": round((t3 - t0) * 1000, 2)}
     board_states = {names[i]: states[i] for i in range(len(names))}
-    return Reading(data, BoardView(hq_board, kind, turn_known, list(warnings)), board_states)
+    return Reading(data, BoardView(hq_board, kind, turn_known, list(warnings), decided.how),
+                   board_states)
 
 
 def prepare_table(colours: PieceColours, card_white: np.ndarray | None) -> np.ndarray | None:

@@ -5,11 +5,15 @@ JSON of table standard section 7, with confidences, warnings and timings),
 ``detect(frame)`` (the game's observation model) and ``annotate(frame, obs)``
 (the holes found, drawn over the frame). The profile comes from ``companion
 calibrate`` with one peg or marble of each player on the colour card; its
-``homes`` (from ``--home PLAYER=K``) say which home of the board is whose.
+``homes`` (from ``--home PLAYER=K``) say which home of the board is whose. A reader
+told the game's state before each read (``expect``, as the camera loop does) also
+knows which way round a commercial board lies from the game's own pieces, and keeps
+the turn it last told for frames that cannot tell it (:mod:`vision.petri.turn`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import cv2
@@ -20,6 +24,7 @@ from vision.geometry import apply_h
 from vision.petri.colours import piece_colours
 from vision.petri.holes import HOLE_QR
 from vision.petri.read import BoardView, prepare_table, read_board
+from vision.petri.turn import tip_direction
 
 
 class PetriReader:
@@ -43,13 +48,29 @@ class PetriReader:
         self.table = prepare_table(self.plain_colours, self.card_white)
         self._view: BoardView | None = None
         self._states: dict[str, str] = {}
+        self._game_board: dict[str, str] | None = None
+        self._game_homes: dict[str, int] = {}
+        self._carried: np.ndarray | None = None  # home 0's tip on screen, last told
+
+    def expect(self, table: Mapping[str, Any] | None) -> None:
+        """The game's state before the next read (``Petri.state_to_dict``: its ``board``
+        and ``homes``), which tells which way round a commercial board lies; None forgets it.
+        """
+        board = (table or {}).get("board")
+        homes = (table or {}).get("homes")
+        self._game_board = dict(board) if isinstance(board, Mapping) else None
+        self._game_homes = dict(homes) if isinstance(homes, Mapping) else {}
 
     def read(self, frame: np.ndarray) -> dict[str, Any]:
         """The observation JSON for one frame."""
-        reading = read_board(frame, self.print_colours, self.card_white, self.homes,
-                             self.table, self.plain_colours)
+        reading = read_board(frame, self.print_colours, self.card_white,
+                             self._game_homes or self.homes, self.table, self.plain_colours,
+                             self._game_board, self._carried)
         self._view = reading.view
         self._states = reading.states
+        if reading.view is not None and reading.view.turn_from in ("game", "homes", "carried"):
+            # The turn told from the pieces is kept for frames that cannot tell it.
+            self._carried = tip_direction(reading.view.homography, 0)
         return reading.data
 
     def detect(self, frame: np.ndarray) -> Any:

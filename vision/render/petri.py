@@ -16,6 +16,7 @@ player on its bean spot, so a profile is made as a user would make it.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -55,6 +56,11 @@ class PetriFrame:
     touched: set[str] = field(default_factory=set)  # partly under a hand (either reading is right)
     tilt_deg: float = 0.0
     homography: np.ndarray | None = None  # board mm (centre hole at 0, 0) -> image
+
+
+def _qr(hole: str) -> tuple[int, int]:
+    q, r = hole.split(",")
+    return int(q), int(r)
 
 
 def _hole_xy(q: int, r: int, pitch: float) -> tuple[float, float]:
@@ -223,21 +229,34 @@ def render_petri(seed: int, style: str | None = None, players: int | None = None
                  size: tuple[int, int] = (1280, 720), max_tilt_deg: float = 45.0,
                  hand: bool | None = None, kelvin: float | None = None,
                  stranger: bool = False, fill: tuple[float, float] = (0.75, 0.98),
-                 shift: tuple[float, float] = (0.0, 0.0)) -> PetriFrame:
+                 shift: tuple[float, float] = (0.0, 0.0),
+                 position: tuple[Mapping[str, str], Mapping[str, int]] | None = None,
+                 shot: int = 0) -> PetriFrame:
     """One frame; unset choices are drawn from the seed. ``shift`` moves the board by that
-    share of the frame (a board half out of view); ``stranger`` adds a white marble."""
+    share of the frame (a board half out of view); ``stranger`` adds a white marble.
+
+    ``position`` gives the pieces (hole name -> player) and the players' homes instead of
+    drawing them: the board, the camera and the lamp still come from ``seed`` alone, so
+    the frames of one game (the demo's) are taken by one fixed camera, and ``shot``
+    draws only the pieces' small offsets and the sensor's noise of each."""
     rng = np.random.default_rng(seed)
     style = style or STYLES[int(rng.integers(len(STYLES)))]
-    n = players or int(rng.integers(2, 7))
+    n = len(position[1]) if position is not None else players or int(rng.integers(2, 7))
     hand = bool(rng.uniform() < 1 / 3) if hand is None else hand
     kelvin = kelvin or float(rng.uniform(3000, 6500))
     pitch = PRINT_PITCH_MM if style == "print" else float(rng.uniform(22, 25))
-    names = list(PLAYERS)
-    rng.shuffle(names)
-    names = names[:n]
-    homes = dict(zip(names, USUAL_HOMES[n], strict=True))
-    counts = {p: int(rng.integers(1, 16)) for p in names}
-    board = grow_positions(rng, homes, counts)
+    if position is None:
+        names = list(PLAYERS)
+        rng.shuffle(names)
+        names = names[:n]
+        homes = dict(zip(names, USUAL_HOMES[n], strict=True))
+        counts = {p: int(rng.integers(1, 16)) for p in names}
+        board = grow_positions(rng, homes, counts)
+        prng = rng  # one stream: every frame of the bench is as it always was
+    else:
+        homes = dict(position[1])
+        board = {_qr(h): p for h, p in position[0].items()}
+        prng = np.random.default_rng([seed, shot])
     if stranger:
         free = [h for h in HOLES if h not in board]
         board[free[int(rng.integers(len(free)))]] = "stranger"
@@ -253,8 +272,9 @@ def render_petri(seed: int, style: str | None = None, players: int | None = None
     off = -light[:2] / light[2] * (0.25 * pitch * WORLD_PPM)
     for (q, r), who in board.items():
         x, y = holes_px[HOLES.index((q, r))]
-        jitter = rng.normal(0, 0.02 * pitch * WORLD_PPM, 2)  # a marble rests a little off
-        sprite = piece_sprite(_colour(who), radius * rng.uniform(0.95, 1.05), glass, light, rng)
+        jitter = prng.normal(0, 0.02 * pitch * WORLD_PPM, 2)  # a marble rests a little off
+        sprite = piece_sprite(_colour(who), radius * prng.uniform(0.95, 1.05), glass, light,
+                              prng)
         _paste(world, sprite, (x + jitter[0], y + jitter[1]), off, 0.45)
 
     # A hand reaching in over the board: drawn top-down, with its shadow.
@@ -310,7 +330,7 @@ def render_petri(seed: int, style: str | None = None, players: int | None = None
     sigma = rng.uniform(0.0, 1.0)
     if sigma > 0.3:
         image = cv2.GaussianBlur(image, (0, 0), sigma)
-    noise = rng.standard_normal(image.shape, dtype=np.float32) * rng.uniform(0.5, 3.0)
+    noise = prng.standard_normal(image.shape, dtype=np.float32) * rng.uniform(0.5, 3.0)
     image = cv2.add(image, noise, dtype=cv2.CV_8U)
     ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(70, 95))])
     image = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else image

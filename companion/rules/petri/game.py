@@ -24,7 +24,7 @@ from companion.observation import Inference, Observation
 from companion.rules.base import Action, Ruleset
 from companion.rules.petri import inference, notation, svg, textboard
 from companion.rules.petri.actions import Capture
-from companion.rules.petri.board import parse_hole
+from companion.rules.petri.board import hole_order, parse_hole
 from companion.rules.petri.bot import Bot
 from companion.rules.petri.observation import HoleReading, PetriObservation
 from companion.rules.petri.rules import (
@@ -68,6 +68,8 @@ class PetriGame(Game):
     reader = "vision.petri.reader:make_reader"
     printables = (("petri-board", "the Petri (Chinese checkers) board, A3, as a PNG and its "
                    "hole positions (--json, mm)", "vision.petri.print_board:print_command"),)
+    page = "web.petri:panel"
+    demo_camera = "vision.render.petri_demo:demo_scene"
     score_heading = "cup"
     tally_title = "Capture cups"
     tally_columns = (("hand", "hand"), ("board", "board"))
@@ -111,11 +113,22 @@ class PetriGame(Game):
         return svg.board_svg(view, highlight)
 
     def panel(self, rules: Petri, state: PetriState, viewer: str | None) -> dict[str, Any]:
+        """The page's extra data: per player waiting, the step, dice and the holes a tap on
+        the board may use (where a piece may go, or the own pieces to take off)."""
         view = rules.view(state, viewer)
+        taps: dict[str, list[str]] = {}
+        for p in sorted(rules.waiting_for(state)):
+            part = state.parts[p]
+            if part.step is Step.PLACE:
+                taps[p] = sorted(rules.placeable(state, p), key=hole_order)
+            elif part.step is Step.REMOVE:
+                taps[p] = state.holes_of(p)
         return {"hands": view["hands"], "cups": view["cups"], "box": view["box"],
+                "steps": {p: part["step"] for p, part in view["parts"].items()},
+                "left": {p: part["left"] for p, part in view["parts"].items()},
                 "dice": {p: part["dice"] for p, part in view["parts"].items()},
                 "die": {p: part["die"] for p, part in view["parts"].items()},
-                "advice": view["advice"]}
+                "taps": taps, "advice": view["advice"]}
 
     def terminal_words(self) -> dict[str, str]:
         return {"advice": "the best capture order now, and what a careless order loses"}
