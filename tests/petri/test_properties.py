@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion.rules.petri import Petri
+from companion.rules.petri import Petri, Place
 
 MAX_ACTIONS = 6000  # far above the longest game the end rules allow (see docs/petri.md)
 
@@ -51,3 +51,31 @@ def test_pieces_removed_back_to_hand_are_kept_too(table, data) -> None:
     # so only conservation is checked here, over a few hundred actions.
     n = table.pop("n")
     _play(data, Petri(players=[f"p{i}" for i in range(n)], removed="hand", **table), 300)
+
+
+
+def test_a_realtime_piece_that_takes_anothers_last_hole_sends_that_piece_to_its_cup() -> None:
+    # Found by the property test above: in Realtime one player's piece filled the only hole
+    # another could still use, and the game then waited for that player with no legal action.
+    from dataclasses import replace
+
+    from companion.rules.petri.board import neighbours
+    from companion.rules.petri.state import Part, Step
+
+    rules = Petri(players=["a", "b"], variant="realtime")
+    state = rules.new_state()
+    centre = "0,0"
+    ring = list(neighbours(centre))
+    last, a_at = ring[0], next(h for h in neighbours(ring[0]) if h not in ring and h != centre)
+    # b holds the centre, every other hole round it is a's, and a also sits next to ``last``.
+    board = {centre: "b", a_at: "a", **{h: "a" for h in ring[1:]}}
+    placing = Part(step=Step.PLACE, dice=(1, 1), die=1, left=1)
+    state = replace(state, board=board, parts={"a": placing, "b": placing},
+                    hands={"a": 10 - len(ring), "b": 9})
+    assert rules.placeable(state, "b") == {last} and last in rules.placeable(state, "a")
+
+    state, _ = rules.apply(state, Place("a", (last,)))
+
+    assert state.cups["b"] == 1 and state.hands["b"] == 8  # b's piece could go nowhere
+    assert state.parts["b"].step is not Step.PLACE
+    assert list(rules.legal_actions(state)) or state.over

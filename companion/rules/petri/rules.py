@@ -346,7 +346,16 @@ class Petri(Ruleset[PetriState]):
         ev = Event("place", f"{p} places at {_holes_text(a.holes)}",
                    {"player": p, "holes": list(a.holes)})
         state, more = self._unplaceable(state, p)
-        return self._after_step(state, p, [ev, *more])
+        state, events = self._after_step(state, p, [ev, *more])
+        # Realtime: this piece may have taken the last hole another player could still use.
+        for q in self.players:
+            part_q = state.parts.get(q)
+            if q == p or part_q is None or part_q.step is not Step.PLACE or not part_q.left:
+                continue
+            state, blocked = self._unplaceable(state, q)
+            if blocked:
+                state, events = self._after_step(state, q, [*events, *blocked])
+        return state, events
 
     def _apply_remove(self, state: PetriState, a: Remove, part: Part
                       ) -> tuple[PetriState, list[Event]]:
