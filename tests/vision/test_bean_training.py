@@ -91,14 +91,16 @@ def _heat(out: np.ndarray) -> np.ndarray:
 
 
 def test_the_net_in_eight_bits_answers_as_the_float_net(tmp_path):
-    """Quantised on windows of one rendered table, the net's heat over another table stays
+    """Quantised on windows of two rendered tables, the net's heat over a third table stays
     within 0.05 of the float net's, and it finds the same beans within a pixel; the
-    shipped net (made so from more tables) is such a net."""
+    shipped net (made so from more tables, of both generators) is such a net. (One
+    table's windows are too few: the net trained on both generators has activations
+    that one 2D table does not range over, and its heat then drifts 0.055.)"""
     import onnx
 
     profiles = LookProfiles()
     samples = []
-    for seed in (100_003, 100_004):  # training seeds: the benchmark never reads them
+    for seed in (100_003, 100_005, 100_004):  # training seeds: no benchmark reads them
         sample = scene_sample(seed, profiles, None)
         assert sample is not None and len(sample.centres) > 20
         path = tmp_path / f"scene{seed}.npz"
@@ -106,8 +108,9 @@ def test_the_net_in_eight_bits_answers_as_the_float_net(tmp_path):
                             ignore=sample.ignore)
         samples.append((path, sample))
     quantised = tmp_path / "bean_net.onnx"
-    quantise(FLOAT_MODEL, quantised, calibration_windows([samples[0][0]], per_scene=12))
-    x = dequantise(samples[1][1].inputs[None])
+    quantise(FLOAT_MODEL, quantised,
+             calibration_windows([samples[0][0], samples[1][0]], per_scene=12))
+    x = dequantise(samples[2][1].inputs[None])
     x = np.ascontiguousarray(x[..., : x.shape[2] // 8 * 8, : x.shape[3] // 8 * 8])
     want = _answer(FLOAT_MODEL, x)
     beans = bean_net.peaks(want[0], bean_net.THRESHOLD)
