@@ -29,6 +29,7 @@ from vision.peepwar import bean_net
 from vision.peepwar.mosaic import build_mosaic
 from vision.peepwar.pieces import bean_planes
 from vision.peepwar.tiles import find_tiles
+from vision.peepwar.training.looks import randomise
 from vision.render.game_scene import GameSpec, LookProfiles, flavour_cutouts, render_game
 
 TRAIN_FIRST_SEED = 100_000
@@ -64,27 +65,43 @@ def dequantise(q: np.ndarray) -> np.ndarray:
     return x
 
 
-def scene_sample(seed: int, profiles: LookProfiles, cutouts) -> Sample | None:
-    """The sample of rendered game ``seed`` (None when no tile is found)."""
+def scene_sample(seed: int, profiles: LookProfiles, cutouts, photometric: float = 0.0
+                 ) -> Sample | None:
+    """The sample of rendered game ``seed`` (None when no tile is found); with chance
+    ``photometric`` its frame is first randomised (:func:`looks.randomise`, drawn from
+    the seed) as another camera and light might have given it."""
     w, h = SIZES[seed % len(SIZES)]
     scene = render_game(seed, GameSpec(size=(w, h)), cutouts)
     profile = profiles.for_looks(scene.truth.looks)
-    view = find_tiles(scene.frame, profile.intrinsics)
+    frame = scene.frame
+    rng = np.random.default_rng((seed, 7))
+    if rng.uniform() < photometric:
+        frame = randomise(frame, rng)
+    beans = [p["centre_mm"] for p in scene.truth.pieces if p["kind"] == "bean"]
+    return frame_sample(frame, profile, np.asarray(beans, float).reshape(-1, 2),
+                        scene.truth.hand_cover)
+
+
+def frame_sample(frame: np.ndarray, profile, beans_mm: np.ndarray,
+                 hand_cover: dict[str, float]) -> Sample | None:
+    """The sample of one camera frame read with ``profile``: the net's input over the
+    whole mosaic, the beans at table positions ``beans_mm`` (N x 2, where each bean's
+    middle appears on the table plane), no loss in cells ``hand_cover`` names (None when
+    no tile is found)."""
+    view = find_tiles(frame, profile.intrinsics)
     if not view.tiles or view.homography is None:
         return None
-    mosaic = build_mosaic(scene.frame, view)
+    mosaic = build_mosaic(frame, view)
     planes = bean_planes(mosaic, profile)
     H, W = mosaic.cell_map.shape
     x = bean_net.net_input(planes, (0, 0, W, H))
-    beans = [p["centre_mm"] for p in scene.truth.pieces if p["kind"] == "bean"]
     centres = np.zeros((0, 2), np.float32)
-    if beans:
-        centres = mosaic.to_px(np.asarray(beans, float)).astype(np.float32)
+    if len(beans_mm):
+        centres = mosaic.to_px(np.asarray(beans_mm, float)).astype(np.float32)
         inside = (centres[:, 0] >= 0) & (centres[:, 1] >= 0) \
             & (centres[:, 0] < W) & (centres[:, 1] < H)
         centres = centres[inside]
-    handed = [i for i, name in enumerate(mosaic.cell_names)
-              if scene.truth.hand_cover.get(name, 0.0) > 0]
+    handed = [i for i, name in enumerate(mosaic.cell_names) if hand_cover.get(name, 0.0) > 0]
     ignore = np.zeros(x.shape[1:], np.uint8)
     if handed:
         ignore[:H, :W] = np.isin(mosaic.cell_map, handed)
@@ -93,8 +110,17 @@ def scene_sample(seed: int, profiles: LookProfiles, cutouts) -> Sample | None:
     return Sample(quantise(x), centres, ignore)
 
 
-def _work(args: tuple[list[int], str, str | None]) -> int:
-    seeds, out, photos = args
+def save_sample(sample: Sample, path: Path) -> None:
+    """Write ``sample`` to ``path`` (.npz), aside and renamed, so that a stopped run leaves
+    no half sample under a sample's name."""
+    tmp = path.with_name(f"partial-{path.name}")
+    np.savez_compressed(tmp, inputs=sample.inputs, centres=sample.centres,
+                        ignore=sample.ignore)
+    os.replace(tmp, path)
+
+
+def _work(args: tuple[list[int], str, str | None, float]) -> int:
+    seeds, out, photos, photometric = args
     cv2.setNumThreads(1)
     cutouts = flavour_cutouts(photos) if photos else None
     profiles = LookProfiles()
@@ -103,14 +129,10 @@ def _work(args: tuple[list[int], str, str | None]) -> int:
         path = Path(out) / f"scene{seed}.npz"
         if path.exists():
             continue
-        sample = scene_sample(seed, profiles, cutouts)
+        sample = scene_sample(seed, profiles, cutouts, photometric)
         if sample is None:
             continue
-        # Written aside and renamed, so a stopped run leaves no half sample named scene*.
-        tmp = path.with_name(f"partial-{path.name}")
-        np.savez_compressed(tmp, inputs=sample.inputs, centres=sample.centres,
-                            ignore=sample.ignore)
-        os.replace(tmp, path)
+        save_sample(sample, path)
         made += 1
     return made
 
@@ -123,13 +145,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--photos", default=str(Path(__file__).resolve().parents[3] / ".."
                                             / "shared" / "photos" / "jellybeans"))
+    ap.add_argument("--photometric", type=float, default=0.5,
+                    help="share of frames randomised in white balance, gloss, blur, noise "
+                         "and JPEG before they are read (vision.peepwar.training.looks)")
     args = ap.parse_args(argv)
     Path(args.out).mkdir(parents=True, exist_ok=True)
     photos = str(Path(args.photos).resolve()) if Path(args.photos).is_dir() else None
     if photos is None:
         print(f"note: no photos at {args.photos}; every bean is a rendered one")
     seeds = list(range(args.first_seed, args.first_seed + args.scenes))
-    chunks = [(seeds[i::args.workers * 8], args.out, photos) for i in range(args.workers * 8)]
+    chunks = [(seeds[i::args.workers * 8], args.out, photos, args.photometric)
+              for i in range(args.workers * 8)]
     with multiprocessing.Pool(args.workers) as pool:
         made = sum(pool.imap_unordered(_work, chunks))
     print(f"{made} samples written to {args.out}")

@@ -46,14 +46,19 @@ MATCH_MM = 4.0
 PAPER = round(REL_SCALE)  # relative brightness 0, quantised
 
 
-def build_model():
-    """The net, as a torch module (imported here so the rest needs no torch)."""
+def build_model(batch_norm: bool = True):
+    """The net, as a torch module (imported here so the rest needs no torch); without
+    ``batch_norm``, each convolution has its own bias instead, as in the exported net
+    (whose batch norms are folded into the convolutions), so that a shipped float net
+    can be read back and trained further (:func:`load_onnx`)."""
     import torch.nn as nn
 
     def block(i: int, o: int, stride: int = 1, dilation: int = 1) -> nn.Sequential:
-        return nn.Sequential(nn.Conv2d(i, o, 3, stride, padding=dilation, dilation=dilation,
-                                       bias=False),
-                             nn.BatchNorm2d(o), nn.ReLU(inplace=True))
+        conv = nn.Conv2d(i, o, 3, stride, padding=dilation, dilation=dilation,
+                         bias=not batch_norm)
+        if batch_norm:
+            return nn.Sequential(conv, nn.BatchNorm2d(o), nn.ReLU(inplace=True))
+        return nn.Sequential(conv, nn.ReLU(inplace=True))
 
     c = bean_net.CHANNELS
     # Narrower nets (16-24 channels, six layers) were 6-11 ms a 1280x720 frame faster under
@@ -62,6 +67,52 @@ def build_model():
     return nn.Sequential(block(c, 16, 2), block(16, 16), block(16, 32, 2), block(32, 32),
                          block(32, 32, dilation=2), block(32, 32, dilation=4),
                          block(32, 32), nn.Conv2d(32, 3, 1))
+
+
+def load_onnx(path: Path):
+    """The float net exported to ``path`` as a torch module without batch norms (see
+    :func:`build_model`), its weights those of the file's convolutions in order."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    weights = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+    convs = [n for n in graph.node if n.op_type == "Conv"]
+    model = build_model(batch_norm=False)
+    mine = [m for m in model.modules() if isinstance(m, torch.nn.Conv2d)]
+    if len(mine) != len(convs):
+        raise ValueError(f"{path} has {len(convs)} convolutions, the net {len(mine)}")
+    with torch.no_grad():
+        for m, n in zip(mine, convs, strict=True):
+            w, b = weights[n.input[1]], weights[n.input[2]]
+            if tuple(w.shape) != tuple(m.weight.shape):
+                raise ValueError(f"{path}: a convolution of {w.shape}, the net's "
+                                 f"{tuple(m.weight.shape)}")
+            m.weight.copy_(torch.from_numpy(w.copy()))
+            m.bias.copy_(torch.from_numpy(b.copy()))
+    return model
+
+
+def sample_files(folder: Path) -> dict[int, list[Path]]:
+    """Samples in ``folder`` by seed: ``scene<seed>.npz`` (2D) or ``scene<seed>_<k>.npz``
+    (3D, one a look of the frame; see ``bean_samples3d``)."""
+    out: dict[int, list[Path]] = {}
+    for f in sorted(folder.glob("scene*.npz")):
+        seed, _, look = f.stem[5:].partition("_")
+        if seed.isdigit() and (not look or look.isdigit()):
+            out.setdefault(int(seed), []).append(f)
+    return dict(sorted(out.items()))
+
+
+def split(folder: Path, val: int) -> tuple[list[Path], list[Path]]:
+    """Training and held-out samples of ``folder``: the last ``val`` seeds held out (of a
+    3D frame, only the look as rendered)."""
+    by_seed = sample_files(folder)
+    seeds = list(by_seed)
+    train = [f for s in seeds[:len(seeds) - val] for f in by_seed[s]]
+    held = [by_seed[s][0] for s in seeds[len(seeds) - val:]]
+    return train, held
 
 
 def _windows(sample: dict, rng: np.random.Generator, n: int) -> list[tuple[np.ndarray, ...]]:
@@ -254,14 +305,19 @@ def main(argv: list[str] | None = None) -> int:
                     help="the 8-bit net made from it, which the reader runs")
     ap.add_argument("--val", type=int, default=150, help="scenes held out (the last seeds)")
     ap.add_argument("--per-scene", type=int, default=12, help="windows cut from each scene")
+    ap.add_argument("--data3d", help="samples of path-traced frames (bean_samples3d), mixed in")
+    ap.add_argument("--val3d", type=int, default=4, help="3D frames held out (the last seeds)")
+    ap.add_argument("--per-scene3d", type=int, default=24,
+                    help="windows cut from each 3D sample (each frame gives several looks)")
+    ap.add_argument("--init", help="a float net (.onnx) to start from instead of at random; "
+                                   "trained on without batch norms")
     ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--lr", type=float, default=3e-3)
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
-    files = sorted((p for p in Path(args.data).glob("scene*.npz") if p.stem[5:].isdigit()),
-                   key=lambda p: int(p.stem[5:]))
+    files = [f for fs in sample_files(Path(args.data)).values() for f in fs]
     if not 0 < args.val < len(files):
         ap.error(f"{args.data} holds {len(files)} samples (scene<seed>.npz): --val must be "
                  f"between 1 and one fewer; make samples with python -m "
@@ -277,7 +333,13 @@ def main(argv: list[str] | None = None) -> int:
     win, ign, cent = load_windows(train_files, args.per_scene, args.seed)
     print(f"{len(win)} windows from {len(train_files)} scenes in {time.time() - t0:.0f} s; "
           f"{len(val_files)} scenes held out", flush=True)
-    model = build_model()
+    train3d, val3d = split(Path(args.data3d), args.val3d) if args.data3d else ([], [])
+    if train3d:
+        w3, i3, c3 = load_windows(train3d, args.per_scene3d, args.seed + 2)
+        print(f"{len(w3)} windows from {len(train3d)} 3D samples; {len(val3d)} 3D frames "
+              f"held out", flush=True)
+        win, ign, cent = np.concatenate([win, w3]), np.concatenate([ign, i3]), cent + c3
+    model = load_onnx(Path(args.init)) if args.init else build_model()
     steps = args.epochs * (len(win) // args.batch)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps,
@@ -304,15 +366,19 @@ def main(argv: list[str] | None = None) -> int:
             if b % 200 == 0:
                 print(f"epoch {epoch} batch {b} loss {total / (b + 1):.4f} "
                       f"({time.time() - t_ep:.0f} s)", flush=True)
-        recall, precision, tallies = evaluate(model, val_files)
-        print(f"epoch {epoch}: loss {total / max(b + 1, 1):.4f}, held out recall {recall:.4f} "
-              f"precision {precision:.4f} {tallies} ({time.time() - t_ep:.0f} s)", flush=True)
+        for name, held in (("2D", val_files), ("3D", val3d)):
+            if held:
+                recall, precision, tallies = evaluate(model, held)
+                print(f"epoch {epoch}: loss {total / max(b + 1, 1):.4f}, {name} held out "
+                      f"recall {recall:.4f} precision {precision:.4f} {tallies} "
+                      f"({time.time() - t_ep:.0f} s)", flush=True)
         # Each epoch's weights beside the data, so a stopped run can be looked at; the
         # model is exported only at the end, never half-trained.
         torch.save(model.state_dict(), Path(args.data) / "bean_net.pt")
         export(model, Path(args.data) / "bean_net_last_epoch.onnx")
     export(model, Path(args.out))
-    quantise(Path(args.out), Path(args.quantised_out), calibration_windows(train_files[:SCENES]))
+    calibration = train_files[:SCENES] + [f for f in train3d if f.stem.endswith("_0")]
+    quantise(Path(args.out), Path(args.quantised_out), calibration_windows(calibration))
     print(f"wrote {args.out} and {args.quantised_out}")
     return 0
 
