@@ -118,7 +118,8 @@ def random_geometry(rng: np.random.Generator, catalog: Catalog | None = None) ->
     curve = float(np.clip(width + rng.uniform(1.5, 3.5), width + 1.0, widest))
     corner = float(rng.uniform(0.3, 0.5)) * width * float(rng.choice([0.3, 1.0]))
     return CutGeometry(radius, float(rng.uniform(*THICKNESS_MM)), width, length,
-                       float(rng.uniform(*NOTCH_PLAY_MM)), float(rng.uniform(*NOTCH_EXTRA_DEPTH_MM)),
+                       float(rng.uniform(*NOTCH_PLAY_MM)),
+                       float(rng.uniform(*NOTCH_EXTRA_DEPTH_MM)),
                        curve, min(corner, width / 2 - 0.05))
 
 
@@ -208,8 +209,11 @@ def polygon_area(p: np.ndarray) -> float:
 
 
 def triangulate(poly: np.ndarray) -> np.ndarray:
-    """Ear clipping of a simple counter-clockwise polygon: (N - 2, 3) vertex indices."""
+    """Ear clipping of a simple polygon: (N - 2, 3) vertex indices, each triangle
+    counter-clockwise (a clockwise polygon is walked backwards)."""
     idx = list(range(len(poly)))
+    if polygon_area(np.asarray(poly, float)) < 0:
+        idx.reverse()
     tris = []
     pts = np.asarray(poly, float)
     guard = 0
@@ -256,8 +260,10 @@ class Solid:
 
 
 def extrude(outline: np.ndarray, thickness: float) -> Solid:
-    """The outline (counter-clockwise) as a slab from z = 0 to ``thickness``, in a frame
-    where +z is up and (x, y) are as the outline has them (right-handed)."""
+    """The outline as a slab from z = 0 to ``thickness``, in a frame where +z is up and
+    (x, y) are as the outline has them (right-handed); faces wound to face outwards."""
+    if polygon_area(outline) < 0:
+        outline = outline[::-1]
     n = len(outline)
     tri = triangulate(outline)
     top = np.column_stack([outline, np.full(n, thickness)])
