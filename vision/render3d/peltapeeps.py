@@ -13,10 +13,11 @@ dark or patterned table, a camera tilted 0-25 degrees. The camera model of
 lens distortion, noise and JPEG.
 
 Path tracing 12 megapixels on one thread is too slow for a benchmark's worth
-of frames, so the tracer renders a quarter of the pixels (half the width and
-height, ``Spec.render_scale``) and the picture is enlarged to full size
-before the camera model, which then adds at least 0.6 px of lens blur and its
-noise at full size: edges stay soft as in a real 12 MP phone photo.
+of frames (about 75 s of one core at 4 samples a pixel), so the tracer renders
+0.4 of the width and height (1600x1200, ``PeltaSpec3D.render_scale``, about
+12 s) and the picture is enlarged to full size before the camera model, which
+then adds at least 0.6 px of lens blur and its noise and JPEG at full size:
+edges are as soft as in a cheap 12 MP phone photo, finer detail is not there.
 
 ``render_pelta3d(seed)`` gives a frame and the same ground truth as the 2D
 generator (:class:`vision.render.peltapeeps.Truth`); ``pelta_profile(colours)``
@@ -69,7 +70,7 @@ TABLE_ODDS = (0.3, 0.2, 0.2, 0.15, 0.15)
 @dataclass(frozen=True)
 class PeltaSpec3D:
     size: tuple[int, int] = (4000, 3000)
-    render_scale: float = 0.5  # the tracer's picture is this share of the width and height
+    render_scale: float = 0.4  # the tracer's picture is this share of the width and height
     spp: int = 4
     colours: tuple[int, ...] = (2, 4)  # how many colours play (never three: no seating has it)
     per_team: tuple[int, int] = (3, 12)  # pieces each colour tries to place
