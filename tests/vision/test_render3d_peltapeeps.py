@@ -12,7 +12,7 @@ from companion.rules.peltapeeps.catalog import default_catalog
 from companion.rules.peltapeeps.layout import Placed, connected, contacts
 from companion.rules.peltapeeps.rules import PeltaPeeps, PeltaState
 from vision.render3d.pelta_cache import truth_from_json, truth_to_json
-from vision.render3d.pelta_layout import _intrudes, _outline_world
+from vision.render3d.pelta_layout import intrudes, outline_on_table
 from vision.render3d.pelta_shapes import CutGeometry
 from vision.render3d.peltapeeps import PeltaSpec3D, render_pelta3d
 
@@ -78,9 +78,9 @@ def test_a_tab_seats_in_a_notch_but_not_against_a_plain_rim() -> None:
     a = Placed("red:E1", "red", "E1", 0.0, 0.0, 0.0, True)
     seated = Placed("blue:E6", "blue", "E6", 2.0, 0.0, 180.0, True)  # its notch faces the tab
     rim = Placed("blue:E6", "blue", "E6", 2.0, 0.0, 90.0, True)  # a plain rim faces the tab
-    oa = _outline_world(e1, a, g)
-    assert not _intrudes(oa, _outline_world(e6, seated, g))
-    assert _intrudes(oa, _outline_world(e6, rim, g))
+    oa = outline_on_table(e1, a, g)
+    assert not intrudes(oa, outline_on_table(e6, seated, g))
+    assert intrudes(oa, outline_on_table(e6, rim, g))
     catalogs = {"red": CATALOG, "blue": CATALOG}
     assert contacts({a.uid: a, seated.uid: seated}, catalogs)[0].kind == "join"
     assert contacts({a.uid: a, rim.uid: rim}, catalogs)[0].kind == "clash"

@@ -53,7 +53,7 @@ def seats_for(rng: np.random.Generator, colours: list[str]) -> list[tuple[str, s
     return [(c, c) for c in colours]
 
 
-def _outline_world(piece: Piece, p: Placed, g: CutGeometry) -> np.ndarray:
+def outline_on_table(piece: Piece, p: Placed, g: CutGeometry) -> np.ndarray:
     """The piece's outline on the table (mm, table frame)."""
     o = piece_outline(piece, g)
     if not p.face_up:
@@ -63,7 +63,7 @@ def _outline_world(piece: Piece, p: Placed, g: CutGeometry) -> np.ndarray:
     return o @ rot.T + np.array([p.x, p.y]) * g.radius
 
 
-def _intrudes(a: np.ndarray, b: np.ndarray) -> bool:
+def intrudes(a: np.ndarray, b: np.ndarray) -> bool:
     """Whether some point of outline ``a`` lies inside outline ``b`` by more than OVERLAP_MM."""
     cb = b.astype(np.float32).reshape(-1, 1, 2)
     lo, hi = b.min(0) - OVERLAP_MM, b.max(0) + OVERLAP_MM
@@ -123,19 +123,19 @@ class Grower:
             gap = math.hypot(other.x - new.x, other.y - new.y) - 2.0
             if DOUBTFUL_GAP[0] < gap < DOUBTFUL_GAP[1]:
                 return False
-        mine = _outline_world(self.catalog.piece(new.piece), new, self.g)
+        mine = outline_on_table(self.catalog.piece(new.piece), new, self.g)
         reach = 2.0 * self.g.radius + 2 * self.g.tab_length + 1.0
         for u, other in self.layout.items():
             if math.hypot(other.x - new.x, other.y - new.y) * self.g.radius > reach:
                 continue
             theirs = self.outlines[u]
-            if _intrudes(mine, theirs) or _intrudes(theirs, mine):
+            if intrudes(mine, theirs) or intrudes(theirs, mine):
                 return False
         return True
 
     def put(self, p: Placed) -> None:
         self.layout[p.uid] = p
-        self.outlines[p.uid] = _outline_world(self.catalog.piece(p.piece), p, self.g)
+        self.outlines[p.uid] = outline_on_table(self.catalog.piece(p.piece), p, self.g)
         self.order.append(p.uid)
 
     def place(self, piece: Piece, team: str) -> bool:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -39,7 +39,7 @@ from vision.render.peltapeeps import Truth, TruthPiece
 from vision.render3d.camera import Camera3D, framing_camera, table_to_world
 from vision.render3d.colours import kelvin_rgb, srgb_to_linear
 from vision.render3d.game import out_of_view
-from vision.render3d.pelta_layout import _outline_world, grow, jittered, score, seats_for
+from vision.render3d.pelta_layout import grow, jittered, outline_on_table, score, seats_for
 from vision.render3d.pelta_paint import FaceStyle, face, random_style
 from vision.render3d.pelta_shapes import CutGeometry, extrude, polygon_area, random_geometry
 from vision.render3d.sensor import develop, distort_px, random_sensor
@@ -163,12 +163,11 @@ def _fix_up(v: np.ndarray, f: np.ndarray) -> np.ndarray:
 
 @dataclass
 class _Parts:
-    faces: list = None
-    edges: list = None
-    paint: list = None
+    """(vertices, faces, colour) of each piece's flat faces, cut edges and paint."""
 
-    def __post_init__(self) -> None:
-        self.faces, self.edges, self.paint = [], [], []
+    faces: list = field(default_factory=list)
+    edges: list = field(default_factory=list)
+    paint: list = field(default_factory=list)
 
 
 def _gather(items: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -187,7 +186,7 @@ def piece_meshes(rng: np.random.Generator, catalog: Catalog, g: CutGeometry, sty
     out = _Parts()
     for p in layout.values():
         piece = catalog.piece(p.piece)
-        o = _outline_world(piece, p, g)
+        o = outline_on_table(piece, p, g)
         w2 = np.stack([o[:, 0], -o[:, 1]], -1)  # table frame -> world (x, -y)
         if polygon_area(w2) < 0:
             w2 = w2[::-1]
@@ -285,7 +284,7 @@ def render_pelta3d(seed: int, spec: PeltaSpec3D | None = None, picture: bool = T
     sheet, joins = score(seats, layout)
     colours = {t: srgb_to_linear(ACRYLIC[t]) for t in teams}
 
-    outline = np.vstack([_outline_world(catalog.piece(p.piece), p, g)
+    outline = np.vstack([outline_on_table(catalog.piece(p.piece), p, g)
                          for p in layout.values()])
     cam = framing_camera(rng, table_to_world(outline, g.thickness), spec.size,
                          spec.max_tilt_deg, spec.fill)
