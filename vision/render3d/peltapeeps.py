@@ -180,9 +180,10 @@ def _gather(items: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.vstack(vs), np.vstack(fs), np.vstack(cs)
 
 
-def piece_meshes(rng: np.random.Generator, catalog: Catalog, g: CutGeometry, style: FaceStyle,
-                 layout: dict[str, Placed], colours: dict[str, np.ndarray]) -> _Parts:
-    """Every piece as solid acrylic (faces and cut edge, world mm) and its paint."""
+def piece_meshes(catalog: Catalog, g: CutGeometry, style: FaceStyle, layout: dict[str, Placed],
+                 colours: dict[str, np.ndarray], shades: dict[str, float]) -> _Parts:
+    """Every piece as solid acrylic (faces and cut edge, world mm) and its paint; ``shades``
+    says how much each piece's sheet is lighter or darker than its colour."""
     out = _Parts()
     for p in layout.values():
         piece = catalog.piece(p.piece)
@@ -191,7 +192,7 @@ def piece_meshes(rng: np.random.Generator, catalog: Catalog, g: CutGeometry, sty
         if polygon_area(w2) < 0:
             w2 = w2[::-1]
         solid = extrude(w2, g.thickness)
-        body = colours[p.team] * float(np.exp(rng.normal(0, 0.04)))
+        body = colours[p.team] * shades[p.uid]
         out.faces.append((solid.faces_v, solid.faces_f, body))
         out.edges.append((solid.edge_v, solid.edge_f, body))
         tris = face(piece.kind, style, g.radius)
@@ -291,7 +292,7 @@ def render_pelta3d(seed: int, spec: PeltaSpec3D | None = None, picture: bool = T
     centre = table_to_world(outline.mean(0)[None], 0.0)[0]
     lights, ambient, illuminant, kelvin, glare = _lights(rng, cam, centre)
     top = _table(rng)
-    parts = piece_meshes(rng, catalog, g, style, layout, colours)
+    shades = {u: float(np.exp(rng.normal(0, 0.04))) for u in layout}
     face_bsdf, edge_bsdf = _acrylic(rng)
     paint_bsdf = _paint_bsdf(style, rng)
     sensor = random_sensor(rng, illuminant)
@@ -300,6 +301,7 @@ def render_pelta3d(seed: int, spec: PeltaSpec3D | None = None, picture: bool = T
     render_seed = int(rng.integers(2 ** 31))
     frame = np.zeros((spec.size[1], spec.size[0], 3), np.uint8)
     if picture:
+        parts = piece_meshes(catalog, g, style, layout, colours, shades)
         mi = mitsuba()
         tex = bitmap(top.image, 4000.0 / top.size_mm)
         table_bsdf = {"type": "roughplastic", "diffuse_reflectance": tex,
