@@ -18,6 +18,14 @@ only: choose no rule or threshold by looking at them).
 
     .venv/bin/python bench/peltapeeps_photos.py --scenes 300
     .venv/bin/python bench/peltapeeps_photos.py --scenes 20 --size 2000x1500 --dump /tmp/pp
+
+With ``--generator 3d`` the photos come from the path-traced generator
+(:mod:`vision.render3d.peltapeeps`, docs/scenes.md) instead, from its cache
+(rendered once: ``python -m vision.render3d.pelta_cache --seeds 70000-70099``),
+each read with the profile of a path-traced calibration card; its first seed
+is 70000, the held-out range:
+
+    .venv/bin/python bench/peltapeeps_photos.py --generator 3d --scenes 100 --cached-only
 """
 
 from __future__ import annotations
@@ -46,6 +54,7 @@ from vision.peltapeeps.reading import LayoutReading, score_reading  # noqa: E402
 from vision.render.peltapeeps import PeltaSpec, Truth, profile_for_teams, render_layout  # noqa: E402
 
 SEED0 = 7000
+SEED0_3D = 70000  # the 3D generator's held-out range (vision/render3d/pelta_cache.py)
 
 
 @dataclass
@@ -153,38 +162,71 @@ def dump_scene(path: Path, frame: np.ndarray, reading: LayoutReading, truth: Tru
     cv2.imwrite(str(path), img)
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--scenes", type=int, default=300)
-    ap.add_argument("--size", default="4000x3000", help="photo size WxH (default 12 MP)")
-    ap.add_argument("--seed", type=int, default=SEED0, help="first scene's seed")
-    ap.add_argument("--dump", type=Path, help="write failing scenes with an overlay here")
-    ap.add_argument("--progress", type=int, default=0, help="print figures every N scenes")
-    args = ap.parse_args(argv)
-    cv2.setNumThreads(1)
-    size = tuple(int(v) for v in args.size.lower().split("x"))
-    assert len(size) == 2
+def _scenes_2d(args, size: tuple[int, int]):
+    """(seed, frame, truth, profile) of the compositing generator's scenes."""
     spec = PeltaSpec(size=size)
-    catalog = default_catalog("full")
     profiles: dict[tuple[str, ...], Profile] = {}
-    total = Tally()
-    if args.dump:
-        args.dump.mkdir(parents=True, exist_ok=True)
     for n in range(args.scenes):
         seed = args.seed + n
         scene = render_layout(seed, spec)
         key = tuple(scene.colours)
         if key not in profiles:
             profiles[key] = profile_for_teams(scene.colours)
+        yield seed, scene.frame, scene.truth, profiles[key]
+
+
+def _scenes_3d(args, size: tuple[int, int]):
+    """(seed, frame, truth, profile) of the path-traced generator's cached photos."""
+    from vision.render3d.pelta_cache import cached_pelta, scene_dir
+    from vision.render3d.pelta_card import pelta_profile
+    from vision.render3d.peltapeeps import PeltaSpec3D
+
+    spec = PeltaSpec3D(size=size)
+    missing = 0
+    for n in range(args.scenes):
+        seed = args.seed + n
+        scene = cached_pelta(seed, spec, render=not args.cached_only)
+        if scene is None:
+            missing += 1
+            continue
+        yield seed, scene.frame, scene.truth, pelta_profile(scene.colours)
+    if missing:
+        print(f"({missing} of {args.scenes} photos not in {scene_dir(spec)}: skipped)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--scenes", type=int, default=300)
+    ap.add_argument("--size", default="4000x3000", help="photo size WxH (default 12 MP)")
+    ap.add_argument("--seed", type=int, default=None,
+                    help=f"first scene's seed (default {SEED0}; {SEED0_3D} with --generator 3d)")
+    ap.add_argument("--generator", choices=("2d", "3d"), default="2d",
+                    help="2d: the compositing renderer (default); 3d: the path-traced one")
+    ap.add_argument("--cached-only", action="store_true",
+                    help="3d: read only photos already rendered into the cache")
+    ap.add_argument("--dump", type=Path, help="write failing scenes with an overlay here")
+    ap.add_argument("--progress", type=int, default=0, help="print figures every N scenes")
+    args = ap.parse_args(argv)
+    cv2.setNumThreads(1)
+    size = tuple(int(v) for v in args.size.lower().split("x"))
+    assert len(size) == 2
+    if args.seed is None:
+        args.seed = SEED0_3D if args.generator == "3d" else SEED0
+    catalog = default_catalog("full")
+    total = Tally()
+    if args.dump:
+        args.dump.mkdir(parents=True, exist_ok=True)
+    scenes = _scenes_3d(args, size) if args.generator == "3d" else _scenes_2d(args, size)
+    for n, (seed, frame, truth, profile) in enumerate(scenes):
         t0, c0 = time.perf_counter(), time.process_time()
-        reading = read_layout(scene.frame, profiles[key], catalog)
+        reading = read_layout(frame, profile, catalog)
         elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
-        tally = compare(reading, scene.truth, catalog)
+        tally = compare(reading, truth, catalog)
         tally.times.append(elapsed)
         tally.cpu.append(cpu)
         total.add(tally)
         if args.dump and not tally.scenes_ok:
-            dump_scene(args.dump / f"scene_{seed}.jpg", scene.frame, reading, scene.truth)
+            dump_scene(args.dump / f"scene_{seed}.jpg", frame, reading, truth)
         if args.progress and (n + 1) % args.progress == 0:
             print(f"-- after {n + 1} scenes\n{report(total, size)}", flush=True)
     print(report(total, size))

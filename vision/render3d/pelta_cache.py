@@ -1,0 +1,129 @@
+"""Path-traced PeltaPeeps photos kept on disk: each (seed, size, samples) is rendered once.
+
+Frames are stored as lossless PNG (the camera's JPEG already applied) beside
+their truth as JSON, under ``$XDG_CACHE_HOME/table-companion/peltapeeps3d``
+(by default ``~/.cache/...``), outside the repository. The folder name carries
+``GENERATOR_VERSION``: a change to the generator that alters pixels bumps it.
+
+    python -m vision.render3d.pelta_cache --seeds 70000-70099     # render what is missing
+
+Seeds 60000-60999 are for development (rules and thresholds may be looked at
+and tuned on them); 70000-70999 are held out: only measured, never tuned on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.render.peltapeeps import Truth, TruthPiece
+from vision.render3d.cache import parse_seeds
+from vision.render3d.peltapeeps import PeltaScene3D, PeltaSpec3D, render_pelta3d
+
+GENERATOR_VERSION = 1
+DEV_SEEDS = range(60000, 61000)
+HELD_OUT_SEEDS = range(70000, 71000)
+
+
+def cache_root() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "table-companion" / "peltapeeps3d"
+
+
+def scene_dir(spec: PeltaSpec3D) -> Path:
+    w, h = spec.size
+    return cache_root() / f"v{GENERATOR_VERSION}-{w}x{h}-s{spec.render_scale:g}-spp{spec.spp}"
+
+
+def truth_to_json(truth: Truth) -> dict:
+    return {
+        "pieces": [{"uid": p.uid, "team": p.team, "piece": p.piece, "face_up": p.face_up,
+                    "x": p.x, "y": p.y, "rotation": p.rotation,
+                    "centre_px": list(p.centre_px), "radius_px": p.radius_px}
+                   for p in truth.pieces],
+        "joins": [list(j) for j in truth.joins],
+        "seats": [list(s) for s in truth.seats],
+        "sheet": truth.sheet,
+        "homography": np.asarray(truth.homography, float).tolist(),
+        "kelvin": truth.kelvin, "tilt_deg": truth.tilt_deg,
+        "colours": {k: list(v) for k, v in truth.colours.items()},
+    }
+
+
+def truth_from_json(data: dict) -> Truth:
+    pieces = [TruthPiece(str(p["uid"]), str(p["team"]), str(p["piece"]), bool(p["face_up"]),
+                         float(p["x"]), float(p["y"]), float(p["rotation"]),
+                         (float(p["centre_px"][0]), float(p["centre_px"][1])),
+                         float(p["radius_px"])) for p in data["pieces"]]
+    return Truth(pieces, [(str(a), str(b)) for a, b in data["joins"]],
+                 [(str(a), str(b)) for a, b in data["seats"]],
+                 {k: {n: int(v) for n, v in line.items()} for k, line in data["sheet"].items()},
+                 np.asarray(data["homography"], float), float(data["kelvin"]),
+                 float(data["tilt_deg"]),
+                 {k: (int(v[0]), int(v[1]), int(v[2])) for k, v in data["colours"].items()})
+
+
+def cached_pelta(seed: int, spec: PeltaSpec3D | None = None, render: bool = True
+                 ) -> PeltaScene3D | None:
+    """The photo of ``seed`` from the cache, rendered and stored first if missing
+    (or None when missing and ``render`` is False)."""
+    spec = spec or PeltaSpec3D()
+    folder = scene_dir(spec)
+    png, js = folder / f"{seed}.png", folder / f"{seed}.json"
+    if png.exists() and js.exists():
+        frame = cv2.imread(str(png), cv2.IMREAD_COLOR)
+        try:
+            data = json.loads(js.read_text())
+            truth = truth_from_json(data["truth"])
+        except (ValueError, KeyError, TypeError) as e:
+            raise ValueError(f"{js} is not a scene's truth ({e}): delete it to render again"
+                             ) from e
+        if frame is not None:
+            return PeltaScene3D(frame, truth, dict(truth.colours), data.get("params", {}))
+    if not render:
+        return None
+    scene = render_pelta3d(seed, spec)
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = folder / f".{seed}.{os.getpid()}.png"
+    cv2.imwrite(str(tmp), scene.frame)
+    js.write_text(json.dumps({"truth": truth_to_json(scene.truth), "params": scene.params}))
+    tmp.replace(png)  # the frame last: a half-written pair is never read as whole
+    return scene
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Render missing 3D PeltaPeeps photos into the cache.")
+    ap.add_argument("--seeds", required=True, help="inclusive range, e.g. 70000-70099")
+    ap.add_argument("--size", default="4000x3000", help="photo size WxH (default 12 MP)")
+    ap.add_argument("--spp", type=int, default=PeltaSpec3D().spp, help="samples a pixel")
+    ap.add_argument("--scale", type=float, default=PeltaSpec3D().render_scale,
+                    help="share of the width and height the tracer renders (then enlarged)")
+    args = ap.parse_args(argv)
+    try:
+        seeds = parse_seeds(args.seeds)
+        w, h = (int(v) for v in args.size.lower().split("x"))
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    spec = PeltaSpec3D(size=(w, h), spp=args.spp, render_scale=args.scale)
+    done = 0
+    for seed in seeds:
+        if cached_pelta(seed, spec, render=False) is not None:
+            continue
+        t0 = time.perf_counter()
+        cached_pelta(seed, spec)
+        done += 1
+        print(f"seed {seed}: {time.perf_counter() - t0:.1f} s", flush=True)
+    print(f"{done} photos rendered into {scene_dir(spec)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
