@@ -82,10 +82,6 @@ HIDDEN_MIN_MM2 = 40.0  # this much solid print hidden together ...
 HIDDEN_THICK_MM = 8.0  # ... this far from its edge (16 mm across: a finger) is under a hand
 HIDDEN_JOIN_MM = 6.0  # hidden print this close together is one patch
 HIDDEN_GROW_MM = 8.0  # a hand reaches this far past the print it hides
-# Print still darker than this share of the bare paper beside it (within PRINT_SEEN_MM)
-# is seen through glare on a glossy tile, not hidden: a hand hides the paper too.
-PRINT_SEEN_SHARE = 0.8
-PRINT_SEEN_MM = 13.0
 
 
 def find_occluders(mosaic: Mosaic, px: PixelClasses, egg: np.ndarray) -> np.ndarray:
@@ -372,9 +368,6 @@ class _Occlusion:
         hid = (self.px.print_hidden & (self.egg == 0)).view(np.uint8)  # an egg's glare
         if cv2.countNonZero(hid) < HIDDEN_MIN_MM2 * s * s:
             return
-        hid &= ~self._print_seen(hid)
-        if cv2.countNonZero(hid) < HIDDEN_MIN_MM2 * s * s:
-            return
         # A square joins as well as a disk here, and costs a fifth (it is separable).
         join = 2 * int(round(HIDDEN_JOIN_MM * s)) + 1
         near = cv2.morphologyEx(hid, cv2.MORPH_CLOSE, np.ones((join, join), np.uint8))
@@ -388,26 +381,6 @@ class _Occlusion:
                 hand[sl] |= one
         if hand.any():
             self.occluder |= cv2.dilate(hand, disk(HIDDEN_GROW_MM * s))
-
-    def _print_seen(self, hid: np.ndarray) -> np.ndarray:
-        """Where print taken for hidden (``hid``) still shows as print: clearly darker than
-        the bare paper beside it (PRINT_SEEN_SHARE, over PRINT_SEEN_MM). Glare on a glossy
-        tile lifts the ink past PRINT_HIDDEN of the paper round it, but the marker's pattern
-        shows on; over a hand the ink's and the paper's places look alike (uint8 0/1)."""
-        s = self.s
-        box = (int(round(PRINT_SEEN_MM * s)) | 1,) * 2
-        bright = cv2.max(cv2.max(*cv2.split(self.px.balanced)[:2]),
-                         self.px.balanced[..., 2]).astype(np.float32)
-        free = ~self.px.fg & self.m.on_tiles
-        ink = (self.m.solid & free).astype(np.float32)
-        paper = (free & ~self.m.ink).astype(np.float32)
-        n_ink = cv2.boxFilter(ink, -1, box, normalize=False)
-        n_paper = cv2.boxFilter(paper, -1, box, normalize=False)
-        ink_sum = cv2.boxFilter(bright * ink, -1, box, normalize=False)
-        paper_sum = cv2.boxFilter(bright * paper, -1, box, normalize=False)
-        enough = (n_ink >= 4) & (n_paper >= 4)
-        seen = enough & (ink_sum * n_paper < PRINT_SEEN_SHARE * paper_sum * np.maximum(n_ink, 1))
-        return (seen & (hid > 0)).view(np.uint8)
 
     def pale_skin(self) -> None:
         """Each occluder's pale fingers: pixels not taken for pieces or print (a pale hand is
