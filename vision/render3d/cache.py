@@ -16,21 +16,71 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import cv2
+import numpy as np
 
 from vision.render3d.game import Scene3D, Spec3D, render_scene3d
 from vision.render3d.truth import Truth3D
 
+T = TypeVar("T")
 GENERATOR_VERSION = 1
 DEV_SEEDS = range(40000, 41000)  # rules and thresholds may be looked at and tuned on these
 HELD_OUT_SEEDS = range(50000, 51000)  # never tuned on: only measured
 
 
-def cache_root() -> Path:
+def cache_root(kind: str = "scenes3d") -> Path:
+    """Where a generator's frames are kept (``kind``: its folder)."""
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "table-companion" / "scenes3d"
+    return Path(base) / "table-companion" / kind
+
+
+def read_pair(folder: Path, seed: int, parse: Callable[[dict], T]) -> tuple[np.ndarray, T] | None:
+    """A cached frame and its parsed truth, or None when either is missing."""
+    png, js = folder / f"{seed}.png", folder / f"{seed}.json"
+    if not (png.exists() and js.exists()):
+        return None
+    frame = cv2.imread(str(png), cv2.IMREAD_COLOR)
+    try:
+        truth = parse(json.loads(js.read_text()))
+    except (ValueError, KeyError, TypeError) as e:
+        raise ValueError(f"{js} is not a scene's truth ({e}): delete it to render again") from e
+    return None if frame is None else (frame, truth)
+
+
+def write_pair(folder: Path, seed: int, frame: np.ndarray, data: dict) -> None:
+    """Store a frame and its truth; the frame last, so a half-written pair is never read."""
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = folder / f".{seed}.{os.getpid()}.png"
+    cv2.imwrite(str(tmp), frame)
+    (folder / f"{seed}.json").write_text(json.dumps(data))
+    tmp.replace(folder / f"{seed}.png")
+
+
+def render_missing(seeds: range, cached: Callable[..., object], what: str, where: Path) -> int:
+    """Render each seed ``cached(seed, render=False)`` does not find; print as it goes."""
+    done = 0
+    for seed in seeds:
+        if cached(seed, render=False) is not None:
+            continue
+        t0 = time.perf_counter()
+        cached(seed)
+        done += 1
+        print(f"seed {seed}: {time.perf_counter() - t0:.1f} s", flush=True)
+    print(f"{done} {what} rendered into {where}")
+    return done
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """``WxH`` -> (w, h); ValueError naming the text."""
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise ValueError(f"{text!r} is not a size: write e.g. 1280x720") from None
+    return w, h
 
 
 def scene_dir(spec: Spec3D) -> Path:
@@ -42,24 +92,13 @@ def cached_scene(seed: int, spec: Spec3D | None = None, render: bool = True) -> 
     """The scene of ``seed`` from the cache, rendered and stored first if missing
     (or None when missing and ``render`` is False)."""
     spec = spec or Spec3D()
-    folder = scene_dir(spec)
-    png, js = folder / f"{seed}.png", folder / f"{seed}.json"
-    if png.exists() and js.exists():
-        frame = cv2.imread(str(png), cv2.IMREAD_COLOR)
-        try:
-            truth = Truth3D.from_json(json.loads(js.read_text()))
-        except (ValueError, KeyError) as e:
-            raise ValueError(f"{js} is not a scene's truth ({e}): delete it to render again") from e
-        if frame is not None:
-            return Scene3D(frame, truth)
+    found = read_pair(scene_dir(spec), seed, Truth3D.from_json)
+    if found is not None:
+        return Scene3D(*found)
     if not render:
         return None
     scene = render_scene3d(seed, spec)
-    folder.mkdir(parents=True, exist_ok=True)
-    tmp = folder / f".{seed}.{os.getpid()}.png"
-    cv2.imwrite(str(tmp), scene.frame)
-    js.write_text(json.dumps(scene.truth.to_json()))
-    tmp.replace(png)  # the frame last: a half-written pair is never read as whole
+    write_pair(scene_dir(spec), seed, scene.frame, scene.truth.to_json())
     return scene
 
 
@@ -98,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         seeds = parse_seeds(args.seeds)
-        w, h = (int(v) for v in args.size.lower().split("x"))
+        w, h = parse_size(args.size)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -107,17 +146,9 @@ def main(argv: list[str] | None = None) -> int:
         n = sum(refresh_truth(seed, spec) for seed in seeds)
         print(f"truth derived again for {n} cached scenes in {scene_dir(spec)}")
         return 0
-    done = 0
-    for seed in seeds:
-        if cached_scene(seed, spec, render=False) is not None:
-            continue
-        t0 = time.perf_counter()
-        cached_scene(seed, spec)
-        done += 1
-        print(f"seed {seed}: {time.perf_counter() - t0:.1f} s", flush=True)
-    print(f"{done} scenes rendered into {scene_dir(spec)}")
+    render_missing(seeds, lambda seed, render=True: cached_scene(seed, spec, render), "scenes",
+                   scene_dir(spec))
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -14,17 +14,14 @@ and tuned on them); 70000-70999 are held out: only measured, never tuned on.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import sys
-import time
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from vision.render.peltapeeps import Truth, TruthPiece
-from vision.render3d.cache import parse_seeds
+from vision.render3d.cache import cache_root as shared_root
+from vision.render3d.cache import parse_seeds, parse_size, read_pair, render_missing, write_pair
 from vision.render3d.peltapeeps import PeltaScene3D, PeltaSpec3D, render_pelta3d
 
 GENERATOR_VERSION = 1
@@ -33,8 +30,7 @@ HELD_OUT_SEEDS = range(70000, 71000)
 
 
 def cache_root() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "table-companion" / "peltapeeps3d"
+    return shared_root("peltapeeps3d")
 
 
 def scene_dir(spec: PeltaSpec3D) -> Path:
@@ -75,26 +71,16 @@ def cached_pelta(seed: int, spec: PeltaSpec3D | None = None, render: bool = True
     """The photo of ``seed`` from the cache, rendered and stored first if missing
     (or None when missing and ``render`` is False)."""
     spec = spec or PeltaSpec3D()
-    folder = scene_dir(spec)
-    png, js = folder / f"{seed}.png", folder / f"{seed}.json"
-    if png.exists() and js.exists():
-        frame = cv2.imread(str(png), cv2.IMREAD_COLOR)
-        try:
-            data = json.loads(js.read_text())
-            truth = truth_from_json(data["truth"])
-        except (ValueError, KeyError, TypeError) as e:
-            raise ValueError(f"{js} is not a scene's truth ({e}): delete it to render again"
-                             ) from e
-        if frame is not None:
-            return PeltaScene3D(frame, truth, dict(truth.colours), data.get("params", {}))
+    found = read_pair(scene_dir(spec), seed, lambda d: (truth_from_json(d["truth"]),
+                                                        d.get("params", {})))
+    if found is not None:
+        frame, (truth, params) = found
+        return PeltaScene3D(frame, truth, dict(truth.colours), params)
     if not render:
         return None
     scene = render_pelta3d(seed, spec)
-    folder.mkdir(parents=True, exist_ok=True)
-    tmp = folder / f".{seed}.{os.getpid()}.png"
-    cv2.imwrite(str(tmp), scene.frame)
-    js.write_text(json.dumps({"truth": truth_to_json(scene.truth), "params": scene.params}))
-    tmp.replace(png)  # the frame last: a half-written pair is never read as whole
+    write_pair(scene_dir(spec), seed, scene.frame,
+               {"truth": truth_to_json(scene.truth), "params": scene.params})
     return scene
 
 
@@ -108,22 +94,14 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         seeds = parse_seeds(args.seeds)
-        w, h = (int(v) for v in args.size.lower().split("x"))
+        w, h = parse_size(args.size)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     spec = PeltaSpec3D(size=(w, h), spp=args.spp, render_scale=args.scale)
-    done = 0
-    for seed in seeds:
-        if cached_pelta(seed, spec, render=False) is not None:
-            continue
-        t0 = time.perf_counter()
-        cached_pelta(seed, spec)
-        done += 1
-        print(f"seed {seed}: {time.perf_counter() - t0:.1f} s", flush=True)
-    print(f"{done} photos rendered into {scene_dir(spec)}")
+    render_missing(seeds, lambda seed, render=True: cached_pelta(seed, spec, render), "photos",
+                   scene_dir(spec))
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())
