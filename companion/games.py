@@ -138,7 +138,7 @@ class Game:
         """
         try:
             data = json.loads(text)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             raise ValueError(f"type an action as JSON, e.g. {{\"kind\": ..., \"player\": ...}}"
                              f" ({self.title} has no notation of its own)") from None
         return rules.decode_action(data)

@@ -97,7 +97,7 @@ def read_profile(path: Path, players: list[str]) -> dict[str, Any]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as e:
         raise UserError(f"profile {path} cannot be read ({e.strerror})") from None
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
         raise UserError(f"profile {path} is not valid JSON: fix it, or give another --profile "
                         "(a missing one is made)") from None
     if not isinstance(data, dict) or data.get("version") != PROFILE_VERSION:

@@ -82,3 +82,17 @@ def test_a_bad_size_in_a_file_names_the_file_and_field(tmp_path: Path) -> None:
 def test_a_catalog_left_without_sizes_is_the_shipped_shape() -> None:
     s = Sizes.from_json(None)
     assert s.to_json() == DEFAULT_SIZES
+
+
+def test_a_catalog_nested_too_deep_gets_one_clear_error(tmp_path) -> None:
+    # Found by the file-argument fuzz test: Python's JSON reader gives up with a
+    # RecursionError, which reached the user as a traceback.
+    from companion.rules.peloponnesian.mapdata import BadMap, load_map
+    from companion.rules.peltapeeps.catalog import CatalogError, load_catalog
+
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000)
+    with pytest.raises(CatalogError, match="nested too deep"):
+        load_catalog(deep)
+    with pytest.raises(BadMap, match="nested too deep"):
+        load_map(deep)

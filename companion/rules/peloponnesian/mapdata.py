@@ -111,6 +111,8 @@ def load_map(source: str | Path | Mapping[str, Any] | None) -> GreekMap:
     except json.JSONDecodeError as e:
         raise BadMap(f"{path} is not valid JSON (line {e.lineno}, column {e.colno}: "
                      f"{e.msg})") from None
+    except RecursionError:
+        raise BadMap(f"{path} is not a map (its JSON is nested too deep)") from None
     return parse_map(data, str(path))
 
 

@@ -278,6 +278,8 @@ def load_catalog(path: str | Path) -> Catalog:
         raise CatalogError(f"no catalog at {p}") from None
     except (OSError, json.JSONDecodeError, UnicodeDecodeError) as e:
         raise CatalogError(f"{p} is not a readable JSON catalog ({e})") from None
+    except RecursionError:
+        raise CatalogError(f"{p} is not a JSON catalog (nested too deep)") from None
     return Catalog.from_json(data, str(p))
 
 
