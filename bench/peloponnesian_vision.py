@@ -8,7 +8,8 @@ hand over the map in about a third of the frames, blur, noise and JPEG.
 
 Two seed ranges are reported separately: the tuning range (seeds from 0), on
 which the reader's thresholds were chosen, and the held-out range (seeds from
-1,000,000), which no threshold was tuned on.
+1,000,000; ``--held-out-start`` picks another range above it), which no threshold was
+tuned on.
 
 An area a hand touches may be read occluded or correctly; every other area must
 be read exactly and not occluded. A wrong reading with a confidence of 0.5 or
@@ -119,10 +120,18 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=500, help="frames per seed range")
     parser.add_argument("--tuning-only", action="store_true", help="skip the held-out range")
     parser.add_argument("--held-out-only", action="store_true", help="skip the tuning range")
+    parser.add_argument("--tuning-start", type=int, default=0,
+                        help="first tuning seed (any below the held-out range)")
+    parser.add_argument("--held-out-start", type=int, default=HELD_OUT,
+                        help=f"first held-out seed (at least {HELD_OUT})")
     parser.add_argument("--verbose", action="store_true", help="list every frame not read exactly")
     args = parser.parse_args()
     cv2.setNumThreads(1)
-    ranges = (("tuning seeds", 0), ("held-out seeds", HELD_OUT))
+    if not 0 <= args.tuning_start <= HELD_OUT - args.frames:
+        parser.error(f"--tuning-start: tuning seeds lie below the held-out range ({HELD_OUT})")
+    if args.held_out_start < HELD_OUT:
+        parser.error(f"--held-out-start: held-out seeds start at {HELD_OUT}")
+    ranges = (("tuning seeds", args.tuning_start), ("held-out seeds", args.held_out_start))
     if args.tuning_only:
         ranges = ranges[:1]
     elif args.held_out_only:

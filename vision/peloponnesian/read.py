@@ -7,16 +7,19 @@
    its white (so a lamp's colour, a gradient or a shadow across the map matter
    little), then every pixel is compared with it:
 
-   - counters: pixels of a city's printed colour (saturated, with that city's
-     dominant channel); each blob's filled outline, divided by one counter's
-     area, says how many counters it is (two counters side by side make one blob);
+   - counters: pixels of a city's printed colour (saturated, of that city's hue
+     in linear light); a spot whose ring is mostly that colour holds a counter,
+     and colour off the spots is counted by its area, with a low confidence;
    - chits: dark squares the size of a chit's code; the 3 x 3 modules inside
      name the chit (one misread module is corrected, more is refused); the
      code's centre says whose side of the area it lies on (Sparta left, Thebes
      middle, Athens right);
    - anything else that is neither paper nor print (a hand, a sleeve, a cup,
      a code that cannot be read) makes the area occluded: the reader says it
-     cannot see that area rather than guess.
+     cannot see that area rather than guess;
+   - so does a name that cannot be seen (something as pale as paper over it),
+     judged against the contrast the name's print should keep at that scale in
+     this frame (:func:`hidden_names`).
 
 An area partly out of the frame is occluded too; a frame without the map gives
 an observation with no areas and a warning saying what to fix.
@@ -33,7 +36,14 @@ import cv2
 import numpy as np
 
 from vision.markers import detect_markers
-from vision.peloponnesian.art import CODE_GRID, CODES, chit_types, code_bits, map_image
+from vision.peloponnesian.art import (
+    CODE_GRID,
+    CODES,
+    PLAYER_BGR,
+    chit_types,
+    code_bits,
+    map_image,
+)
 from vision.peloponnesian.layout import (
     CODE_MM,
     COUNTER_MM,
@@ -47,6 +57,13 @@ RECT_PPM = 2.0  # px per mm of the top-down picture
 PLAYERS = ("sparta", "athens", "thebes")
 MIN_MARKERS = 2
 SAT_PLAYER = 0.28  # saturation (max - min) / max above which a pixel may be a counter's
+# A city's colour is told by hue, which blur keeps: a far, blurred counter mixes its colour
+# with its paper, its border and its white letter, all neutral, so its saturation and
+# brightness fall but its hue stays. Hue is taken in linear light, balanced on the paper's
+# white (white balance is a linear-light operation; done on sRGB values a warm lamp turns
+# Thebes' green 30 degrees towards yellow). Windows are a little under half the gap to the
+# next city; Sparta's stops short of skin and wood (10-50 degrees).
+HUE_WINDOW = {"sparta": (-20.0, 8.0), "athens": (-45.0, 45.0), "thebes": (-45.0, 45.0)}
 SAT_FOREIGN = 0.15  # ... above which a pixel is not paper (skin, a sleeve, a cup)
 DARK = 0.45  # brightness (of the box's white) under which a pixel is ink or a chit's code
 SPECKLE_PX = 2.5  # frame pixels of speckle a hand is wider than
@@ -54,7 +71,12 @@ BLEED_PX = 4.0  # frame pixels round a counter its colour may bleed into (JPEG, 
 FOREIGN_MM2 = 12.0  # unexplained paper this large makes an area occluded
 PAPER_HUE = 0.035  # a box whose white differs more in chromaticity from the map's is covered
 PAPER_DARK = 0.4  # ... or whose white is darker than this share of the map's
-NAME_SHOWS = 0.92  # the name's darkest tenth is darker than this share of the band's median
+# A name shows when it keeps this share of the contrast expected of it. The expectation
+# (expected_name_contrast) is scaled by the frame's own ratio of seen to expected contrast,
+# over all its areas: JPEG, focus and a slightly-off homography soften every name alike.
+NAME_KEEPS = 0.35
+NAME_SHIFT_MM = 2.0
+CAMERA_BLUR_PX = 1.0
 COUNT_DOUBT = 0.3  # a count this unsure is reported with a low confidence
 RING_MM = (3.2, 5.2)  # a spot's ring: this far from its centre (mm, square distance)
 SPOT_FULL = 0.45  # share of a spot's ring in a city's colour: a counter of that city
@@ -67,6 +89,26 @@ PART_OUT = "part of the map is out of view: the areas outside are reported occlu
 TOO_SMALL = ("part of the map is seen at under 1 pixel per mm: bring the camera closer or tilt "
              "it less (areas read there may be reported occluded)")
 SMALL_SCALE = 1.0  # frame pixels per mm under which the chits' modules are 3 pixels or fewer
+
+
+def _hue_deg(bgr: tuple[int, int, int]) -> float:
+    """A colour's hue in degrees (0 red, 120 green, 240 blue).
+
+    >>> round(_hue_deg((0, 0, 255))), round(_hue_deg((0, 255, 0))), round(_hue_deg((255, 0, 0)))
+    (0, 120, 240)
+    """
+    b, g, r = (float(c) for c in bgr)
+    return float(np.degrees(np.arctan2(np.sqrt(3) * (g - b), 2 * r - g - b)) % 360)
+
+
+def _linear(srgb: np.ndarray) -> np.ndarray:
+    """sRGB values 0-255 to linear light 0-1."""
+    x = np.asarray(srgb, np.float64) / 255
+    return np.where(x <= 0.04045, x / 12.92, ((x + 0.055) / 1.055) ** 2.4)
+
+
+_LINEAR = _linear(np.arange(256)).astype(np.float32)
+PLAYER_HUE = {p: _hue_deg(tuple(_linear(np.array(c)))) for p, c in PLAYER_BGR.items()}
 
 
 def _square_px(mm: float) -> np.ndarray:
@@ -105,22 +147,65 @@ def find_map(frame: np.ndarray, lay: MapLayout) -> MapView | None:
     return MapView(h / h[2, 2], len(src))
 
 
-_INK: dict[int, tuple[MapLayout, np.ndarray, np.ndarray]] = {}
+@dataclass(frozen=True)
+class PrintInk:
+    """What the sheet itself prints, top-down at RECT_PPM: where it is marked (names, lines;
+    a little wider), where its names are printed exactly, and its grey picture."""
+
+    marked: np.ndarray
+    names: np.ndarray
+    gray: np.ndarray
+    expected: dict[tuple[tuple[int, int, int, int], int], float] = field(default_factory=dict)
 
 
-def _print_ink(lay: MapLayout) -> tuple[np.ndarray, np.ndarray]:
-    """Where the sheet itself is marked (names, lines), top-down at RECT_PPM, a little wider;
-    and where its names are printed, exactly."""
+_INK: dict[int, tuple[MapLayout, PrintInk]] = {}
+
+
+def _print_ink(lay: MapLayout) -> PrintInk:
     got = _INK.get(id(lay))
     if got is not None and got[0] is lay:
-        return got[1], got[2]
+        return got[1]
     img = map_image(lay, RECT_PPM * 2)
     size = (round(lay.width_mm * RECT_PPM), round(lay.height_mm * RECT_PPM))
     gray = cv2.cvtColor(cv2.resize(img, size, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY)
-    ink = cv2.dilate((gray < 215).astype(np.uint8), _square_px(2.0))
-    names = (gray < 140).astype(np.uint8)
-    _INK[id(lay)] = (lay, ink, names)
-    return ink, names
+    ink = PrintInk(cv2.dilate((gray < 215).astype(np.uint8), _square_px(2.0)),
+                   (gray < 140).astype(np.uint8), gray.astype(np.float32))
+    _INK[id(lay)] = (lay, ink)
+    return ink
+
+
+def name_contrast(v: np.ndarray, name: np.ndarray) -> float:
+    """How much darker a name's darkest tenth is than the paper round it (0: not seen)."""
+    k = int(np.count_nonzero(name)) // 10
+    paper = float(np.median(v[~name]))
+    if k == 0 or paper <= 0:
+        return 0.0
+    return max(0.0, 1 - float(np.partition(v[name], k)[k]) / paper)
+
+
+def expected_name_contrast(ink: PrintInk, box_px: tuple[int, int, int, int],
+                           scale: float) -> float:
+    """The contrast a name's print keeps when seen at ``scale`` frame pixels per mm: the
+    printed grey, blurred by one frame pixel of a camera's blur plus the pixel's own width.
+    (Scales are taken in steps of 4 %, so a camera that stays put reuses its answers.)"""
+    step = round(float(np.log(max(scale, 0.1)) / np.log(1.04)))
+    key = (box_px, step)
+    got = ink.expected.get(key)
+    if got is None:
+        got = ink.expected[key] = _blurred_contrast(ink, box_px, 1.04 ** step)
+    return got
+
+
+def _blurred_contrast(ink: PrintInk, box_px: tuple[int, int, int, int], scale: float) -> float:
+    x0, y0, x1, y1 = box_px
+    band = slice(y0, y0 + round(NAME_BAND_MM * RECT_PPM))
+    sigma = float(np.hypot(CAMERA_BLUR_PX, 0.3)) / scale * RECT_PPM
+    pad = int(3 * sigma) + 1
+    sub = ink.gray[max(0, band.start - pad):band.stop + pad, max(0, x0 - pad):x1 + pad]
+    blurred = cv2.GaussianBlur(sub, (0, 0), sigma)
+    oy, ox = band.start - max(0, band.start - pad), x0 - max(0, x0 - pad)
+    blurred = blurred[oy:oy + band.stop - band.start, ox:ox + x1 - x0]
+    return name_contrast(blurred, ink.names[band, x0:x1].astype(bool))
 
 
 def _rectify(frame: np.ndarray, view: MapView, lay: MapLayout) -> np.ndarray:
@@ -181,6 +266,8 @@ def read_code(norm: np.ndarray, quad: np.ndarray) -> tuple[str | None, int]:
     white = max(float(mods.max()), black + 0.2)
     bits = (mods < (black + white) / 2).astype(np.uint8)
     if bits.all():  # no white module: not a code (every code has some)
+        return None, 0
+    if (vals[len(_MOD):] >= (black + white) / 2).any():  # a code's border is dark all round
         return None, 0
     dist = np.count_nonzero(bits[None] != _CODES, axis=1)
     best = int(np.argmin(dist))
@@ -251,25 +338,17 @@ def frame_scale(view: MapView, at_mm: tuple[float, float]) -> float:
     return float(np.sqrt(abs(ax * by - ay * bx)))
 
 
-def read_area(rect: np.ndarray, ink: tuple[np.ndarray, np.ndarray],
-              box_px: tuple[int, int, int, int], lay: MapLayout, area: str, white: np.ndarray,
-              scale: float = 2.0) -> dict[str, Any]:
+def read_area(rect: np.ndarray, ink: PrintInk, box_px: tuple[int, int, int, int],
+              lay: MapLayout, area: str, white: np.ndarray, scale: float = 2.0) -> dict[str, Any]:
     """One area's reading: counters and chits, or occluded. ``scale``: frame pixels per mm
-    there (a coarse, far part of the frame smears a counter's colour wider)."""
+    there (a coarse, far part of the frame smears a counter's colour wider). Whether its name
+    shows is decided over the whole frame (:func:`hidden_names`), before."""
     x0, y0, x1, y1 = box_px
     crop = rect[y0:y1, x0:x1].astype(np.float32)
     norm = crop * (1 / white)
     b, g, r = norm[:, :, 0], norm[:, :, 1], norm[:, :, 2]
     v = np.ascontiguousarray(np.maximum(np.maximum(b, g), r))
-    # The area's printed name must show: something as pale as paper may lie over the box.
-    band = slice(0, round(NAME_BAND_MM * RECT_PPM))
-    name = ink[1][y0:y1, x0:x1][band].astype(bool)
-    if name.any():
-        vb = v[band]
-        darkest = float(np.partition(vb[name], len(vb[name]) // 10)[len(vb[name]) // 10])
-        if darkest > NAME_SHOWS * float(np.median(vb[~name])):
-            return {"occluded": True}
-    ink_box = ink[0][y0:y1, x0:x1]
+    ink_box = ink.marked[y0:y1, x0:x1]
     lo = np.minimum(np.minimum(b, g), r)
     sat = (v - lo) / np.maximum(v, 1e-3)
     coloured = (sat > SAT_PLAYER) & (v > 0.25)
@@ -277,9 +356,15 @@ def read_area(rect: np.ndarray, ink: tuple[np.ndarray, np.ndarray],
     unit = COUNTER_MM**2 * RECT_PPM**2
     masks = {}
     if np.count_nonzero(coloured) > 0.1 * unit:  # most boxes hold no counter
-        masks = {"sparta": coloured & (r > 1.9 * g) & (r > 1.9 * b),
-                 "athens": coloured & (b > 1.3 * g) & (b > 2.0 * r),
-                 "thebes": coloured & (g > 1.4 * b) & (g > 1.6 * r)}
+        at = np.nonzero(coloured)
+        lin = _LINEAR[rect[y0:y1, x0:x1][at]] / _linear(np.minimum(white - 1, 255))
+        cb, cg, cr = lin[:, 0], lin[:, 1], lin[:, 2]
+        hue = np.degrees(np.arctan2(np.sqrt(3) * (cg - cb), 2 * cr - cg - cb))
+        for p, (lo_deg, hi_deg) in HUE_WINDOW.items():
+            off = (hue - PLAYER_HUE[p] + 180) % 360 - 180
+            m = np.zeros(v.shape, bool)
+            m[at] = (off >= lo_deg) & (off <= hi_deg)
+            masks[p] = m
     spots = _spot_rings(v.shape)
     counters: dict[str, int] = {}
     doubt = 0.0
@@ -308,19 +393,25 @@ def read_area(rect: np.ndarray, ink: tuple[np.ndarray, np.ndarray],
         rect_c = cv2.minAreaRect(c)
         w, h = rect_c[1]
         box = cv2.boxPoints(rect_c)
+        # A code is a convex square: its hull fills its rectangle, even where blur lets a white
+        # module run into the border and notch the dark outline.
+        hull_px = cv2.contourArea(cv2.convexHull(c))
         if not (CODE_SIDE[0] * side_px <= min(w, h) and max(w, h) <= CODE_SIDE[1] * side_px
-                and area_px > 0.8 * w * h):
+                and hull_px > 0.8 * w * h):
             unreadable += 1
             continue
-        kind, _ = read_code(v, box)
-        if kind is None:
+        kind, fixed = read_code(v, box)
+        # A notched outline is weaker evidence of a code (blur joins a white module to the
+        # paper; so does a dark thing that only looks square): it must then read exactly.
+        if kind is None or (fixed and area_px <= 0.8 * w * h):
             unreadable += 1
             continue
         cx = float(box[:, 0].mean()) / RECT_PPM + x0 / RECT_PPM
         chits.append({"type": kind, "player": lay.side_of(area, cx),
                       "_x": cx})
         cv2.fillPoly(explained, [np.round(box).astype(np.int32)], 1)
-    explained = cv2.dilate(explained, _square_px(2.0))
+    # A code's dark edge spreads by the frame's blur too: two frame pixels (twice its sigma).
+    explained = cv2.dilate(explained, _square_px(2.0 + 2 * CAMERA_BLUR_PX / max(scale, 0.5)))
     foreign = ((sat > SAT_FOREIGN) & (v > 0.12)) | (v < DARK)
     foreign = foreign.astype(np.uint8) & (1 - explained) & (1 - ink_box)
     # Noise and JPEG speckle are a frame pixel or two wide: larger where the frame is coarse.
@@ -336,6 +427,53 @@ def read_area(rect: np.ndarray, ink: tuple[np.ndarray, np.ndarray],
     if doubt > COUNT_DOUBT:
         out["confidence"] = round(max(0.0, 1 - 2 * doubt), 2)
     return out
+
+
+def hidden_names(rect: np.ndarray, ink: PrintInk, boxes: dict[str, tuple[int, int, int, int]],
+                 whites: dict[str, np.ndarray], scales: dict[str, float]) -> set[str]:
+    """The areas whose printed name does not show: something as pale as paper lies over it.
+
+    A name is hidden when it keeps under NAME_KEEPS of the contrast expected of it at its
+    scale, the expectation corrected by the median ratio of seen to expected contrast over
+    the frame's areas (most are uncovered), so a soft frame does not hide every far name.
+    """
+    seen, expected = {}, {}
+    for aid, (x0, y0, x1, y1) in boxes.items():
+        band = slice(y0, y0 + round(NAME_BAND_MM * RECT_PPM))
+        name = ink.names[band, x0:x1].astype(bool)
+        if not name.any():
+            continue
+        v = (rect[band, x0:x1].astype(np.float32) / whites[aid]).max(axis=2)
+        seen[aid] = name_contrast(v, name)
+        expected[aid] = expected_name_contrast(ink, (x0, y0, x1, y1), scales[aid])
+    ratios = [seen[a] / expected[a] for a in seen if expected[a] > 0]
+    if not ratios:
+        return set()
+    softness = min(1.0, float(np.median(ratios)))
+    return {a for a in seen if seen[a] < NAME_KEEPS * softness * expected[a]
+            and _shifted_contrast(rect, ink, boxes[a], whites[a])
+            < NAME_KEEPS * softness * expected[a]}
+
+
+def _shifted_contrast(rect: np.ndarray, ink: PrintInk, box_px: tuple[int, int, int, int],
+                      white: np.ndarray) -> float:
+    """A name's best contrast with its print moved up to NAME_SHIFT_MM either way: far from
+    the markers, a lens's distortion puts the sheet a millimetre or two off the homography."""
+    x0, y0, x1, _ = box_px
+    reach = round(NAME_SHIFT_MM * RECT_PPM)
+    h = round(NAME_BAND_MM * RECT_PPM)
+    ys, xs = np.nonzero(ink.names[y0:y0 + h, x0:x1])
+    sy, sx = max(0, y0 - reach), max(0, x0 - reach)
+    sub = (rect[sy:y0 + h + reach, sx:x1 + reach].astype(np.float32) / white).max(axis=2)
+    best = 0.0
+    for dy in range(-reach, reach + 1, 2):
+        for dx in range(-reach, reach + 1, 2):
+            yy, xx = ys + y0 - sy + dy, xs + x0 - sx + dx
+            ok = (yy >= 0) & (yy < sub.shape[0]) & (xx >= 0) & (xx < sub.shape[1])
+            mask = np.zeros(sub.shape, bool)
+            mask[yy[ok], xx[ok]] = True
+            best = max(best, name_contrast(sub, mask))
+    return best
 
 
 def read_map(frame: np.ndarray, lay: MapLayout) -> Reading:
@@ -361,21 +499,23 @@ def read_map(frame: np.ndarray, lay: MapLayout) -> Reading:
              for aid, box in lay.areas.items() if in_frame(view, box.box, size)}
     whites = {aid: box_white(rect, bx) for aid, bx in boxes.items()}
     paper = np.median(np.array(list(whites.values())), axis=0) if whites else None
+    scales = {aid: frame_scale(view, lay.areas[aid].centre) for aid in boxes}
+    covered = {aid for aid in boxes if not paper_like(whites[aid], paper)}
+    # The box's brightness, the map's colour: a hand over most of a box is not its paper.
+    norms = {aid: paper * (whites[aid].sum() / paper.sum()) for aid in boxes if aid not in covered}
+    covered |= hidden_names(rect, ink, {a: boxes[a] for a in norms}, norms, scales)
     for aid in lay.areas:
         if aid not in boxes:
             data["areas"][aid] = {"occluded": True}
             states[aid] = "occluded"
             out_of_view += 1
             continue
-        if not paper_like(whites[aid], paper):
+        if aid in covered:
             data["areas"][aid] = {"occluded": True}
             states[aid] = "occluded"
             continue
-        # The box's brightness, the map's colour: a hand over most of a box is not its paper.
-        white = paper * (whites[aid].sum() / paper.sum())
-        scale = frame_scale(view, lay.areas[aid].centre)
-        small = small or scale < SMALL_SCALE
-        r = read_area(rect, ink, boxes[aid], lay, aid, white, scale)
+        small = small or scales[aid] < SMALL_SCALE
+        r = read_area(rect, ink, boxes[aid], lay, aid, norms[aid], scales[aid])
         states[aid] = "occluded" if r.get("occluded") else "ok"
         if r:
             data["areas"][aid] = r
