@@ -2,31 +2,15 @@
 
 from __future__ import annotations
 
-import os
-import re
-import subprocess
-import sys
 from pathlib import Path
 
-from tests.web.chromium_kit import SHOTS, chromium_browser  # noqa: F401  (the fixture)
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.web.chromium_kit import SHOTS, chromium_browser, serving  # noqa: F401
 
 
 def test_a_player_plays_face_down_from_the_hand_page(browser, tmp_path: Path) -> None:
-    (tmp_path / "none.toml").write_text("")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "companion", "serve", "--game", "peloponnesian", "--players",
-         "sparta,athens,thebes", "--new", "--port", "0", "--log", str(tmp_path / "g.sqlite"),
-         "--settings", str(tmp_path / "none.toml")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-        env={**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": str(ROOT)})
-    try:
-        line = proc.stdout.readline()
-        url = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
-        assert url, f"no URL from companion: {line!r}"
+    with serving("peloponnesian", "sparta,athens,thebes", tmp_path) as url:
         table = browser.new_page(viewport={"width": 1280, "height": 900})
-        table.goto(url.group(1))
+        table.goto(url)
         table.wait_for_selector("#board svg g.area")
         assert table.locator("a.hand-link").count() == 3
         for text in ["sparta place messenia", "athens place euboea", "thebes place locris",
@@ -39,7 +23,7 @@ def test_a_player_plays_face_down_from_the_hand_page(browser, tmp_path: Path) ->
             "document.getElementById('prompt').textContent.startsWith('round 1 of 3')")
         href = table.get_attribute("a.hand-link[data-player='athens']", "href")
         hand = browser.new_page(viewport={"width": 900, "height": 900})
-        hand.goto(url.group(1).rstrip("/") + href)
+        hand.goto(url.rstrip("/") + href)
         hand.wait_for_selector("#play-box:not([hidden])")
         assert hand.locator("#hand li").count() == 4
         chit = hand.eval_on_selector("#play-chit", "s => s.value")
@@ -57,6 +41,3 @@ def test_a_player_plays_face_down_from_the_hand_page(browser, tmp_path: Path) ->
         SHOTS.mkdir(parents=True, exist_ok=True)
         table.screenshot(path=str(SHOTS / "peloponnesian-table.png"), full_page=True)
         hand.screenshot(path=str(SHOTS / "peloponnesian-hand.png"), full_page=True)
-    finally:
-        proc.terminate()
-        proc.wait(10)

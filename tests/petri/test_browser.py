@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.web.chromium_kit import SHOTS, chromium_browser  # noqa: F401  (the fixture)
+from tests.web.chromium_kit import SHOTS, chromium_browser, serving  # noqa: F401
 
-ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
 
 PROMPT = "document.getElementById('prompt').textContent"
@@ -30,19 +25,9 @@ def _cells(page, player: str) -> list[str]:
 
 
 def test_dice_taps_and_the_capture_order_on_the_page(browser, tmp_path: Path) -> None:
-    (tmp_path / "none.toml").write_text("")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "companion", "serve", "--game", "petri", "--players",
-         "red,blue", "--new", "--port", "0", "--log", str(tmp_path / "g.sqlite"),
-         "--settings", str(tmp_path / "none.toml")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-        env={**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": str(ROOT)})
-    try:
-        line = proc.stdout.readline()
-        url = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
-        assert url, f"no URL from companion: {line!r}"
+    with serving("petri", "red,blue", tmp_path) as url:
         page = browser.new_page(viewport={"width": 1280, "height": 1000})
-        page.goto(url.group(1))
+        page.goto(url)
         page.wait_for_selector("#board svg circle.hole")
         assert page.locator("#board circle.hole").count() == 121
         assert _cells(page, "red")[1:] == ["0", "10", "0"]  # cup, hand, board
@@ -114,6 +99,3 @@ def test_dice_taps_and_the_capture_order_on_the_page(browser, tmp_path: Path) ->
         assert _cells(page, "blue")[1:] == ["0", "4", "5"]
         assert "red captures" in page.inner_text("#events").lower() or \
             "0,1" in page.inner_text("#events")
-    finally:
-        proc.terminate()
-        proc.wait(10)

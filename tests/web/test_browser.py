@@ -11,19 +11,11 @@ import time
 from pathlib import Path
 
 import pytest
-from chromium_kit import SHOTS, chromium_browser  # noqa: F401  (the browser fixture)
-
-
-def _start(args: list[str]) -> tuple[subprocess.Popen, str]:
-    proc = subprocess.Popen([sys.executable, "-m", "companion", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    line = proc.stdout.readline()
-    m = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
-    if not m:
-        proc.kill()
-        raise AssertionError(f"no URL from companion: {line!r} {proc.stderr.read()}")
-    return proc, m.group(1)
+from chromium_kit import (  # noqa: F401  (the browser fixture)
+    SHOTS,
+    chromium_browser,
+    start_companion,
+)
 
 
 def _shot(page, name: str, tmp_path: Path) -> Path:
@@ -36,7 +28,7 @@ def _shot(page, name: str, tmp_path: Path) -> Path:
 
 
 def test_demo_page_follows_the_scripted_game(browser, tmp_path: Path) -> None:
-    proc, url = _start(["demo", "--port", "0", "--no-browser", "--step", "0.12"])
+    proc, url = start_companion(["demo", "--port", "0", "--no-browser", "--step", "0.12"])
     try:
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.goto(url)
@@ -59,7 +51,7 @@ def test_demo_page_follows_the_scripted_game(browser, tmp_path: Path) -> None:
 def test_controls_end_turn_undo_and_correct_a_cell(browser, tmp_path: Path) -> None:
     settings = tmp_path / "settings.toml"
     settings.write_text("")
-    proc, url = _start(["serve", "--port", "0", "--log", str(tmp_path / "g.sqlite"),
+    proc, url = start_companion(["serve", "--port", "0", "--log", str(tmp_path / "g.sqlite"),
                         "--settings", str(settings), "--players", "red,blue"])
     try:
         page = browser.new_page(viewport={"width": 1024, "height": 800})
@@ -105,7 +97,7 @@ def test_controls_end_turn_undo_and_correct_a_cell(browser, tmp_path: Path) -> N
 
 
 def test_phone_layout_shows_board_and_tally(browser, tmp_path: Path) -> None:
-    proc, url = _start(["demo", "--port", "0", "--no-browser", "--step", "0.2"])
+    proc, url = start_companion(["demo", "--port", "0", "--no-browser", "--step", "0.2"])
     try:
         page = browser.new_page(viewport={"width": 390, "height": 844}, device_scale_factor=2)
         page.goto(url)
