@@ -31,7 +31,6 @@ import numpy as np
 
 from calibration.colour import features
 from companion.rules.peepwar.board import ACROSS_FLATS_MM
-from vision.peepwar import print_seen
 from vision.peepwar.mask_shapes import (
     close_by_distance,
     disk,
@@ -83,9 +82,6 @@ HIDDEN_MIN_MM2 = 40.0  # this much solid print hidden together ...
 HIDDEN_THICK_MM = 8.0  # ... this far from its edge (16 mm across: a finger) is under a hand
 HIDDEN_JOIN_MM = 6.0  # hidden print this close together is one patch
 HIDDEN_GROW_MM = 8.0  # a hand reaches this far past the print it hides
-# A patch of hidden print whose pattern still shows (vision.peepwar.print_seen) at this
-# share of its pixels is seen through glare or blur, not under a hand.
-GLARE_SHARE = 0.7
 
 
 def find_occluders(mosaic: Mosaic, px: PixelClasses, egg: np.ndarray) -> np.ndarray:
@@ -381,26 +377,10 @@ class _Occlusion:
             if cv2.countNonZero(one & hid[sl]) < HIDDEN_MIN_MM2 * s * s:
                 continue
             # A printed understudy's white margin hides print in a strip a few mm wide.
-            if thickest(one) / s >= HIDDEN_THICK_MM and not self._seen_through(one, x, y, hid):
+            if thickest(one) / s >= HIDDEN_THICK_MM:
                 hand[sl] |= one
         if hand.any():
             self.occluder |= cv2.dilate(hand, disk(HIDDEN_GROW_MM * s))
-
-    def _seen_through(self, one: np.ndarray, x: int, y: int, hid: np.ndarray) -> bool:
-        """Is the print taken for hidden in patch ``one`` (its box at x, y) seen through
-        glare or blur, not hidden: does its pattern still show at GLARE_SHARE of its hidden
-        pixels (:func:`vision.peepwar.print_seen.print_seen`)? A hand over part of the
-        patch keeps it hidden: mixed evidence leaves the cells occluded."""
-        s = self.s
-        pad = int(math.ceil(print_seen.pad_mm() * s))
-        sl, into = grown_box(x, y, one.shape, pad, self.m.cell_map.shape)
-        free = self.m.on_tiles[sl] & self.m.in_frame[sl] & ~self.px.fg[sl] & (self.egg[sl] == 0)
-        seen = print_seen.print_seen(self.px.balanced[sl], self.px.white[sl], self.m.ink[sl],
-                                     free, s)
-        ys, xs = sl[0].start, sl[1].start
-        mine = (one > 0) & (hid[y:y + one.shape[0], x:x + one.shape[1]] > 0)
-        shown = seen[y - ys:y - ys + one.shape[0], x - xs:x - xs + one.shape[1]] & mine
-        return int(shown.sum()) >= GLARE_SHARE * int(mine.sum())
 
     def pale_skin(self) -> None:
         """Each occluder's pale fingers: pixels not taken for pieces or print (a pale hand is
