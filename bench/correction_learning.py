@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from vision_pieces import HAND_SURE, _norm, _scenes_2d, _scenes_3d  # noqa: E402
+from vision_pieces import _norm, _scenes_2d, _scenes_3d, cell_ok  # noqa: E402
 
 from calibration.examples import ExampleStore  # noqa: E402
 from companion.rules.peepwar.board import cells_of  # noqa: E402
@@ -73,12 +73,7 @@ def _score(obs: dict, st) -> tuple[int, int, bool, list[int], list[str]]:
             got = obs["cells"].get(name) if (tt.q, tt.r) in found else {"missing": True}
             cover = st.hand_cover.get(name, 0.0)
             want, have = _norm(truth), _norm(got)
-            if cover >= HAND_SURE:
-                ok = have == ("occluded",)
-            elif cover > 0:
-                ok = have in (want, ("occluded",))
-            else:
-                ok = have == want
+            ok = cell_ok(want, have, cover)
             right += ok
             board &= ok
             if have != ("occluded",) and not (got or {}).get("missing"):

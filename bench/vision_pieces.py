@@ -86,6 +86,16 @@ def _norm(cell: dict | None) -> tuple | None:
     return (bool(cell.get("supply_center")), pieces)
 
 
+def cell_ok(want: tuple | None, have: tuple | None, cover: float) -> bool:
+    """Whether a cell is read right: mostly under a hand it must be occluded, partly under one
+    occluded or right, under none exactly right."""
+    if cover >= HAND_SURE:
+        return have == ("occluded",)
+    if cover > 0:
+        return have in (want, ("occluded",))
+    return have == want
+
+
 def _confusion(conf: Counter, truth: dict, got: dict) -> None:
     """Beans of each true colour, by the colour read (a missing bean is read as '-')."""
     t = {p: v["troops"] for p, v in truth.get("pieces", {}).items()}
@@ -238,14 +248,10 @@ def main() -> int:
                 got = obs["cells"].get(name) if (tt.q, tt.r) in found else {"missing": True}
                 cover = st.hand_cover.get(name, 0.0)
                 want, have = _norm(truth), _norm(got)
+                ok = cell_ok(want, have, cover)
                 if cover >= HAND_SURE:
                     occluded_cells += 1
-                    ok = have == ("occluded",)
                     occluded_right += ok
-                elif cover > 0:
-                    ok = have in (want, ("occluded",))
-                else:
-                    ok = have == want
                 if have != ("occluded",) and got is not None and not got.get("missing"):
                     tp = (truth or {}).get("pieces", {})
                     gp = got.get("pieces", {})
