@@ -39,6 +39,7 @@ from vision.render.peltapeeps import Truth, TruthPiece
 from vision.render3d.camera import Camera3D, framing_camera, table_to_world
 from vision.render3d.colours import kelvin_rgb, srgb_to_linear
 from vision.render3d.game import out_of_view
+from vision.render3d.pelta_card import ACRYLIC_ROUGHNESS
 from vision.render3d.pelta_layout import grow, jittered, outline_on_table, score, seats_for
 from vision.render3d.pelta_paint import FaceStyle, face, random_style
 from vision.render3d.pelta_shapes import CutGeometry, extrude, polygon_area, random_geometry
@@ -228,7 +229,7 @@ def _paint_bsdf(style: FaceStyle, rng: np.random.Generator) -> dict:
 def _acrylic(rng: np.random.Generator) -> tuple[dict, dict]:
     trans = float(rng.choice([0.0, rng.uniform(0.05, 0.35)]))
     faces = {"type": "principled", "base_color": VERTEX_COLOUR,
-             "roughness": float(rng.uniform(0.02, 0.12)), "specular": 0.5,
+             "roughness": float(rng.uniform(*ACRYLIC_ROUGHNESS)), "specular": 0.5,
              "spec_trans": trans}
     edges = {"type": "principled", "base_color": VERTEX_COLOUR,
              "roughness": float(rng.uniform(0.25, 0.5)), "specular": 0.4}
