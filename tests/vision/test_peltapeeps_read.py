@@ -14,7 +14,7 @@ import pytest
 from companion.rules.peltapeeps.catalog import default_catalog
 from companion.rules.peltapeeps.rules import PeltaPeeps, Place
 from vision.errors import PhotoError
-from vision.peltapeeps import colours, discs, rims
+from vision.peltapeeps import colours, discs, identify, rims
 from vision.peltapeeps.geometry import DISC_RADIUS_MM, piece_sdf
 from vision.peltapeeps.read import read_layout
 from vision.peltapeeps.reading import LayoutReading, score_reading
@@ -117,6 +117,34 @@ def test_discs_misjudged_in_size_are_looked_for_again(monkeypatch) -> None:
     monkeypatch.setattr(discs, "estimate_radius", lambda mask: 0.6 * real(mask))
     reading = read_layout(scene.frame, _profile(["red", "blue"]), FULL)
     _assert_matches_truth(reading, scene.truth)
+
+
+def test_paint_the_tables_colour_does_not_shrink_the_disc_size() -> None:
+    # White paint on a light table is table in the piece mask: holes that split each
+    # disc's distance peak into small ones. The holes a disc encloses are filled.
+    mask = np.zeros((600, 900), np.uint8)
+    for cx in (150, 330, 510, 690):
+        cv2.circle(mask, (cx, 300), 90, 1, -1)
+        for dx, dy in ((-30, -25), (30, -25), (0, 30)):
+            cv2.circle(mask, (cx + dx, 300 + dy), 16, 0, 5)  # painted rings
+        cv2.line(mask, (cx - 40, 300), (cx + 40, 300), 0, 5)
+    assert discs.estimate_radius(mask) == pytest.approx(90, abs=6)
+    # A hole as big as the disc itself (a ring of pieces round the table) stays open.
+    ring = np.zeros((600, 900), np.uint8)
+    cv2.circle(ring, (450, 300), 250, 1, -1)
+    cv2.circle(ring, (450, 300), 160, 0, -1)
+    assert discs.fill_holes(ring, np.pi * 60**2)[300, 450] == 0
+
+
+def test_face_evidence_and_the_photos_sleeping_threshold() -> None:
+    # Fine lines (a Sleeping PeltaPeep's closed eyes) cover a few per cent: face up.
+    assert rims.face_evidence(0.03) > 0.5 > -0.5 > rims.face_evidence(0.002)
+    # Within one photo, the sleeping threshold follows the paint its faces show.
+    bold = [0.0, 0.1, 0.11, 0.24, 0.25, 0.3, 0.45, 0.5, 0.47]
+    fine = [0.0, 0.02, 0.03, 0.15, 0.17, 0.18, 0.16, 0.3]
+    assert identify.asleep_below(bold) > 0.11 > 0.03 > identify.asleep_below(fine) - 0.1
+    assert 0.03 < identify.asleep_below(fine) < 0.15
+    assert identify.asleep_below([0.0, 0.2]) == identify.SLEEPING_PAINT  # too few faces
 
 
 def test_a_glare_slope_is_not_paint_but_paint_is() -> None:

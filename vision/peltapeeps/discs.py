@@ -97,18 +97,47 @@ def piece_mask(feats: np.ndarray, table: TableModel) -> np.ndarray:
         cv2.MORPH_ELLIPSE, (3, 3)))
 
 
-def estimate_radius(mask: np.ndarray) -> float | None:
-    """The typical disc radius (px) in a piece mask, or None when nothing is there.
-
-    The distance transform peaks at about the radius in each disc (a little less
-    where a notch comes near the centre, more where packed discs merge).
-    """
+def _peak_radius(mask: np.ndarray) -> float | None:
     dt = cv2.distanceTransform(mask, cv2.DIST_L2, 5)
     peaks = (dt >= cv2.dilate(dt, np.ones((5, 5), np.uint8))) & (dt >= MIN_PEAK_PX)
     vals = dt[peaks]
     if len(vals) < 1:
         return None
     return float(np.percentile(vals, 75))
+
+
+def fill_holes(mask: np.ndarray, max_px: float) -> np.ndarray:
+    """``mask`` (uint8 0/1) with the enclosed holes of at most ``max_px`` pixels filled."""
+    n, lab, stats, _ = cv2.connectedComponentsWithStats((mask == 0).astype(np.uint8), 4)
+    if n <= 1:
+        return mask
+    h, w = mask.shape
+    x, y, bw, bh, area = stats.T
+    small = (area <= max_px) & (x > 0) & (y > 0) & (x + bw < w) & (y + bh < h)
+    small[0] = False
+    out = mask.copy()
+    out[small[lab]] = 1
+    return out
+
+
+HOLE_RADII = 1.3  # holes up to a disc this many times the first estimate are filled
+
+
+def estimate_radius(mask: np.ndarray) -> float | None:
+    """The typical disc radius (px) in a piece mask, or None when nothing is there.
+
+    The distance transform peaks at about the radius in each disc (a little less
+    where a notch comes near the centre, more where packed discs merge). Painted
+    marks the table's colour (white paint on a light table) are holes in the mask
+    that split a disc's peak into small ones, so the holes a disc could enclose
+    are filled and the radius measured again.
+    """
+    first = _peak_radius(mask)
+    if first is None:
+        return None
+    filled = fill_holes(mask, np.pi * (HOLE_RADII * first) ** 2)
+    again = _peak_radius(filled)
+    return first if again is None else max(first, again)
 
 
 def find_discs(grey: np.ndarray, radius: float) -> np.ndarray:

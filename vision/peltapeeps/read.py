@@ -295,12 +295,12 @@ def _identify(found: list[rims.Disc], touching: list[tuple[int, int, float]],
     placed: dict[int, Placed] = {}
     names = [teams[d.team] for d in found]
     catalogs = {t: _catalog_for(catalog, t) for t in names}
-    evidence = [float(np.clip((d.paint - rims.PAINT_SHARE) / rims.PAINT_SHARE, -1, 1))
-                for d in found]
+    evidence = [rims.face_evidence(d.paint) for d in found]
     free = [d.free_connectors for d in found]
     matches, chosen = identify.identify_pieces(
         free, names, catalogs, evidence,
-        [d.paint for d in found], contacts, touching)
+        [d.paint for d in found], contacts, touching,
+        asleep_below=identify.asleep_below([d.paint for d in found]))
     for d, cons in zip(found, rims.with_contacts(free, contacts, chosen), strict=True):
         d.connectors = cons
     for i, (d, team, ev, (m, _cost)) in enumerate(
