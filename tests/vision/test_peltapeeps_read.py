@@ -14,7 +14,7 @@ import pytest
 from companion.rules.peltapeeps.catalog import default_catalog
 from companion.rules.peltapeeps.rules import PeltaPeeps, Place
 from vision.errors import PhotoError
-from vision.peltapeeps import colours, discs, identify, rims
+from vision.peltapeeps import colours, discs, rims
 from vision.peltapeeps.geometry import DISC_RADIUS_MM, piece_sdf
 from vision.peltapeeps.read import read_layout
 from vision.peltapeeps.reading import LayoutReading, score_reading
@@ -136,15 +136,10 @@ def test_paint_the_tables_colour_does_not_shrink_the_disc_size() -> None:
     assert discs.fill_holes(ring, np.pi * 60**2)[300, 450] == 0
 
 
-def test_face_evidence_and_the_photos_sleeping_threshold() -> None:
-    # Fine lines (a Sleeping PeltaPeep's closed eyes) cover a few per cent: face up.
+def test_fine_closed_eye_lines_count_as_face_up() -> None:
+    # Fine lines (a Sleeping PeltaPeep's closed eyes) cover a few per cent of the centre.
     assert rims.face_evidence(0.03) > 0.5 > -0.5 > rims.face_evidence(0.002)
-    # Within one photo, the sleeping threshold follows the paint its faces show.
-    bold = [0.0, 0.1, 0.11, 0.24, 0.25, 0.3, 0.45, 0.5, 0.47]
-    fine = [0.0, 0.02, 0.03, 0.15, 0.17, 0.18, 0.16, 0.3]
-    assert identify.asleep_below(bold) > 0.11 > 0.03 > identify.asleep_below(fine) - 0.1
-    assert 0.03 < identify.asleep_below(fine) < 0.15
-    assert identify.asleep_below([0.0, 0.2]) == identify.SLEEPING_PAINT  # too few faces
+    assert rims.face_evidence(0.0) == -1.0 and rims.face_evidence(0.3) == 1.0
 
 
 def test_a_glare_slope_is_not_paint_but_paint_is() -> None:

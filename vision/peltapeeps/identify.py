@@ -19,8 +19,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 from companion.rules.peltapeeps.catalog import Catalog, Piece
 from companion.rules.peltapeeps.layout import fits
 from vision.peltapeeps.assign import assign
@@ -30,33 +28,9 @@ ANGLE_TOL = 16.0  # degrees between a seen and a catalogued connector
 MISSING = 1.0  # a connector on one side only
 WRONG_TYPE = 0.8  # two connectors that line up but differ in type
 NOT_IN_SET = 20.0  # a disc left without a piece of the set
-SLEEPING_PAINT = 0.17  # painted share below which a face-up piece looks asleep (by default)
+SLEEPING_PAINT = 0.17  # painted share below which a face-up piece looks asleep
 KIND_COST = 1.5  # a face-up piece's paint against its kind, when clear ...
-KIND_MARGIN = 0.18  # ... this share of the threshold away from it (closer, in proportion)
-# A set's paint style decides how much of a face its marks cover (fine lines or bold
-# dots), but within one photo a Sleeping PeltaPeep's closed eyes cover far less than an
-# Awake one's open eyes or an egg's scales: the threshold is this share of the paint a
-# typical painted face in the photo shows (the 60th percentile of the faces up: the
-# awake and egg pieces are three in four of a set).
-ASLEEP_SHARE = 0.6
-ASLEEP_PERCENTILE = 60
-ASLEEP_MIN_FACES = 4  # painted faces needed to judge the photo's style
-
-
-def asleep_below(paint: Sequence[float], face_up_at: float = 0.036) -> float:
-    """The painted share below which a face-up piece of this photo looks asleep, from the
-    paint its faces show (``face_up_at``: surely face up); :data:`SLEEPING_PAINT` when
-    too few faces show.
-
-    >>> asleep_below([0.0, 0.11, 0.24, 0.25, 0.3, 0.47, 0.5])  # bold marks
-    0.18
-    >>> asleep_below([0.0, 0.02, 0.03, 0.15, 0.17, 0.18, 0.3])  # fine lines
-    0.107
-    """
-    faces = [p for p in paint if p >= face_up_at]
-    if len(faces) < ASLEEP_MIN_FACES:
-        return SLEEPING_PAINT
-    return round(ASLEEP_SHARE * float(np.percentile(faces, ASLEEP_PERCENTILE)), 3)
+KIND_MARGIN = 0.03  # ... this far from SLEEPING_PAINT (closer, in proportion)
 
 
 @dataclass(frozen=True)
@@ -114,8 +88,7 @@ def best_match(seen: Sequence[Seen], piece: Piece, face_up: bool) -> Match:
 
 
 def _row(cons: Sequence[Seen], ev: float, paint: float | None,
-         pieces: Sequence[Piece], face_weight: float, asleep: float = SLEEPING_PAINT
-         ) -> tuple[list[Match], list[float]]:
+         pieces: Sequence[Piece], face_weight: float) -> tuple[list[Match], list[float]]:
     """One disc against every piece: the best match of each and its cost with the face."""
     row_m, row_c = [], []
     for p in pieces:
@@ -125,9 +98,9 @@ def _row(cons: Sequence[Seen], ev: float, paint: float | None,
             contra = max(0.0, -ev) if up else max(0.0, ev)
             kind = 0.0
             if up and paint is not None and ev > 0.5:
-                sleepy = paint < asleep
+                sleepy = paint < SLEEPING_PAINT
                 if (p.kind == "sleeping") != sleepy:
-                    kind = KIND_COST * min(1.0, abs(paint - asleep) / (KIND_MARGIN * asleep))
+                    kind = KIND_COST * min(1.0, abs(paint - SLEEPING_PAINT) / KIND_MARGIN)
             options.append((m.cost + face_weight * contra + kind, m))
         c, m = min(options, key=lambda o: o[0])
         row_m.append(m)
@@ -179,7 +152,7 @@ def identify_pieces(free: Sequence[Sequence[Seen]], teams: Sequence[str],
                     paint: Sequence[float] | None = None,
                     contacts: Sequence[ContactInDoubt] = (),
                     touching: Sequence[tuple[int, int, float]] = (),
-                    face_weight: float = 2.5, asleep_below: float = SLEEPING_PAINT
+                    face_weight: float = 2.5
                     ) -> tuple[list[tuple[Match | None, float]], list[int]]:
     """Each disc's piece (None when its team shows more discs than pieces) and its cost,
     and the reading chosen for each contact in doubt.
@@ -188,9 +161,8 @@ def identify_pieces(free: Sequence[Sequence[Seen]], teams: Sequence[str],
     ``catalogs`` each team's set; ``face_evidence`` per disc runs from -1 (surely
     face down) to 1 (surely up); ``paint`` (share of the centre painted) hints at
     the kind when face up: a Sleeping PeltaPeep's closed eyes cover far less than
-    open eyes or scales (below ``asleep_below``, see :func:`asleep_below`).
-    ``contacts`` (``a``/``b`` index the discs) are where the colours cannot tell
-    the connectors, each with the readings the photo allows.
+    open eyes or scales. ``contacts`` (``a``/``b`` index the discs) are where the
+    colours cannot tell the connectors, each with the readings the photo allows.
     ``touching`` are all pairs of touching discs (``i``, ``j``, the direction from
     ``i`` to ``j`` in image degrees).
 
@@ -230,7 +202,7 @@ def identify_pieces(free: Sequence[Sequence[Seen]], teams: Sequence[str],
                 if keys[i] not in rows:
                     rows[keys[i]] = _row(keys[i][1], face_evidence[i],
                                          None if paint is None else paint[i], pieces[t],
-                                         face_weight, asleep_below)
+                                         face_weight)
             banned = tuple(sorted((i, pid) for i, pid in bans if teams[i] == t))
             team_key = (t, banned, *(keys[i] for i in idx))
             if team_key not in assigned:

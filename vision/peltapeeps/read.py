@@ -299,8 +299,7 @@ def _identify(found: list[rims.Disc], touching: list[tuple[int, int, float]],
     free = [d.free_connectors for d in found]
     matches, chosen = identify.identify_pieces(
         free, names, catalogs, evidence,
-        [d.paint for d in found], contacts, touching,
-        asleep_below=identify.asleep_below([d.paint for d in found]))
+        [d.paint for d in found], contacts, touching)
     for d, cons in zip(found, rims.with_contacts(free, contacts, chosen), strict=True):
         d.connectors = cons
     for i, (d, team, ev, (m, _cost)) in enumerate(
