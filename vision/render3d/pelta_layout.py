@@ -97,7 +97,7 @@ def clearance(a: np.ndarray, b: np.ndarray, reach: float = 5.0) -> float:
     inside the other; ``reach`` or more when they are farther apart than that.
 
     >>> sq = np.array([[0, 0], [10, 0], [10, 10], [0, 10]], float)
-    >>> clearance(sq, sq + [12, 0]), clearance(sq, sq + [9, 0])
+    >>> clearance(sq, sq + [12, 0]), clearance(sq, sq + [9, 3])
     (2.0, -1.0)
     """
     lo = np.maximum(a.min(0), b.min(0)) - reach
