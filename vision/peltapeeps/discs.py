@@ -127,17 +127,18 @@ def estimate_radius(mask: np.ndarray) -> float | None:
     """The typical disc radius (px) in a piece mask, or None when nothing is there.
 
     The distance transform peaks at about the radius in each disc (a little less
-    where a notch comes near the centre, more where packed discs merge). Painted
-    marks the table's colour (white paint on a light table) are holes in the mask
-    that split a disc's peak into small ones, so the holes a disc could enclose
-    are filled and the radius measured again.
+    where a notch comes near the centre, more where packed discs merge).
     """
-    first = _peak_radius(mask)
-    if first is None:
-        return None
-    filled = fill_holes(mask, np.pi * (HOLE_RADII * first) ** 2)
-    again = _peak_radius(filled)
-    return first if again is None else max(first, again)
+    return _peak_radius(mask)
+
+
+def filled_radius(mask: np.ndarray, first: float) -> float | None:
+    """The disc radius (px) in ``mask`` with the holes a disc of about ``first`` could
+    enclose filled. Painted marks the table's colour (white paint on a light table) are
+    holes in the mask that split a disc's peak into small ones; but filling also
+    closes the gaps between packed discs, so this is one more size to try, not the size.
+    """
+    return _peak_radius(fill_holes(mask, np.pi * (HOLE_RADII * first) ** 2))
 
 
 def find_discs(grey: np.ndarray, radius: float) -> np.ndarray:
