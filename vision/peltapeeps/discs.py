@@ -120,9 +120,6 @@ def fill_holes(mask: np.ndarray, max_px: float) -> np.ndarray:
     return out
 
 
-HOLE_RADII = 1.3  # holes up to a disc this many times the first estimate are filled
-
-
 def estimate_radius(mask: np.ndarray) -> float | None:
     """The typical disc radius (px) in a piece mask, or None when nothing is there.
 
@@ -130,15 +127,6 @@ def estimate_radius(mask: np.ndarray) -> float | None:
     where a notch comes near the centre, more where packed discs merge).
     """
     return _peak_radius(mask)
-
-
-def filled_radius(mask: np.ndarray, first: float) -> float | None:
-    """The disc radius (px) in ``mask`` with the holes a disc of about ``first`` could
-    enclose filled. Painted marks the table's colour (white paint on a light table) are
-    holes in the mask that split a disc's peak into small ones; but filling also
-    closes the gaps between packed discs, so this is one more size to try, not the size.
-    """
-    return _peak_radius(fill_holes(mask, np.pi * (HOLE_RADII * first) ** 2))
 
 
 def find_discs(grey: np.ndarray, radius: float) -> np.ndarray:

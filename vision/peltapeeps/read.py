@@ -52,7 +52,6 @@ MIN_RIM_SHARE = 0.25  # a disc's rim shows round at least this share of the way 
 MIN_RIM_SHARE_TABLE_HUE = 0.38  # ... or this share when it has the table's hue
 RIM_FIT_OK = 0.55  # discs found at the right size show their rim this much (median) ...
 OTHER_SIZES = (1.6, 1 / 1.6)  # ... else these sizes (times the first) are tried too
-FILLED_APART = 1.3  # a size from the mask with holes filled this much larger is tried too
 
 
 def _check_frame(frame: object) -> np.ndarray:
@@ -139,14 +138,6 @@ def read_layout(frame_bgr: np.ndarray, profile: Profile,
         if 0.85 < size < 1.18:
             break
         radius1 = radius1 * size
-    filled = discs.filled_radius(mask, radius1)
-    if filled is not None and filled > FILLED_APART * radius1:
-        # Paint the table's colour may have split the discs into small ones (found at
-        # about half size on their marks): the size with the holes filled is tried too,
-        # and kept when the rims then sit where the colour stops more often.
-        other = _find(frame, filled / s1, models, lut, table)
-        if other.discs and _rim_fit(other.discs) > _rim_fit(got.discs):
-            got, radius1 = other, filled
     if _rim_fit(got.discs) < RIM_FIT_OK:
         # Discs read at the wrong size (a cluster makes the mask's size too small or
         # large) show the acrylic going on past most of their rims: try other sizes.
