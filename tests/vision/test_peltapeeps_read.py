@@ -119,21 +119,6 @@ def test_discs_misjudged_in_size_are_looked_for_again(monkeypatch) -> None:
     _assert_matches_truth(reading, scene.truth)
 
 
-def test_fill_holes_fills_small_enclosed_holes_only() -> None:
-    ring = np.zeros((600, 900), np.uint8)
-    cv2.circle(ring, (450, 300), 250, 1, -1)
-    cv2.circle(ring, (450, 300), 160, 0, -1)  # a big hole stays open
-    cv2.circle(ring, (450, 80), 20, 0, -1)  # a small one (a painted mark) is filled
-    out = discs.fill_holes(ring, np.pi * 60**2)
-    assert out[300, 450] == 0 and out[80, 450] == 1 and out[0, 0] == 0
-
-
-def test_fine_closed_eye_lines_count_as_face_up() -> None:
-    # Fine lines (a Sleeping PeltaPeep's closed eyes) cover a few per cent of the centre.
-    assert rims.face_evidence(0.03) > 0.5 > -0.5 > rims.face_evidence(0.002)
-    assert rims.face_evidence(0.0) == -1.0 and rims.face_evidence(0.3) == 1.0
-
-
 def test_a_glare_slope_is_not_paint_but_paint_is() -> None:
     # A face-down disc under the lamp: far brighter on one side than the other.
     lut = colours.chroma_table(colours.team_models(_profile(["red", "blue"])))

@@ -97,36 +97,18 @@ def piece_mask(feats: np.ndarray, table: TableModel) -> np.ndarray:
         cv2.MORPH_ELLIPSE, (3, 3)))
 
 
-def _peak_radius(mask: np.ndarray) -> float | None:
-    dt = cv2.distanceTransform(mask, cv2.DIST_L2, 5)
-    peaks = (dt >= cv2.dilate(dt, np.ones((5, 5), np.uint8))) & (dt >= MIN_PEAK_PX)
-    vals = dt[peaks]
-    if len(vals) < 1:
-        return None
-    return float(np.percentile(vals, 75))
-
-
-def fill_holes(mask: np.ndarray, max_px: float) -> np.ndarray:
-    """``mask`` (uint8 0/1) with the enclosed holes of at most ``max_px`` pixels filled."""
-    n, lab, stats, _ = cv2.connectedComponentsWithStats((mask == 0).astype(np.uint8), 4)
-    if n <= 1:
-        return mask
-    h, w = mask.shape
-    x, y, bw, bh, area = stats.T
-    small = (area <= max_px) & (x > 0) & (y > 0) & (x + bw < w) & (y + bh < h)
-    small[0] = False
-    out = mask.copy()
-    out[small[lab]] = 1
-    return out
-
-
 def estimate_radius(mask: np.ndarray) -> float | None:
     """The typical disc radius (px) in a piece mask, or None when nothing is there.
 
     The distance transform peaks at about the radius in each disc (a little less
     where a notch comes near the centre, more where packed discs merge).
     """
-    return _peak_radius(mask)
+    dt = cv2.distanceTransform(mask, cv2.DIST_L2, 5)
+    peaks = (dt >= cv2.dilate(dt, np.ones((5, 5), np.uint8))) & (dt >= MIN_PEAK_PX)
+    vals = dt[peaks]
+    if len(vals) < 1:
+        return None
+    return float(np.percentile(vals, 75))
 
 
 def find_discs(grey: np.ndarray, radius: float) -> np.ndarray:

@@ -295,7 +295,8 @@ def _identify(found: list[rims.Disc], touching: list[tuple[int, int, float]],
     placed: dict[int, Placed] = {}
     names = [teams[d.team] for d in found]
     catalogs = {t: _catalog_for(catalog, t) for t in names}
-    evidence = [rims.face_evidence(d.paint) for d in found]
+    evidence = [float(np.clip((d.paint - rims.PAINT_SHARE) / rims.PAINT_SHARE, -1, 1))
+                for d in found]
     free = [d.free_connectors for d in found]
     matches, chosen = identify.identify_pieces(
         free, names, catalogs, evidence,

@@ -37,7 +37,7 @@ import cv2
 import numpy as np
 
 from vision.peltapeeps.colours import FAR, ChromaTable, chroma
-from vision.peltapeeps.discs import TableModel, fill_holes, is_table
+from vision.peltapeeps.discs import TableModel, is_table
 from vision.peltapeeps.geometry import DEFAULT_GEOMETRY, PieceGeometry
 from vision.peltapeeps.zones import Zones, zones
 from vision.srgb import SRGB_TO_LINEAR
@@ -57,23 +57,7 @@ BODY = (0.64, 0.75)  # plain acrylic: outside the paint (0.62 R), inside every c
 BODY_COLUMNS = _zone_columns(BODY)
 NEIGHBOUR_REACH = 2.35  # centres closer than this many radii touch
 PAINT_CONTRAST = 0.30  # colour step of painted marks, against the plain acrylic's brightness
-# Share of the centre with marks: face up. The thinnest marks (a Sleeping PeltaPeep's
-# closed eyes drawn as fine lines) cover 1.5-3 % of the centre; the back of a piece shows
-# none (what shows through the acrylic is too faint to count).
-PAINT_SHARE = 0.012
-PAINT_SURE = 3.0  # paint this many times PAINT_SHARE (or that share of it): surely up (down)
-
-
-def face_evidence(paint: float) -> float:
-    """How surely a disc with ``paint`` (share of its centre painted) is face up: -1
-    (surely down) to 1 (surely up), on a log scale round :data:`PAINT_SHARE`, as the
-    marks' share varies with the style far more than by a fixed amount.
-
-    >>> [round(face_evidence(p), 2) for p in (0.0, 0.004, 0.012, 0.02, 0.036, 0.3)]
-    [-1.0, -1.0, 0.0, 0.46, 1.0, 1.0]
-    """
-    ratio = max(paint, 1e-6) / PAINT_SHARE
-    return float(np.clip(math.log(ratio) / math.log(PAINT_SURE), -1.0, 1.0))
+PAINT_SHARE = 0.06  # share of the centre with marks: face up
 PLAIN_PERCENTILE = 70  # paint covers less of the centre than this: the rest fits the acrylic
 TABLE = -1
 DARK = 0.72  # lightness (cube root) below this share of the disc's: not acrylic
@@ -182,6 +166,20 @@ def label_samples(samples: np.ndarray, gains: np.ndarray, lut: ChromaTable,
     return np.where((dmin < FAR) & ~tab, best, TABLE).astype(np.int16)
 
 
+def _fill_holes(mask: np.ndarray, max_px: int) -> np.ndarray:
+    """``mask`` (uint8 0/1) with enclosed holes of at most ``max_px`` pixels filled."""
+    n, lab, stats, _ = cv2.connectedComponentsWithStats((mask == 0).astype(np.uint8), 4)
+    if n <= 1:
+        return mask
+    h, w = mask.shape
+    x, y, bw, bh, area = stats.T
+    small = (area <= max_px) & (x > 0) & (y > 0) & (x + bw < w) & (y + bh < h)
+    small[0] = False
+    out = mask.copy()
+    out[small[lab]] = 1
+    return out
+
+
 def missed(img_lin: np.ndarray, found: list[Disc], gains: np.ndarray, lut: ChromaTable,
            table: TableModel, radius: float) -> list[Disc]:
     """Discs the circle search missed: team-coloured areas no found disc covers.
@@ -200,7 +198,7 @@ def missed(img_lin: np.ndarray, found: list[Disc], gains: np.ndarray, lut: Chrom
             continue
         mask = ((labels == t) & (cover == 0)).astype(np.uint8)
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-        mask = fill_holes(mask, int(0.6 * math.pi * radius**2))  # painted marks
+        mask = _fill_holes(mask, int(0.6 * math.pi * radius**2))  # painted marks
         if mask.sum() < 1.2 * radius**2:
             continue
         dt = cv2.distanceTransform(mask, cv2.DIST_L2, 5)
