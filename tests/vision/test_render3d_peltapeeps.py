@@ -12,8 +12,8 @@ from companion.rules.peltapeeps.catalog import default_catalog
 from companion.rules.peltapeeps.layout import Placed, connected, contacts
 from companion.rules.peltapeeps.rules import PeltaPeeps, PeltaState
 from vision.render3d.pelta_cache import truth_from_json, truth_to_json
-from vision.render3d.pelta_layout import intrudes, outline_on_table
-from vision.render3d.pelta_shapes import CutGeometry
+from vision.render3d.pelta_layout import clearance, intrudes, outline_on_table, seat_distance
+from vision.render3d.pelta_shapes import CutGeometry, random_geometry
 from vision.render3d.peltapeeps import PeltaSpec3D, render_pelta3d
 
 pytest.importorskip("mitsuba")
@@ -73,7 +73,7 @@ def test_truth_survives_json(scenes) -> None:
 
 
 def test_a_tab_seats_in_a_notch_but_not_against_a_plain_rim() -> None:
-    g = CutGeometry(25.0, 3.0, 7.0, 4.0, 0.5, 0.3, 10.0, 1.0)
+    g = CutGeometry(25.0, 3.0, 7.0, 4.0, 7.5, 4.3, 18.0, 6.0, 1.0)
     e1, e6 = CATALOG.piece("E1"), CATALOG.piece("E6")  # E1: tab at 0; E6: one notch at 0
     a = Placed("red:E1", "red", "E1", 0.0, 0.0, 0.0, True)
     seated = Placed("blue:E6", "blue", "E6", 2.0, 0.0, 180.0, True)  # its notch faces the tab
@@ -84,6 +84,71 @@ def test_a_tab_seats_in_a_notch_but_not_against_a_plain_rim() -> None:
     catalogs = {"red": CATALOG, "blue": CATALOG}
     assert contacts({a.uid: a, seated.uid: seated}, catalogs)[0].kind == "join"
     assert contacts({a.uid: a, rim.uid: rim}, catalogs)[0].kind == "clash"
+
+
+def test_cut_sizes_come_from_the_catalog_and_vary_within_its_ranges() -> None:
+    sizes = CATALOG.sizes
+    drawn = [random_geometry(np.random.default_rng(s), CATALOG) for s in range(200)]
+    for g in drawn:
+        assert sizes.disc_diameter.low <= 2 * g.radius <= sizes.disc_diameter.high
+        for name, size in (("tab_width", sizes.tab_width), ("tab_length", sizes.tab_depth),
+                           ("notch_width", sizes.notch_width), ("notch_depth", sizes.notch_depth),
+                           ("curve_width", sizes.curve_width), ("curve_depth", sizes.curve_depth)):
+            assert size.low - 1e-9 <= getattr(g, name) <= size.high + 1e-9, name
+        assert g.notch_width > g.tab_width and g.notch_depth >= g.tab_length  # it takes the tab
+    widths = [g.curve_width for g in drawn]
+    assert max(widths) - min(widths) > 0.8 * (sizes.curve_width.high - sizes.curve_width.low)
+    # A catalog that states one size (a measured set) gets exactly that size.
+    measured = type(CATALOG.sizes).from_json({"disc": {"diameter": 48.0}})
+    cat = type(CATALOG)(CATALOG.name, CATALOG.pieces, measured)
+    assert random_geometry(np.random.default_rng(1), cat).radius == 24.0
+
+
+def test_a_piece_pushed_in_stops_where_the_cut_outlines_meet() -> None:
+    g = CutGeometry(25.0, 3.0, 8.0, 6.0, 8.6, 6.3, 18.3, 6.0, 1.0)
+    e1, s2, e6 = CATALOG.piece("E1"), CATALOG.piece("S2"), CATALOG.piece("E6")
+    origin = Placed("red:E1", "red", "E1", 0.0, 0.0, 0.0, True)  # tab towards +x
+    fixed = outline_on_table(e1, origin, g)
+    notch = outline_on_table(e6, Placed("b:E6", "b", "E6", 0.0, 0.0, 180.0, True), g)
+    d = seat_distance(fixed, notch, 0.0, 53.0, 40.0)
+    # The tab is 0.3 mm shorter than the notch is deep: the rims beside it stop first.
+    assert 49.6 < d < 50.0 and abs(clearance(fixed, notch + [d, 0])) < 0.05
+    # A curve against a plain rim: its lips rest on the rim, the centres 2 R cos(b) apart.
+    curve = outline_on_table(s2, Placed("b:S2", "b", "S2", 0.0, 0.0, 90.0, True), g)
+    d = seat_distance(fixed, curve, 270.0, 53.0, 40.0)
+    half = math.asin(g.curve_width / 2 / g.radius)
+    assert abs(d - 2 * g.radius * math.cos(half)) < 0.3
+    # A tab against a plain rim overlaps from the start: no seat.
+    rim = outline_on_table(e6, Placed("b:E6", "b", "E6", 0.0, 0.0, 90.0, True), g)
+    assert seat_distance(fixed, rim, 0.0, 50.5, 40.0) is None
+
+
+def test_the_photo_touches_where_the_engine_does(scenes) -> None:
+    """Pieces the engine has in contact touch in the picture, and no others come near;
+    the engine's layout is the photo's with each piece two radii from its neighbours."""
+    from vision.render3d.pelta_layout import APART_MM, OVERLAP_MM, TOUCH_MM
+
+    for seed, scene in zip(SEEDS, scenes, strict=True):
+        g = CutGeometry(**scene.params["geometry"])
+        assert scene.params["geometry"] == random_geometry(
+            np.random.default_rng(seed), CATALOG).to_json()
+        truth = scene.truth
+        engine = {tuple(sorted((c.a, c.b))) for c in contacts(_layout(truth), PeltaPeeps(
+            truth.seats).catalogs)}
+        seen = {}
+        for p in truth.pieces:
+            x, y, rot = scene.params["physical"][p.uid]
+            seen[p.uid] = Placed(p.uid, p.team, p.piece, x, y, rot, p.face_up)
+        shapes = {u: outline_on_table(CATALOG.piece(p.piece), p, g) for u, p in seen.items()}
+        pairs = 0
+        for a in sorted(shapes):
+            for b in sorted(shapes):
+                if a < b:
+                    c = clearance(shapes[a], shapes[b], APART_MM)
+                    assert c > -OVERLAP_MM - 0.05, (a, b, c)
+                    assert (c < TOUCH_MM) == ((a, b) in engine), (seed, a, b, c)
+                    pairs += (a, b) in engine
+        assert pairs >= len(truth.joins)
 
 
 @pytest.mark.slow

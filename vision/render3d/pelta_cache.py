@@ -24,7 +24,7 @@ from vision.render3d.cache import cache_root as shared_root
 from vision.render3d.cache import parse_seeds, parse_size, read_pair, render_missing, write_pair
 from vision.render3d.peltapeeps import PeltaScene3D, PeltaSpec3D, render_pelta3d
 
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2  # 2: cut sizes from the catalog, pieces pushed until they meet
 DEV_SEEDS = range(60000, 61000)
 HELD_OUT_SEEDS = range(70000, 71000)
 

@@ -3,7 +3,8 @@
 As a group would calibrate for PeltaPeeps: on each colour's slot of the printed
 card (:mod:`vision.card_art`) lies a plain disc of that colour's acrylic on the
 large spot and a small offcut of the same sheet on the small spot, under
-near-white light. The path-traced photo goes through the real calibration
+near-white light, the card held where no light glints off the acrylic (a
+user is asked to). The path-traced photo goes through the real calibration
 (:func:`calibration.colour.calibrate_colours`), exactly as ``companion
 calibrate`` treats a real one.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import replace
 from functools import cache
 
 import cv2
@@ -26,9 +28,19 @@ from vision.render3d.lights import random_lights
 from vision.render3d.pelta_shapes import extrude
 from vision.render3d.sensor import develop, random_sensor
 from vision.render3d.textures import card_texture, table_top
-from vision.render3d.tracer import VERTEX_COLOUR, SceneParts, bitmap, mesh, mitsuba, render
+from vision.render3d.tracer import (
+    VERTEX_COLOUR,
+    Light,
+    SceneParts,
+    bitmap,
+    mesh,
+    mitsuba,
+    render,
+)
 
 CARD_SIZE = (1600, 1200)
+GLINT_MARGIN_MM = 40.0  # a light's reflection this far off the card still spreads onto it
+ACRYLIC_ROUGHNESS = (0.02, 0.12)  # as the pieces' faces
 CARD_SPP = 8
 RETAKES = 4
 
@@ -42,6 +54,31 @@ def _disc(cx: float, cy: float, radius: float, thickness: float, colour: np.ndar
     f = np.vstack([s.faces_f, s.edge_f + len(s.faces_v)])
     v[:, 2] += 0.3  # on the card
     return v, f, np.broadcast_to(colour, (len(v), 3))
+
+
+def glint(light: Light, eye: np.ndarray) -> tuple[np.ndarray, float]:
+    """Where on the table (world x, y) ``light`` shows mirrored to a camera at ``eye``, and
+    how far round that point its reflection reaches (mm)."""
+    lx, ly, lz = light.position
+    ez = float(eye[2])
+    t = ez / (ez + lz)  # the mirror point divides eye -> mirrored light at the table
+    point = eye[:2] + t * (np.array([lx, ly]) - eye[:2])
+    return point, light.size / 2 * t + GLINT_MARGIN_MM
+
+
+def _no_glint(light: Light, eye: np.ndarray, corners: np.ndarray) -> Light:
+    """``light`` moved away from the card's centre (along the table) until its reflection in
+    the glossy acrylic misses the card, as a user is asked to hold the card."""
+    world = table_to_world(corners, 0.0)[:, :2]
+    lo, hi = world.min(0), world.max(0)
+    pos = np.array(light.position, float)
+    for _ in range(40):
+        point, reach = glint(replace(light, position=tuple(pos)), eye)
+        if ((point < lo - reach) | (point > hi + reach)).any():
+            break
+        away = pos[:2] if np.hypot(*pos[:2]) > 1 else np.array([1.0, 0.0])
+        pos[:2] = pos[:2] + 150.0 * away / np.hypot(*away)
+    return replace(light, position=tuple(float(v) for v in pos))
 
 
 def render_card(seed: int, colours: Mapping[str, tuple[int, int, int]],
@@ -81,12 +118,14 @@ def render_card(seed: int, colours: Mapping[str, tuple[int, int, int]],
         cs.append(pc)
         off += len(pv)
     shapes["acrylic"] = mesh("acrylic", np.vstack(vs), np.vstack(fs), {
-        # Held so that the light does not glint off it, as a user is asked to: the sheen of
-        # the room's lights is spread thin.
-        "type": "principled", "base_color": VERTEX_COLOUR, "roughness": 0.35, "specular": 0.3},
+        # The same glossy sheet the pieces are cut from (vision.render3d.peltapeeps._acrylic):
+        # a card of hazier plastic would calibrate paler colours than the pieces show.
+        "type": "principled", "base_color": VERTEX_COLOUR,
+        "roughness": float(rng.uniform(*ACRYLIC_ROUGHNESS)), "specular": 0.5},
         colours=np.vstack(cs), smooth=False)
     cam = framing_camera(rng, table_to_world(corners), size, 20.0, (0.6, 0.85))
     lights, ambient, illuminant, _ = random_lights(rng, np.zeros(3), neutral=True)
+    lights = [_no_glint(lt, np.asarray(cam.origin, float), corners) for lt in lights]
     linear, _, _ = render(SceneParts(cam, shapes, lights, ambient), spp, seed)
     sensor = random_sensor(rng, illuminant, 0.8)
     return develop(linear, sensor, cam.focal_px, rng)

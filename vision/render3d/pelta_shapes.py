@@ -3,15 +3,15 @@
 A piece is the catalog's disc extruded to a sheet's thickness. Its outline is
 built from the cutting geometry of one set (:class:`CutGeometry`): the disc's
 radius, the tab's width and length, the notch cut to take that tab with a
-little play, and the Sleeping PeltaPeep's curve, a shallow circular scallop
-wide enough to hold a tab. Every piece of a set is cut with the same geometry;
-sets differ (:func:`random_geometry`).
+little play, and the Sleeping PeltaPeep's curve, a circular scallop through
+its lips and its bottom, all drawn within the catalog's ``sizes_mm``. Every
+piece of a set is cut with the same geometry; sets differ (:func:`random_geometry`).
 
 Local frame: millimetres, the disc's centre at the origin, a connector at
 catalog angle ``a`` pointing along ``(cos a, sin a)``, as the engine's table
 frame has it (x right, y towards the viewer, angles clockwise in a top view).
 
->>> g = CutGeometry(25.0, 3.0, 7.0, 4.0, 0.6, 0.4, 10.0, 1.0)
+>>> g = CutGeometry(25.0, 3.0, 7.0, 4.0, 7.6, 4.4, 18.0, 6.0, 1.0)
 >>> from companion.rules.peltapeeps.catalog import default_catalog
 >>> outline = piece_outline(default_catalog("core").piece("E1"), g)
 >>> round(float(outline[:, 0].max()), 3)  # the tab's end: 4 mm out of the rim
@@ -28,24 +28,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from companion.rules.peltapeeps.catalog import Catalog, Piece
+from companion.rules.peltapeeps.catalog import Catalog, Piece, default_catalog
 
-# The catalog does not give the cutting sizes (its schema names connectors' angles
-# and types only), so a set's sizes are drawn from these ranges, chosen to look like
-# hand-sized laser-cut acrylic discs: a 44-56 mm disc of 3 mm sheet (2.5-4 mm),
-# tabs 5-9 mm wide sticking out 3-6 mm.  A catalog that carries the sizes
-# (``disc_diameter_mm`` on the catalog, ``width_mm`` / ``depth_mm`` on a connector)
-# overrides the range (see :func:`random_geometry`).
-DISC_DIAMETER_MM = (44.0, 56.0)
+# The catalog gives each connector's width and depth and the disc's diameter as
+# ranges (``sizes_mm``, :class:`~companion.rules.peltapeeps.catalog.Sizes`); a set's
+# sizes are drawn within them (see :func:`random_geometry`). What the catalog does not
+# give is drawn from these: the sheet's thickness, and the play a cut leaves a tab.
 THICKNESS_MM = (2.5, 4.0)
-TAB_WIDTH_MM = (5.0, 9.0)
-TAB_LENGTH_MM = (3.0, 6.0)
-NOTCH_PLAY_MM = (0.2, 0.9)  # a notch is this much wider than the tab it takes
-NOTCH_EXTRA_DEPTH_MM = (0.0, 0.5)
-# The curve's lips rest on the other piece's rim, so the centres come closer than two
-# radii by 2R(1 - cos b), b the curve's half-angle: kept under 2.4% of the distance so
-# that a curve join stays within the engine's touching tolerance (8% of a radius).
-CURVE_MAX_SHORTFALL = 0.024
+NOTCH_PLAY_MM = (0.2, 0.9)  # a notch is this much wider than the tab it takes (if it can)
 ARC_STEP_DEG = 2.0
 
 
@@ -54,19 +44,16 @@ class CutGeometry:
     radius: float  # mm
     thickness: float
     tab_width: float
-    tab_length: float
-    notch_play: float  # notch width = tab width + play
-    notch_extra: float  # notch depth = tab length + extra
+    tab_length: float  # how far a tab sticks out of the rim
+    notch_width: float
+    notch_depth: float
     curve_width: float  # chord of the curve's scallop on the rim
+    curve_depth: float  # from the rim to the scallop's bottom
     corner: float  # radius of the tab's (and notch's) rounded corners
 
     @property
-    def notch_width(self) -> float:
-        return self.tab_width + self.notch_play
-
-    @property
-    def notch_depth(self) -> float:
-        return self.tab_length + self.notch_extra
+    def notch_play(self) -> float:
+        return self.notch_width - self.tab_width
 
     @property
     def curve_half_angle(self) -> float:
@@ -74,53 +61,38 @@ class CutGeometry:
         return math.degrees(math.asin(self.curve_width / 2 / self.radius))
 
     @property
-    def curve_depth(self) -> float:
-        """From the rim to the scallop's bottom: deep enough for a tab to sit in it
-        while the lips rest on the tab's piece's rim."""
-        b = math.radians(self.curve_half_angle)
-        return self.tab_length + 2 * self.radius * (1 - math.cos(b)) + 0.4
-
-    def join_distance(self, types: set[str | None]) -> float:
-        """Centre distance (mm) of two pieces joined by these connector types."""
-        if "curve" in types:  # the curve's lips rest on the other rim
-            return 2 * self.radius * math.cos(math.radians(self.curve_half_angle))
-        return 2 * self.radius
+    def reach(self) -> float:
+        """How far (mm) from its centre any part of a piece lies, at most."""
+        return self.radius + self.tab_length
 
     def to_json(self) -> dict:
         return {k: round(v, 3) for k, v in self.__dict__.items()}
 
 
-def _catalog_size(obj: object, names: tuple[str, ...]) -> float | None:
-    for n in names:
-        v = getattr(obj, n, None)
-        if isinstance(v, (int, float)) and v > 0:
-            return float(v)
-    return None
-
-
 def random_geometry(rng: np.random.Generator, catalog: Catalog | None = None) -> CutGeometry:
-    """One set's cutting sizes: drawn from the ranges above, or the catalog's own where it
-    states them (disc diameter; a connector's width and depth)."""
-    diameter = _catalog_size(catalog, ("disc_diameter_mm", "diameter_mm")) if catalog else None
-    radius = (diameter or float(rng.uniform(*DISC_DIAMETER_MM))) / 2
-    width = length = None
-    if catalog is not None:
-        for p in catalog.pieces:
-            for c in p.connectors:
-                if c.type == "tab":
-                    width = width or _catalog_size(c, ("width_mm", "width"))
-                    length = length or _catalog_size(c, ("depth_mm", "length_mm", "depth"))
-    scale = radius / 25.0  # connectors in proportion to the disc
-    width = width or float(rng.uniform(*TAB_WIDTH_MM)) * scale
-    length = length or float(rng.uniform(*TAB_LENGTH_MM)) * scale
-    max_half = math.acos(1 - CURVE_MAX_SHORTFALL)
-    widest = 2 * radius * math.sin(max_half)
-    curve = float(np.clip(width + rng.uniform(1.5, 3.5), width + 1.0, widest))
-    corner = float(rng.uniform(0.3, 0.5)) * width * float(rng.choice([0.3, 1.0]))
-    return CutGeometry(radius, float(rng.uniform(*THICKNESS_MM)), width, length,
-                       float(rng.uniform(*NOTCH_PLAY_MM)),
-                       float(rng.uniform(*NOTCH_EXTRA_DEPTH_MM)),
-                       curve, min(corner, width / 2 - 0.05))
+    """One set's cutting sizes, each drawn within the catalog's range (``sizes_mm``; the
+    shipped sizes when no catalog is given): the disc's diameter, the tab's width and
+    length, the notch's and the curve's width and depth. A notch takes the set's tab:
+    it is at least as deep, and wider by some play where the ranges leave room."""
+    sizes = (catalog or default_catalog()).sizes
+
+    def draw(size, lo: float | None = None, hi: float | None = None) -> float:
+        a = size.low if lo is None else min(max(size.low, lo), size.high)
+        b = size.high if hi is None else max(min(size.high, hi), a)
+        return float(rng.uniform(a, b)) if b > a else float(a)
+
+    radius = draw(sizes.disc_diameter) / 2
+    play = float(rng.uniform(*NOTCH_PLAY_MM))
+    tab_width = draw(sizes.tab_width, hi=sizes.notch_width.high - play)
+    notch_width = draw(sizes.notch_width, lo=tab_width + play)
+    tab_length = draw(sizes.tab_depth, hi=sizes.notch_depth.high)
+    notch_depth = draw(sizes.notch_depth, lo=tab_length)
+    curve_width = draw(sizes.curve_width)
+    curve_depth = draw(sizes.curve_depth)
+    corner = float(rng.uniform(0.3, 0.5)) * tab_width * float(rng.choice([0.3, 1.0]))
+    return CutGeometry(radius, float(rng.uniform(*THICKNESS_MM)), tab_width, tab_length,
+                       notch_width, notch_depth, curve_width, curve_depth,
+                       min(corner, tab_width / 2 - 0.05))
 
 
 def _rounded_u(x_rim: float, x_end: float, half: float, corner: float, outward: bool

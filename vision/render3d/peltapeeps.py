@@ -2,15 +2,15 @@
 
 Where :mod:`vision.render.peltapeeps` composites sprites, this one cuts each
 piece from the catalog's connectors as a solid (:mod:`pelta_shapes`: a disc
-of 44-56 mm with tabs, notches and curves of one set's sizes, extruded to a
-2.5-4 mm sheet), lays a legal layout by seating those solids against each
-other (:mod:`pelta_layout`), paints faces in one of several styles
-(:mod:`pelta_paint`), and path-traces the table: glossy, sometimes translucent
-coloured acrylic with laser-cut edges, a warm lamp placed so that it often
-glints off the pieces, perhaps a second light, a wood, cloth, plain light,
-dark or patterned table, a camera tilted 0-25 degrees. The camera model of
-:mod:`vision.render3d.sensor` then adds white balance, defocus, motion blur,
-lens distortion, noise and JPEG.
+with tabs, notches and curves of one set's sizes, each drawn within the
+catalog's ``sizes_mm``, extruded to a 2.5-4 mm sheet), lays a legal layout by
+seating those solids against each other (:mod:`pelta_layout`), paints faces in
+one of several styles (:mod:`pelta_paint`), and path-traces the table: glossy,
+sometimes translucent coloured acrylic with laser-cut edges, a warm lamp
+placed so that it often glints off the pieces, perhaps a second light, a wood,
+cloth, plain light, dark or patterned table, a camera tilted 0-25 degrees. The
+camera model of :mod:`vision.render3d.sensor` then adds white balance,
+defocus, motion blur, lens distortion, noise and JPEG.
 
 Path tracing 12 megapixels on one thread is too slow for a benchmark's worth
 of frames (about 75 s of one core at 4 samples a pixel), so the tracer renders
@@ -39,6 +39,7 @@ from vision.render.peltapeeps import Truth, TruthPiece
 from vision.render3d.camera import Camera3D, framing_camera, table_to_world
 from vision.render3d.colours import kelvin_rgb, srgb_to_linear
 from vision.render3d.game import out_of_view
+from vision.render3d.pelta_card import ACRYLIC_ROUGHNESS
 from vision.render3d.pelta_layout import grow, jittered, outline_on_table, score, seats_for
 from vision.render3d.pelta_paint import FaceStyle, face, random_style
 from vision.render3d.pelta_shapes import CutGeometry, extrude, polygon_area, random_geometry
@@ -228,7 +229,7 @@ def _paint_bsdf(style: FaceStyle, rng: np.random.Generator) -> dict:
 def _acrylic(rng: np.random.Generator) -> tuple[dict, dict]:
     trans = float(rng.choice([0.0, rng.uniform(0.05, 0.35)]))
     faces = {"type": "principled", "base_color": VERTEX_COLOUR,
-             "roughness": float(rng.uniform(0.02, 0.12)), "specular": 0.5,
+             "roughness": float(rng.uniform(*ACRYLIC_ROUGHNESS)), "specular": 0.5,
              "spec_trans": trans}
     edges = {"type": "principled", "base_color": VERTEX_COLOUR,
              "roughness": float(rng.uniform(0.25, 0.5)), "specular": 0.4}
@@ -239,12 +240,14 @@ def _project(cam: Camera3D, sensor, pts_world: np.ndarray) -> np.ndarray:
     return distort_px(cam.project(pts_world), cam.size, sensor.k1, sensor.k2, cam.focal_px)
 
 
-def _truth_pieces(layout: dict[str, Placed], g: CutGeometry, cam: Camera3D, sensor
-                  ) -> list[TruthPiece]:
+def _truth_pieces(layout: dict[str, Placed], physical: dict[str, Placed], g: CutGeometry,
+                  cam: Camera3D, sensor) -> list[TruthPiece]:
+    """Each piece: its pose in the engine's layout, its centre and radius in the photo."""
     out = []
     a = np.radians(np.arange(0, 360, 10))
     for p in sorted(layout.values(), key=lambda q: q.uid):
-        c = np.array([p.x, p.y]) * g.radius
+        seen = physical[p.uid]
+        c = np.array([seen.x, seen.y]) * g.radius
         rim = c + g.radius * np.stack([np.cos(a), np.sin(a)], -1)
         px = _project(cam, sensor, table_to_world(np.vstack([c, rim]), g.thickness))
         centre = px[0]
@@ -281,12 +284,12 @@ def render_pelta3d(seed: int, spec: PeltaSpec3D | None = None, picture: bool = T
     seats = seats_for(rng, teams)
     grown = grow(rng, catalog, g, seats, int(rng.integers(spec.per_team[0],
                                                           spec.per_team[1] + 1)))
-    layout = jittered(rng, grown, catalog, g)
+    layout, physical = jittered(rng, grown, catalog, g)
     sheet, joins = score(seats, layout)
     colours = {t: srgb_to_linear(ACRYLIC[t]) for t in teams}
 
     outline = np.vstack([outline_on_table(catalog.piece(p.piece), p, g)
-                         for p in layout.values()])
+                         for p in physical.values()])
     cam = framing_camera(rng, table_to_world(outline, g.thickness), spec.size,
                          spec.max_tilt_deg, spec.fill)
     centre = table_to_world(outline.mean(0)[None], 0.0)[0]
@@ -301,7 +304,7 @@ def render_pelta3d(seed: int, spec: PeltaSpec3D | None = None, picture: bool = T
     render_seed = int(rng.integers(2 ** 31))
     frame = np.zeros((spec.size[1], spec.size[0], 3), np.uint8)
     if picture:
-        parts = piece_meshes(catalog, g, style, layout, colours, shades)
+        parts = piece_meshes(catalog, g, style, physical, colours, shades)
         mi = mitsuba()
         tex = bitmap(top.image, 4000.0 / top.size_mm)
         table_bsdf = {"type": "roughplastic", "diffuse_reflectance": tex,
@@ -327,13 +330,17 @@ def render_pelta3d(seed: int, spec: PeltaSpec3D | None = None, picture: bool = T
         linear = np.square(cv2.bilateralFilter(root, 5, 0.06, 2.0))
         linear = cv2.resize(linear, (w, h), interpolation=cv2.INTER_CUBIC)
         frame = develop(np.clip(linear, 0, None), sensor, cam.focal_px, rng)
-    truth = Truth(_truth_pieces(layout, g, cam, sensor), [tuple(j) for j in joins],
+    truth = Truth(_truth_pieces(layout, physical, g, cam, sensor), [tuple(j) for j in joins],
                   [tuple(s) for s in seats], sheet,
                   _homography(cam, sensor, outline.mean(0)), kelvin, round(cam.tilt_deg, 2),
                   {t: ACRYLIC[t] for t in teams})
     params = {"geometry": g.to_json(), "style": style.to_json(), "table": top.kind,
               "lights": [lt.kind for lt in lights], "glare_lamp": glare,
               "tilt_deg": round(cam.tilt_deg, 2), "spp": spec.spp,
+              # where each piece lies in the photo (disc radii, degrees): the engine's
+              # layout (the truth) has every contact at exactly two radii
+              "physical": {u: [round(p.x, 5), round(p.y, 5), round(p.rotation, 3)]
+                           for u, p in sorted(physical.items())},
               "render_scale": spec.render_scale, "sensor": sensor.to_json(),
               "render_s": round(time.perf_counter() - t0, 2) if picture else None}
     return PeltaScene3D(frame, truth, {t: ACRYLIC[t] for t in teams}, params)
