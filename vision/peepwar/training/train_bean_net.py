@@ -251,14 +251,18 @@ def _loss(torch, out, heat, off, at, keep):
     return (pos_loss + neg_loss) / n + off_loss
 
 
-def _distil_loss(torch, out, teacher_heat, weight):
+def _distil_loss(torch, out, teacher_heat, weight, peak_weight: float = 0.0):
     """How far the heat logits ``out[:, 0]`` stray from the teacher's heat (probabilities),
     per window weighted by ``weight`` (1 for a 2D window, 0 otherwise): cross-entropy less
-    the teacher's own entropy, summed (0 where the two agree)."""
+    the teacher's own entropy, summed (0 where the two agree). Where the teacher's heat is
+    over DOUBT_LOW (its peaks, a cool greyish bean's among them: few pixels among many of
+    bare table) each pixel counts ``1 + peak_weight`` times."""
     q = teacher_heat.clamp(1e-4, 1 - 1e-4)
     logp = torch.nn.functional.logsigmoid(out[:, 0])
     log1p = torch.nn.functional.logsigmoid(-out[:, 0])
     kl = q * (torch.log(q) - logp) + (1 - q) * (torch.log(1 - q) - log1p)
+    if peak_weight:
+        kl = kl * (1.0 + peak_weight * (teacher_heat > bean_net.DOUBT_LOW).float())
     return (kl * weight[:, None, None]).sum()
 
 
@@ -338,6 +342,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--distil", type=float, default=0.0,
                     help="with --init: weight of the 2D windows' distance to the --init net's "
                          "heat (0: none)")
+    ap.add_argument("--distil-peaks", type=float, default=0.0,
+                    help="extra weight of the distance where the teacher's heat is over "
+                         "bean_net.DOUBT_LOW (its peaks)")
     ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--lr", type=float, default=3e-3)
@@ -405,7 +412,7 @@ def main(argv: list[str] | None = None) -> int:
                     q = torch.sigmoid(teacher(x)[:, 0])
                 n = max(float((heat >= 1.0).sum()), 1.0)  # scaled as the focal loss is
                 loss = loss + args.distil * _distil_loss(
-                    torch, out, q, torch.from_numpy(is2d[idx])) / n
+                    torch, out, q, torch.from_numpy(is2d[idx]), args.distil_peaks) / n
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -422,8 +429,10 @@ def main(argv: list[str] | None = None) -> int:
                       f"({time.time() - t_ep:.0f} s)", flush=True)
         # Each epoch's weights beside the data, so a stopped run can be looked at; the
         # model is exported only at the end, never half-trained.
-        torch.save(model.state_dict(), Path(args.data) / "bean_net.pt")
-        export(model, Path(args.data) / "bean_net_last_epoch.onnx")
+        # Named after --out, so that runs sharing the samples keep their own.
+        stem = Path(args.out).stem
+        torch.save(model.state_dict(), Path(args.data) / f"{stem}.pt")
+        export(model, Path(args.data) / f"{stem}_epoch{epoch}.onnx")
     export(model, Path(args.out))
     calibration = train_files[:SCENES] + [f for f in train3d if f.stem.endswith("_0")]
     quantise(Path(args.out), Path(args.quantised_out), calibration_windows(calibration))
