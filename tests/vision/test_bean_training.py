@@ -222,3 +222,43 @@ def test_randomised_looks_keep_the_frame_and_change_only_what_a_camera_would(see
     a, b = frame.astype(float).ravel(), out.astype(float).ravel()
     assert np.corrcoef(a, b)[0, 1] > 0.9
     assert out[45:75, 55:105, 2].mean() > out[45:75, 55:105, 0].mean() + 60  # still red
+
+
+def test_distilling_counts_only_a_2d_windows_distance_from_the_teacher():
+    """The distillation term is nothing where the net answers as its teacher does, grows as
+    the heat strays either way, and counts only the windows it is told to (the 2D ones)."""
+    torch = pytest.importorskip("torch")
+    from vision.peepwar.training.train_bean_net import _distil_loss
+
+    rng = np.random.default_rng(0)
+    teacher = torch.from_numpy(rng.uniform(0.01, 0.99, (2, 6, 6)).astype(np.float32))
+    logits = torch.log(teacher / (1 - teacher))
+    out = torch.zeros(2, 3, 6, 6)
+    both = torch.ones(2)
+    out[:, 0] = logits
+    assert abs(float(_distil_loss(torch, out, teacher, both))) < 1e-4
+    cooler, hotter = out.clone(), out.clone()
+    cooler[0, 0, 2, 2] -= 2.0
+    hotter[0, 0, 2, 2] += 2.0
+    for strayed in (cooler, hotter):
+        assert float(_distil_loss(torch, strayed, teacher, both)) > 0.05
+        assert abs(float(_distil_loss(torch, strayed, teacher, torch.tensor([0.0, 1.0])))) < 1e-4
+
+
+def test_distilling_weighs_the_teachers_peaks_more_when_asked():
+    """The same stray costs ``1 + peak_weight`` times as much at a pixel the teacher holds
+    over DOUBT_LOW (a peak) as without the weight, and no more off the peaks."""
+    torch = pytest.importorskip("torch")
+    from vision.peepwar.training.train_bean_net import _distil_loss
+
+    teacher = torch.full((1, 4, 4), 0.02)
+    teacher[0, 1, 1] = 0.6  # a cool peak, as a greyish bean's
+    out = torch.zeros(1, 3, 4, 4)
+    out[:, 0] = torch.log(teacher / (1 - teacher))
+    one = torch.ones(1)
+    for y, x, factor in ((1, 1, 5.0), (3, 3, 1.0)):
+        strayed = out.clone()
+        strayed[0, 0, y, x] -= 1.5
+        plain = float(_distil_loss(torch, strayed, teacher, one))
+        weighed = float(_distil_loss(torch, strayed, teacher, one, peak_weight=4.0))
+        assert plain > 0.001 and weighed == pytest.approx(factor * plain, rel=1e-4)

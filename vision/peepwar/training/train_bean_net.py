@@ -16,7 +16,14 @@ each true centre, L1 on the offsets at the centres). Windows of 96 x 96 input
 pixels are cut round true beans and pieces (and anywhere on the tiles, a few),
 turned and mirrored at random; half are blanked beyond a random box, as the reader
 crops its input round each region of pieces. The last ``--val`` scenes (by seed) are held out
-and scored each epoch: beans found within 4 mm of a true centre.
+and scored each epoch: beans found within 4 mm of a true centre, and the mean heat of the
+peaks found on them (how sure the net is: the reader flags a bean under 0.7 as doubtful).
+
+Fine-tuning a shipped net on both generators (``--init`` with ``--data3d``), ``--distil``
+keeps it to its teacher (the ``--init`` net) on the 2D windows: their loss also counts how far
+the heat strays from the teacher's (binary cross-entropy less the teacher's own entropy),
+so what is learnt from the path-traced frames does not cool the peaks on the 2D tables the
+teacher already reads well.
 """
 
 from __future__ import annotations
@@ -244,13 +251,30 @@ def _loss(torch, out, heat, off, at, keep):
     return (pos_loss + neg_loss) / n + off_loss
 
 
+def _distil_loss(torch, out, teacher_heat, weight, peak_weight: float = 0.0):
+    """How far the heat logits ``out[:, 0]`` stray from the teacher's heat (probabilities),
+    per window weighted by ``weight`` (1 for a 2D window, 0 otherwise): cross-entropy less
+    the teacher's own entropy, summed (0 where the two agree). Where the teacher's heat is
+    over DOUBT_LOW (its peaks, a cool greyish bean's among them: few pixels among many of
+    bare table) each pixel counts ``1 + peak_weight`` times."""
+    q = teacher_heat.clamp(1e-4, 1 - 1e-4)
+    logp = torch.nn.functional.logsigmoid(out[:, 0])
+    log1p = torch.nn.functional.logsigmoid(-out[:, 0])
+    kl = q * (torch.log(q) - logp) + (1 - q) * (torch.log(1 - q) - log1p)
+    if peak_weight:
+        kl = kl * (1.0 + peak_weight * (teacher_heat > bean_net.DOUBT_LOW).float())
+    return (kl * weight[:, None, None]).sum()
+
+
 def evaluate(model, files: list[Path]) -> tuple[float, float, dict[float, tuple[int, int, int]]]:
     """Whole held-out scenes through the net: recall and precision at bean_net.THRESHOLD,
-    and (found, missed, extra) at several thresholds."""
+    (found, missed, extra) at several thresholds, and under the key ``"heat"`` the mean
+    heat of the peaks over the threshold that match a true bean."""
     import torch
 
     model.eval()
     tallies = {t: [0, 0, 0] for t in (0.3, 0.4, 0.5, 0.6)}
+    heats: list[float] = []
     with torch.no_grad():
         for f in files:
             with np.load(f) as d:
@@ -271,12 +295,16 @@ def evaluate(model, files: list[Path]) -> tuple[float, float, dict[float, tuple[
                     if bi >= 0:
                         used[bi] = True
                         tally[0] += 1
+                        if t == bean_net.THRESHOLD:
+                            heats.append(got[bi].heat)
                     else:
                         tally[1] += 1
                 tally[2] += int((~used).sum())
     model.train()
     f, m, e = tallies[bean_net.THRESHOLD]
-    return f / max(f + m, 1), f / max(f + e, 1), {k: tuple(v) for k, v in tallies.items()}
+    out = {k: tuple(v) for k, v in tallies.items()}
+    out["heat"] = round(float(np.mean(heats)), 4) if heats else 0.0
+    return f / max(f + m, 1), f / max(f + e, 1), out
 
 
 def _at(mask: np.ndarray, x: float, y: float) -> bool:
@@ -311,6 +339,12 @@ def main(argv: list[str] | None = None) -> int:
                     help="windows cut from each 3D sample (each frame gives several looks)")
     ap.add_argument("--init", help="a float net (.onnx) to start from instead of at random; "
                                    "trained on without batch norms")
+    ap.add_argument("--distil", type=float, default=0.0,
+                    help="with --init: weight of the 2D windows' distance to the --init net's "
+                         "heat (0: none)")
+    ap.add_argument("--distil-peaks", type=float, default=0.0,
+                    help="extra weight of the distance where the teacher's heat is over "
+                         "bean_net.DOUBT_LOW (its peaks)")
     ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--lr", type=float, default=3e-3)
@@ -333,13 +367,28 @@ def main(argv: list[str] | None = None) -> int:
     win, ign, cent = load_windows(train_files, args.per_scene, args.seed)
     print(f"{len(win)} windows from {len(train_files)} scenes in {time.time() - t0:.0f} s; "
           f"{len(val_files)} scenes held out", flush=True)
+    is2d = np.ones(len(win), np.float32)
     train3d, val3d = split(Path(args.data3d), args.val3d) if args.data3d else ([], [])
     if train3d:
         w3, i3, c3 = load_windows(train3d, args.per_scene3d, args.seed + 2)
         print(f"{len(w3)} windows from {len(train3d)} 3D samples; {len(val3d)} 3D frames "
               f"held out", flush=True)
         win, ign, cent = np.concatenate([win, w3]), np.concatenate([ign, i3]), cent + c3
+        is2d = np.concatenate([is2d, np.zeros(len(w3), np.float32)])
+    if args.distil and not args.init:
+        ap.error("--distil needs --init (the net distilled from)")
     model = load_onnx(Path(args.init)) if args.init else build_model()
+    teacher = None
+    if args.distil:
+        teacher = load_onnx(Path(args.init)).eval()
+        for p in teacher.parameters():
+            p.requires_grad_(False)
+    if args.init:
+        for name, held in (("2D", val_files), ("3D", val3d)):
+            if held:
+                recall, precision, tallies = evaluate(model, held)
+                print(f"before: {name} held out recall {recall:.4f} precision {precision:.4f} "
+                      f"{tallies}", flush=True)
     steps = args.epochs * (len(win) // args.batch)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps,
@@ -358,11 +407,17 @@ def main(argv: list[str] | None = None) -> int:
             out = model(x)
             loss = _loss(torch, out, torch.from_numpy(heat), torch.from_numpy(off),
                          torch.from_numpy(at), torch.from_numpy(keep.astype(np.float32)))
+            if teacher is not None and is2d[idx].any():
+                with torch.no_grad():
+                    q = torch.sigmoid(teacher(x)[:, 0])
+                n = max(float((heat >= 1.0).sum()), 1.0)  # scaled as the focal loss is
+                loss = loss + args.distil * _distil_loss(
+                    torch, out, q, torch.from_numpy(is2d[idx]), args.distil_peaks) / n
             opt.zero_grad()
             loss.backward()
             opt.step()
             sched.step()
-            total += float(loss)
+            total += float(loss.detach())
             if b % 200 == 0:
                 print(f"epoch {epoch} batch {b} loss {total / (b + 1):.4f} "
                       f"({time.time() - t_ep:.0f} s)", flush=True)
@@ -374,8 +429,10 @@ def main(argv: list[str] | None = None) -> int:
                       f"({time.time() - t_ep:.0f} s)", flush=True)
         # Each epoch's weights beside the data, so a stopped run can be looked at; the
         # model is exported only at the end, never half-trained.
-        torch.save(model.state_dict(), Path(args.data) / "bean_net.pt")
-        export(model, Path(args.data) / "bean_net_last_epoch.onnx")
+        # Named after --out, so that runs sharing the samples keep their own.
+        stem = Path(args.out).stem
+        torch.save(model.state_dict(), Path(args.data) / f"{stem}.pt")
+        export(model, Path(args.data) / f"{stem}_epoch{epoch}.onnx")
     export(model, Path(args.out))
     calibration = train_files[:SCENES] + [f for f in train3d if f.stem.endswith("_0")]
     quantise(Path(args.out), Path(args.quantised_out), calibration_windows(calibration))
