@@ -15,7 +15,7 @@ import numpy as np
 from vision.srgb import SRGB_TO_LINEAR, to_linear, to_srgb
 
 __all__ = ["SRGB_TO_LINEAR", "to_linear", "to_srgb", "temperature_gains", "gradient_field",
-           "soft_mask", "blackbody_bgr"]
+           "soft_mask", "blackbody_bgr", "develop_frame"]
 
 def blackbody_bgr(kelvin: float) -> np.ndarray:
     """Approximate linear BGR of a black body at ``kelvin`` (Tanner Helland's fit), max 1."""
@@ -70,3 +70,23 @@ def soft_mask(mask: np.ndarray, sigma_px: float) -> np.ndarray:
     if sigma_px > 0.3:
         m = cv2.GaussianBlur(m, (0, 0), sigma_px)
     return m
+
+
+def develop_frame(frame: np.ndarray, rng: np.random.Generator, kelvin: float,
+                  noise_rng: np.random.Generator | None = None) -> np.ndarray:
+    """A linear-light frame as a cheap camera gives it: a brightness gradient, the lamp's
+    colour and exposure, sRGB, some defocus, sensor noise (drawn from ``noise_rng`` when
+    given) and JPEG. ``frame`` (float) is scaled in place."""
+    size = (frame.shape[1], frame.shape[0])
+    field_ = gradient_field(rng, size, rng.uniform(0.0, 0.2))
+    gains = temperature_gains(kelvin)
+    frame *= field_[:, :, None] * (gains / gains.max())[None, None, :] * rng.uniform(0.8, 1.1)
+    image = to_srgb(frame)
+    sigma = rng.uniform(0.0, 1.0)
+    if sigma > 0.3:
+        image = cv2.GaussianBlur(image, (0, 0), sigma)
+    noise = (noise_rng or rng).standard_normal(image.shape, dtype=np.float32) * rng.uniform(
+        0.5, 3.0)
+    image = cv2.add(image, noise, dtype=cv2.CV_8U)
+    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(70, 95))])
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else image

@@ -39,7 +39,7 @@ from vision.peloponnesian.layout import (
 )
 from vision.render.camera import random_camera
 from vision.render.layers import random_hand, table_texture
-from vision.render.light import gradient_field, temperature_gains, to_linear, to_srgb
+from vision.render.light import develop_frame, to_linear
 from vision.render.petri import _blur_small
 from vision.render.sprites import light_direction
 
@@ -215,17 +215,7 @@ def render_table(table: Mapping[str, Any], seed: int, lay: MapLayout | None = No
     to_table = to_table @ np.array([[1, 0, 0.5], [0, 1, 0.5], [0, 0, 1]])
     frame = cv2.warpPerspective(world, hom @ to_table, size, flags=cv2.INTER_LINEAR,
                                 borderMode=cv2.BORDER_REPLICATE)
-    field_ = gradient_field(rng, size, rng.uniform(0.0, 0.2))
-    gains = temperature_gains(kelvin)
-    frame *= field_[:, :, None] * (gains / gains.max())[None, None, :] * rng.uniform(0.8, 1.1)
-    image = to_srgb(frame)
-    sigma = rng.uniform(0.0, 1.0)
-    if sigma > 0.3:
-        image = cv2.GaussianBlur(image, (0, 0), sigma)
-    noise = rng.standard_normal(image.shape, dtype=np.float32) * rng.uniform(0.5, 3.0)
-    image = cv2.add(image, noise, dtype=cv2.CV_8U)
-    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(70, 95))])
-    image = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else image
+    image = develop_frame(frame, rng, kelvin)
     sheet_to_table = np.array([[1, 0, -half[0]], [0, 1, -half[1]], [0, 0, 1]])
     return PeloFrame(image, {a: v for a, v in counters.items() if any(v.values())},
                      {a: v for a, v in chits.items() if v}, covered, cam.tilt_deg,

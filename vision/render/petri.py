@@ -31,7 +31,7 @@ from vision.render.camera import random_camera
 from vision.render.card_scene import render_card_scene
 from vision.render.cutouts import Cutout
 from vision.render.layers import random_hand
-from vision.render.light import gradient_field, temperature_gains, to_linear, to_srgb
+from vision.render.light import develop_frame, to_linear
 from vision.render.palette import FAMILIES, linear_bgr
 from vision.render.sprites import light_direction
 
@@ -323,17 +323,7 @@ def render_petri(seed: int, style: str | None = None, players: int | None = None
                       [0, 0, 1]])
     frame = cv2.warpPerspective(world, hom @ to_mm, size, flags=cv2.INTER_LINEAR,
                                 borderMode=cv2.BORDER_REPLICATE)
-    field_ = gradient_field(rng, size, rng.uniform(0.0, 0.2))
-    gains = temperature_gains(kelvin)
-    frame *= field_[:, :, None] * (gains / gains.max())[None, None, :] * rng.uniform(0.8, 1.1)
-    image = to_srgb(frame)
-    sigma = rng.uniform(0.0, 1.0)
-    if sigma > 0.3:
-        image = cv2.GaussianBlur(image, (0, 0), sigma)
-    noise = prng.standard_normal(image.shape, dtype=np.float32) * rng.uniform(0.5, 3.0)
-    image = cv2.add(image, noise, dtype=cv2.CV_8U)
-    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(70, 95))])
-    image = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else image
+    image = develop_frame(frame, rng, kelvin, noise_rng=prng)
     return PetriFrame(image, style, pitch, homes, pieces, occluded, touched,
                       cam.tilt_deg, hom)
 
