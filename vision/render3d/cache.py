@@ -127,6 +127,15 @@ def parse_seeds(text: str) -> range:
         raise ValueError(f"{text!r} is not a seed range: write e.g. 50000-50499") from None
 
 
+def seeds_and_size(args: argparse.Namespace) -> tuple[range, tuple[int, int]] | None:
+    """A cache command's ``--seeds`` and ``--size``; None, with one line on stderr, if bad."""
+    try:
+        return parse_seeds(args.seeds), parse_size(args.size)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return None
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Render missing 3D scenes into the cache.")
     ap.add_argument("--seeds", required=True, help="inclusive range, e.g. 50000-50499")
@@ -135,12 +144,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--truth-only", action="store_true",
                     help="derive the truth of frames already cached again; render nothing")
     args = ap.parse_args(argv)
-    try:
-        seeds = parse_seeds(args.seeds)
-        w, h = parse_size(args.size)
-    except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
+    got = seeds_and_size(args)
+    if got is None:
         return 2
+    seeds, (w, h) = got
     spec = Spec3D(size=(w, h), spp=args.spp)
     if args.truth_only:
         n = sum(refresh_truth(seed, spec) for seed in seeds)

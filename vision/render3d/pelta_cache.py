@@ -21,7 +21,7 @@ import numpy as np
 
 from vision.render.peltapeeps import Truth, TruthPiece
 from vision.render3d.cache import cache_root as shared_root
-from vision.render3d.cache import parse_seeds, parse_size, read_pair, render_missing, write_pair
+from vision.render3d.cache import read_pair, render_missing, seeds_and_size, write_pair
 from vision.render3d.peltapeeps import PeltaScene3D, PeltaSpec3D, render_pelta3d
 
 GENERATOR_VERSION = 2  # 2: cut sizes from the catalog, pieces pushed until they meet
@@ -92,12 +92,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scale", type=float, default=PeltaSpec3D().render_scale,
                     help="share of the width and height the tracer renders (then enlarged)")
     args = ap.parse_args(argv)
-    try:
-        seeds = parse_seeds(args.seeds)
-        w, h = parse_size(args.size)
-    except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
+    got = seeds_and_size(args)
+    if got is None:
         return 2
+    seeds, (w, h) = got
     spec = PeltaSpec3D(size=(w, h), spp=args.spp, render_scale=args.scale)
     render_missing(seeds, lambda seed, render=True: cached_pelta(seed, spec, render), "photos",
                    scene_dir(spec))
