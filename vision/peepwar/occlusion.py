@@ -31,6 +31,7 @@ import numpy as np
 
 from calibration.colour import features
 from companion.rules.peepwar.board import ACROSS_FLATS_MM
+from vision.peepwar import print_seen
 from vision.peepwar.mask_shapes import (
     close_by_distance,
     disk,
@@ -59,6 +60,10 @@ REACH_MIN_OUTLINE_MM = 40.0
 REACH_PAST_MM = (20.0, 35.0)  # ... and shows its colour this far past the edge ...
 REACH_SHARE = 0.48  # ... at this share of the points sampled there: an arm reaching in
 REACH_SAMPLES = 16
+# Followed along, an arm's colour drifts further from where it crosses the edge (it turns
+# from the lamp) than a few points just past the edge do.
+REACH_FLOOD_SAME = 45.0
+FINGER_HALF_MM = 6.0  # what goes on past the edge is this thick at least (12 mm across)
 REACH_COLOUR_SAME = 30.0  # BGR distance within which the frame shows the same colour
 REACH_COLOUR_APART = 40.0  # the region must differ from the table by this much
 TABLE_PAST_MM = 25.0
@@ -82,6 +87,9 @@ HIDDEN_MIN_MM2 = 40.0  # this much solid print hidden together ...
 HIDDEN_THICK_MM = 8.0  # ... this far from its edge (16 mm across: a finger) is under a hand
 HIDDEN_JOIN_MM = 6.0  # hidden print this close together is one patch
 HIDDEN_GROW_MM = 8.0  # a hand reaches this far past the print it hides
+# A patch of hidden print whose pattern still shows (vision.peepwar.print_seen) at this
+# share of its pixels is seen through glare or blur, not under a hand.
+GLARE_SHARE = 0.7
 
 
 def find_occluders(mosaic: Mosaic, px: PixelClasses, egg: np.ndarray) -> np.ndarray:
@@ -228,8 +236,9 @@ class _Occlusion:
             # table's, at most points that tell.
             near = (np.linalg.norm(there - colour, axis=1) < min(REACH_COLOUR_SAME, apart / 2))
             near, told = near.reshape(len(pasts), n), told.reshape(len(pasts), n)
-            if (told.sum(axis=1) < n // 2).any() or \
-                    ((near & told).sum(axis=1) < REACH_SHARE * told.sum(axis=1)).any():
+            if ((told.sum(axis=1) < n // 2).any()
+                    or ((near & told).sum(axis=1) < REACH_SHARE * told.sum(axis=1)).any()) \
+                    and not self._goes_on_in_frame(edge, colour, apart, board):
                 continue
             x, y, w, h = cv2.boundingRect(c)
             one = np.zeros((h, w), np.uint8)
@@ -237,6 +246,62 @@ class _Occlusion:
             one &= fg[y:y + h, x:x + w]
             if self.mm2(cv2.countNonZero(one)) >= REACH_MIN_MM2:
                 self._occlude_hand(one, x, y, core=one & touch[y:y + h, x:x + w])
+
+    def _goes_on_in_frame(self, edge: np.ndarray, colour: np.ndarray, apart: float,
+                          board: np.ndarray) -> bool:
+        """Does what touches the board's edge at mosaic points ``edge`` go on, in its own
+        ``colour`` (``apart`` from the table's), over the table in the frame: one piece of
+        that colour, a finger thick, joined to those points and reaching REACH_PAST_MM[1]
+        from the board? Rays straight out from the tile's centre (the first test) miss an
+        arm that crosses the edge aslant or in a corner between tiles; this follows the
+        arm wherever it goes. ``board``: the tiles with the gaps between them (mosaic)."""
+        s = self.s
+        fh, fw = self.m.frame.shape[:2]
+        at = self.m.to_frame(edge)
+        # Frame pixels per mm at the edge, along the table's axes; the larger one, so that
+        # a reach is never overstated where the view foreshortens it.
+        step = max(float(np.median(np.linalg.norm(self.m.to_frame(edge + d) - at, axis=1)))
+                   for d in ((10 * s, 0.0), (0.0, 10 * s))) / 10.0
+        if not np.isfinite(step) or step <= 0:
+            return False
+        grow = (REACH_PAST_MM[1] + 10.0) * step
+        x0, y0 = np.floor(at.min(axis=0) - grow).astype(int)
+        x1, y1 = np.ceil(at.max(axis=0) + grow).astype(int)
+        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, fw), min(y1, fh)
+        if x1 - x0 < 3 or y1 - y0 < 3:
+            return False
+        roi = self.m.frame[y0:y1, x0:x1, :3].astype(np.float32)
+        same = (np.linalg.norm(roi - colour.astype(np.float32), axis=2)
+                < min(REACH_FLOOD_SAME, apart / 2)).view(np.uint8)
+        on_board = self._board_in_frame(board, (x0, y0, x1, y1))
+        same &= 1 - on_board
+        # Flecks of the table's own grain in that colour are thinner than a finger.
+        same = cv2.morphologyEx(same, cv2.MORPH_OPEN, disk(2.0 * step))
+        seeds = np.zeros_like(same)
+        for px, py in np.round(at - (x0, y0)).astype(int):
+            cv2.circle(seeds, (int(px), int(py)), max(1, int(round(4.0 * step))), 1, -1)
+        n, cc = cv2.connectedComponents(same | (seeds & on_board), connectivity=8)
+        held = np.zeros(n, bool)
+        held[cc[seeds > 0]] = True
+        held[0] = False
+        arm = held[cc] & (same > 0)
+        if not arm.any():
+            return False
+        past = cv2.distanceTransform(1 - on_board, cv2.DIST_L2, 3)
+        thick = cv2.distanceTransform(arm.view(np.uint8), cv2.DIST_L2, 3)
+        return (float(past[arm].max()) >= REACH_PAST_MM[1] * step
+                and float(thick.max()) >= FINGER_HALF_MM * step)
+
+    def _board_in_frame(self, board: np.ndarray, box: tuple[int, int, int, int]
+                        ) -> np.ndarray:
+        """The board (mosaic mask) drawn into the frame's ``box`` (x0, y0, x1, y1): 0/1."""
+        x0, y0, x1, y1 = box
+        out = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        outlines, _ = cv2.findContours(board, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        polys = [np.round(self.m.to_frame(c.reshape(-1, 2).astype(float)) - (x0, y0))
+                 .astype(np.int32) for c in outlines]
+        cv2.fillPoly(out, polys, 1)
+        return out
 
     def _occlude_hand(self, one: np.ndarray, x: int, y: int,
                       depth: np.ndarray | None = None, core: np.ndarray | None = None
@@ -377,10 +442,26 @@ class _Occlusion:
             if cv2.countNonZero(one & hid[sl]) < HIDDEN_MIN_MM2 * s * s:
                 continue
             # A printed understudy's white margin hides print in a strip a few mm wide.
-            if thickest(one) / s >= HIDDEN_THICK_MM:
+            if thickest(one) / s >= HIDDEN_THICK_MM and not self._seen_through(one, x, y, hid):
                 hand[sl] |= one
         if hand.any():
             self.occluder |= cv2.dilate(hand, disk(HIDDEN_GROW_MM * s))
+
+    def _seen_through(self, one: np.ndarray, x: int, y: int, hid: np.ndarray) -> bool:
+        """Is the print taken for hidden in patch ``one`` (its box at x, y) seen through
+        glare or blur, not hidden: does its pattern still show at GLARE_SHARE of its hidden
+        pixels (:func:`vision.peepwar.print_seen.print_seen`)? A hand over part of the
+        patch keeps it hidden: mixed evidence leaves the cells occluded."""
+        s = self.s
+        pad = int(math.ceil(print_seen.pad_mm() * s))
+        sl, into = grown_box(x, y, one.shape, pad, self.m.cell_map.shape)
+        free = self.m.on_tiles[sl] & self.m.in_frame[sl] & ~self.px.fg[sl] & (self.egg[sl] == 0)
+        seen = print_seen.print_seen(self.px.balanced[sl], self.px.white[sl], self.m.ink[sl],
+                                     free, s)
+        ys, xs = sl[0].start, sl[1].start
+        mine = (one > 0) & (hid[y:y + one.shape[0], x:x + one.shape[1]] > 0)
+        shown = seen[y - ys:y - ys + one.shape[0], x - xs:x - xs + one.shape[1]] & mine
+        return int(shown.sum()) >= GLARE_SHARE * int(mine.sum())
 
     def pale_skin(self) -> None:
         """Each occluder's pale fingers: pixels not taken for pieces or print (a pale hand is
