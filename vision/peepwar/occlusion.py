@@ -63,6 +63,7 @@ REACH_SAMPLES = 16
 # Followed along, an arm's colour drifts further from where it crosses the edge (it turns
 # from the lamp) than a few points just past the edge do.
 REACH_FLOOD_SAME = 45.0
+TABLE_LIKE_SHARE = 0.2  # ... unless this share of the table round the board is as near it
 FINGER_HALF_MM = 6.0  # what goes on past the edge is this thick at least (12 mm across)
 REACH_COLOUR_SAME = 30.0  # BGR distance within which the frame shows the same colour
 REACH_COLOUR_APART = 40.0  # the region must differ from the table by this much
@@ -216,7 +217,7 @@ class _Occlusion:
         table = table[~np.isnan(table[:, 0])]
         if len(table) < 3:
             return
-        table = np.median(table, axis=0)
+        table_seen, table = table, np.median(table, axis=0)
         seen = seen[len(table_at):]
         # Only points on the table, off every tile, tell.
         ok = ~np.isnan(seen[:, 0]) & ~points_inside(board, past)
@@ -238,7 +239,7 @@ class _Occlusion:
             near, told = near.reshape(len(pasts), n), told.reshape(len(pasts), n)
             if ((told.sum(axis=1) < n // 2).any()
                     or ((near & told).sum(axis=1) < REACH_SHARE * told.sum(axis=1)).any()) \
-                    and not self._goes_on_in_frame(edge, colour, apart, board):
+                    and not self._goes_on_in_frame(edge, colour, apart, board, table_seen):
                 continue
             x, y, w, h = cv2.boundingRect(c)
             one = np.zeros((h, w), np.uint8)
@@ -248,14 +249,20 @@ class _Occlusion:
                 self._occlude_hand(one, x, y, core=one & touch[y:y + h, x:x + w])
 
     def _goes_on_in_frame(self, edge: np.ndarray, colour: np.ndarray, apart: float,
-                          board: np.ndarray) -> bool:
+                          board: np.ndarray, table: np.ndarray) -> bool:
         """Does what touches the board's edge at mosaic points ``edge`` go on, in its own
         ``colour`` (``apart`` from the table's), over the table in the frame: one piece of
         that colour, a finger thick, joined to those points and reaching REACH_PAST_MM[1]
         from the board? Rays straight out from the tile's centre (the first test) miss an
         arm that crosses the edge aslant or in a corner between tiles; this follows the
-        arm wherever it goes. ``board``: the tiles with the gaps between them (mosaic)."""
+        arm wherever it goes. ``board``: the tiles with the gaps between them (mosaic);
+        ``table``: BGR of the table seen round the board (N, 3). Where that much of the
+        table would itself pass for the colour (a wood's dark grain, a patterned cloth), the
+        frame cannot tell an arm from the table this way."""
         s = self.s
+        same_as = min(REACH_FLOOD_SAME, apart / 2)
+        if np.mean(np.linalg.norm(table - colour, axis=1) < same_as) > TABLE_LIKE_SHARE:
+            return False
         fh, fw = self.m.frame.shape[:2]
         at = self.m.to_frame(edge)
         # Frame pixels per mm at the edge, along the table's axes; the larger one, so that
@@ -272,7 +279,7 @@ class _Occlusion:
             return False
         roi = self.m.frame[y0:y1, x0:x1, :3].astype(np.float32)
         same = (np.linalg.norm(roi - colour.astype(np.float32), axis=2)
-                < min(REACH_FLOOD_SAME, apart / 2)).view(np.uint8)
+                < same_as).view(np.uint8)
         on_board = self._board_in_frame(board, (x0, y0, x1, y1))
         same &= 1 - on_board
         # Flecks of the table's own grain in that colour are thinner than a finger.
