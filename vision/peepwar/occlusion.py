@@ -115,6 +115,7 @@ class _Occlusion:
         h, w = mosaic.cell_map.shape
         self.occluder = np.zeros((h, w), np.uint8)
         self._closed_fg = np.zeros((h, w), np.uint8)  # foreground, closed, over the seams
+        self._board_outline: list[np.ndarray] | None = None  # frame px, see _board_in_frame
 
     def mm2(self, px_count: float) -> float:
         return px_count / (self.s * self.s)
@@ -235,11 +236,15 @@ class _Occlusion:
                 continue
             # Past the edge, at every reach: nearer the region's colour than halfway to the
             # table's, at most points that tell.
-            near = (np.linalg.norm(there - colour, axis=1) < min(REACH_COLOUR_SAME, apart / 2))
-            near, told = near.reshape(len(pasts), n), told.reshape(len(pasts), n)
+            dist = np.linalg.norm(there - colour, axis=1).reshape(len(pasts), n)
+            near, told = dist < min(REACH_COLOUR_SAME, apart / 2), told.reshape(len(pasts), n)
+            # An arm aslant is still met by some of those points in the
+            # looser colour it is followed by: else there is nothing to follow.
+            met = ((dist < min(REACH_FLOOD_SAME, apart / 2)) & told).any()
             if ((told.sum(axis=1) < n // 2).any()
                     or ((near & told).sum(axis=1) < REACH_SHARE * told.sum(axis=1)).any()) \
-                    and not self._goes_on_in_frame(edge, colour, apart, board, table_seen):
+                    and not (met and self._goes_on_in_frame(edge, colour, apart, board,
+                                                            table_seen)):
                 continue
             x, y, w, h = cv2.boundingRect(c)
             one = np.zeros((h, w), np.uint8)
@@ -277,11 +282,20 @@ class _Occlusion:
         x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, fw), min(y1, fh)
         if x1 - x0 < 3 or y1 - y0 < 3:
             return False
-        roi = self.m.frame[y0:y1, x0:x1, :3].astype(np.float32)
-        same = (np.linalg.norm(roi - colour.astype(np.float32), axis=2)
-                < same_as).view(np.uint8)
+        roi = np.ascontiguousarray(self.m.frame[y0:y1, x0:x1, :3])
         on_board = self._board_in_frame(board, (x0, y0, x1, y1))
-        same &= 1 - on_board
+        # Most regions at the edge are pieces on a table unlike them: not a finger's breadth
+        # of the table round them is even within a box of their colour (quick to count).
+        finger = math.pi * (FINGER_HALF_MM * step) ** 2
+        box = cv2.inRange(roi, np.clip(colour - same_as, 0, 255),
+                          np.clip(colour + same_as, 0, 255))
+        box[on_board > 0] = 0
+        if cv2.countNonZero(box) < finger:
+            return False
+        d = roi.astype(np.int32) - np.round(colour).astype(np.int32)
+        same = (((d * d).sum(axis=2) < same_as * same_as) & (box > 0)).view(np.uint8)
+        if cv2.countNonZero(same) < finger:
+            return False
         # Flecks of the table's own grain in that colour are thinner than a finger.
         same = cv2.morphologyEx(same, cv2.MORPH_OPEN, disk(2.0 * step))
         seeds = np.zeros_like(same)
@@ -304,10 +318,12 @@ class _Occlusion:
         """The board (mosaic mask) drawn into the frame's ``box`` (x0, y0, x1, y1): 0/1."""
         x0, y0, x1, y1 = box
         out = np.zeros((y1 - y0, x1 - x0), np.uint8)
-        outlines, _ = cv2.findContours(board, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        polys = [np.round(self.m.to_frame(c.reshape(-1, 2).astype(float)) - (x0, y0))
-                 .astype(np.int32) for c in outlines]
-        cv2.fillPoly(out, polys, 1)
+        if self._board_outline is None:  # the same for every region: found once a frame
+            outlines, _ = cv2.findContours(board, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            self._board_outline = [self.m.to_frame(c.reshape(-1, 2).astype(float))
+                                   for c in outlines]
+        cv2.fillPoly(out, [np.round(c - (x0, y0)).astype(np.int32)
+                           for c in self._board_outline], 1)
         return out
 
     def _occlude_hand(self, one: np.ndarray, x: int, y: int,
