@@ -26,15 +26,16 @@ def lut() -> colours.ChromaTable:
 
 
 def _disc(team: str, grain: float, seed: int, blur_px: float = 1.2,
-          marks: list[tuple[np.ndarray, float]] = (), ghost: np.ndarray | None = None
-          ) -> np.ndarray:
+          marks: list[tuple[np.ndarray, float]] = (), ghost: np.ndarray | None = None,
+          glare: float = 0.0) -> np.ndarray:
     """A disc of ``team``'s acrylic (linear light, a lamp's slope across it) with
     ``marks`` (a mask and its linear grey) painted on, or the ``ghost`` of marks
-    under the sheet (a soft shade 10% darker), then blur, grain and sRGB."""
+    under the sheet (a soft shade 10% darker), the lamp's white reflection
+    (``glare``), then blur, grain and sRGB."""
     rng = np.random.default_rng(seed)
     acrylic = linear_colour(TEAM_COLOURS[team])[::-1].astype(np.float32)  # BGR
     ramp = np.linspace(0.75, 1.1, SIZE, dtype=np.float32)[None, :, None]
-    lin = np.broadcast_to(acrylic, (SIZE, SIZE, 3)) * ramp
+    lin = np.broadcast_to(acrylic, (SIZE, SIZE, 3)) * ramp + glare
     for mask, grey in marks:
         m = mask[..., None].astype(np.float32)
         lin = lin * (1 - m) + grey * m
@@ -73,7 +74,16 @@ def test_closed_eyes_of_thin_lines_read_face_up(lut, team: str, grey: float) -> 
 def test_a_plain_back_reads_face_down(lut, team: str, grain: float) -> None:
     # The sheet's grain, however coarse, is no mark: no stroke, no blurred step.
     marks = _read(_disc(team, grain, 2), lut)
-    assert not marks.up and marks.evidence < -0.3
+    assert not marks.up and marks.evidence == -1.0
+
+
+def test_a_pale_grainy_back_under_the_lamp_reads_face_down(lut) -> None:
+    # The lamp's reflection washes the sheet nearly white, so its grain steps far
+    # from the little colour left: a tenth of the centre "painted", read face up by
+    # the painted share alone. Blurred a little, the grain is gone and no stroke shows.
+    marks = _read(_disc("blue", 0.08, 4, glare=0.7), lut)
+    assert marks.painted > OLD_PAINT_SHARE
+    assert not marks.up and marks.evidence == -1.0
 
 
 def test_paint_seen_through_the_sheet_is_not_a_face(lut) -> None:

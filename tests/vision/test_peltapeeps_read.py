@@ -7,14 +7,13 @@ piece, its team, face and catalog piece, every join, and the engine's score.
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 import pytest
 
 from companion.rules.peltapeeps.catalog import default_catalog
 from companion.rules.peltapeeps.rules import PeltaPeeps, Place
 from vision.errors import PhotoError
-from vision.peltapeeps import colours, discs, rims
+from vision.peltapeeps import discs, rims
 from vision.peltapeeps.geometry import DISC_RADIUS_MM, piece_sdf
 from vision.peltapeeps.read import read_layout
 from vision.peltapeeps.reading import LayoutReading, score_reading
@@ -23,7 +22,6 @@ from vision.render.light import to_srgb
 from vision.render.peltapeeps import (
     TEAM_COLOURS,
     PeltaSpec,
-    linear_colour,
     profile_for_teams,
     render_layout,
     render_state,

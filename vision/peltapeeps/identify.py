@@ -163,8 +163,9 @@ def identify_pieces(free: Sequence[Sequence[Seen]], teams: Sequence[str],
     face down) to 1 (surely up); ``paint`` (share of the centre painted) hints at
     the kind when face up and clearly painted: a Sleeping PeltaPeep's closed eyes
     cover far less than open eyes or scales (how much less depends on the set's
-    paint style, so a face whose marks cover little gets no hint). ``contacts`` (``a``/``b`` index the discs) are where the
-    colours cannot tell the connectors, each with the readings the photo allows.
+    paint style, so a face whose marks cover little gets no hint). ``contacts``
+    (``a``/``b`` index the discs) are where the colours cannot tell the
+    connectors, each with the readings the photo allows.
     ``touching`` are all pairs of touching discs (``i``, ``j``, the direction from
     ``i`` to ``j`` in image degrees).
 

@@ -12,9 +12,10 @@ The steps (each in its own module):
 2. :mod:`~vision.peltapeeps.colours` — the lamp's colour (there is no white
    card) and each disc's team from the profile's colour models.
 3. :mod:`~vision.peltapeeps.rims` — each disc's centre from its rim and its
-   connectors (:mod:`~vision.peltapeeps.face`: face up or down from how its
-   painted marks look, in doubt when they could be either); where two discs of one colour (or alike)
-   touch, the readings the full-resolution photo allows, each with its cost.
+   connectors; where two discs of one colour (or alike) touch, the readings the
+   full-resolution photo allows, each with its cost. Its face
+   (:mod:`~vision.peltapeeps.face`): up or down from how its painted marks look,
+   in doubt when they could be either.
 4. :mod:`~vision.peltapeeps.identify` — the catalog piece per disc, one of each
    per team (an assignment), and its turn; the contacts the colours could not
    tell and any clash (no legal layout has one) settled for the whole layout.
