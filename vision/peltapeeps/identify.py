@@ -31,6 +31,7 @@ NOT_IN_SET = 20.0  # a disc left without a piece of the set
 SLEEPING_PAINT = 0.17  # painted share below which a face-up piece looks asleep
 KIND_COST = 1.5  # a face-up piece's paint against its kind, when clear ...
 KIND_MARGIN = 0.03  # ... this far from SLEEPING_PAINT (closer, in proportion)
+KIND_CLEAR = 0.09  # ... and only where the marks cover at least this share: clearly paint
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,7 @@ def _row(cons: Sequence[Seen], ev: float, paint: float | None,
             m = best_match(cons, p, up)
             contra = max(0.0, -ev) if up else max(0.0, ev)
             kind = 0.0
-            if up and paint is not None and ev > 0.5:
+            if up and paint is not None and ev > 0.5 and paint > KIND_CLEAR:
                 sleepy = paint < SLEEPING_PAINT
                 if (p.kind == "sleeping") != sleepy:
                     kind = KIND_COST * min(1.0, abs(paint - SLEEPING_PAINT) / KIND_MARGIN)
@@ -160,9 +161,11 @@ def identify_pieces(free: Sequence[Sequence[Seen]], teams: Sequence[str],
     ``free`` are each disc's connectors told by colour, ``teams`` its team and
     ``catalogs`` each team's set; ``face_evidence`` per disc runs from -1 (surely
     face down) to 1 (surely up); ``paint`` (share of the centre painted) hints at
-    the kind when face up: a Sleeping PeltaPeep's closed eyes cover far less than
-    open eyes or scales. ``contacts`` (``a``/``b`` index the discs) are where the
-    colours cannot tell the connectors, each with the readings the photo allows.
+    the kind when face up and clearly painted: a Sleeping PeltaPeep's closed eyes
+    cover far less than open eyes or scales (how much less depends on the set's
+    paint style, so a face whose marks cover little gets no hint). ``contacts``
+    (``a``/``b`` index the discs) are where the colours cannot tell the
+    connectors, each with the readings the photo allows.
     ``touching`` are all pairs of touching discs (``i``, ``j``, the direction from
     ``i`` to ``j`` in image degrees).
 

@@ -11,9 +11,11 @@ The steps (each in its own module):
    Round things of one colour no team has are pointed out in a warning.
 2. :mod:`~vision.peltapeeps.colours` — the lamp's colour (there is no white
    card) and each disc's team from the profile's colour models.
-3. :mod:`~vision.peltapeeps.rims` — each disc's centre from its rim, its face
-   (painted marks), and its connectors; where two discs of one colour (or alike)
-   touch, the readings the full-resolution photo allows, each with its cost.
+3. :mod:`~vision.peltapeeps.rims` — each disc's centre from its rim and its
+   connectors; where two discs of one colour (or alike) touch, the readings the
+   full-resolution photo allows, each with its cost. Its face
+   (:mod:`~vision.peltapeeps.face`): up or down from how its painted marks look,
+   in doubt when they could be either.
 4. :mod:`~vision.peltapeeps.identify` — the catalog piece per disc, one of each
    per team (an assignment), and its turn; the contacts the colours could not
    tell and any clash (no legal layout has one) settled for the whole layout.
@@ -39,7 +41,7 @@ from calibration.profile import Profile
 from companion.rules.peltapeeps.catalog import Catalog, Piece
 from companion.rules.peltapeeps.layout import Placed, contact
 from vision.errors import PhotoError
-from vision.peltapeeps import colours, discs, identify, rims
+from vision.peltapeeps import colours, discs, face, identify, rims
 from vision.peltapeeps.geometry import PieceGeometry, lying, outline
 from vision.peltapeeps.reading import LayoutReading, SeenJoin, SeenPiece
 from vision.srgb import SRGB_TO_LINEAR
@@ -150,8 +152,8 @@ def read_layout(frame_bgr: np.ndarray, profile: Profile,
         # The catalog's sizes say where each disc's connectors show, in shares of the
         # radius the photo shows it at.
         d.geometry = _geometry(_catalog_for(catalog, models.teams[d.team]))
-        d.paint = rims.face_paint(frame, d, gains, lut, back)
-        d.face_up = d.paint >= rims.PAINT_SHARE
+        d.marks = face.face_marks(frame, d, gains, lut, back)
+        d.face_up = d.marks.up
     pairs = rims.neighbours(found)
     contacts = rims.connectors(found, grey_full, back, pairs)
     # Each touching pair with the direction from the first to the second (image degrees).
@@ -295,12 +297,12 @@ def _identify(found: list[rims.Disc], touching: list[tuple[int, int, float]],
     placed: dict[int, Placed] = {}
     names = [teams[d.team] for d in found]
     catalogs = {t: _catalog_for(catalog, t) for t in names}
-    evidence = [float(np.clip((d.paint - rims.PAINT_SHARE) / rims.PAINT_SHARE, -1, 1))
-                for d in found]
+    marks = [d.marks or face.FaceMarks(0.0, 0.0, 0.0, 0.0) for d in found]
+    evidence = [m.evidence for m in marks]
     free = [d.free_connectors for d in found]
     matches, chosen = identify.identify_pieces(
         free, names, catalogs, evidence,
-        [d.paint for d in found], contacts, touching)
+        [m.painted for m in marks], contacts, touching)
     for d, cons in zip(found, rims.with_contacts(free, contacts, chosen), strict=True):
         d.connectors = cons
     for i, (d, team, ev, (m, _cost)) in enumerate(

@@ -1,4 +1,4 @@
-"""Around each disc: its exact centre, its painted face, and its connectors.
+"""Around each disc: its exact centre and its connectors (its face: :mod:`~vision.peltapeeps.face`).
 
 Each disc is sampled on a polar grid (angle x radius, in units of its radius)
 and every sample labelled with its nearest team colour or *table*. Along each
@@ -38,9 +38,9 @@ import numpy as np
 
 from vision.peltapeeps.colours import FAR, ChromaTable, chroma
 from vision.peltapeeps.discs import TableModel, is_table
+from vision.peltapeeps.face import FaceMarks
 from vision.peltapeeps.geometry import DEFAULT_GEOMETRY, PieceGeometry
 from vision.peltapeeps.zones import Zones, zones
-from vision.srgb import SRGB_TO_LINEAR
 
 ANGLES = 120  # polar samples around a disc (3 degrees apart)
 RADII = np.arange(0.50, 1.31, 0.03)
@@ -52,13 +52,9 @@ def _zone_columns(zone: tuple[float, float]) -> np.ndarray:
     return (lo <= RADII) & (hi >= RADII)
 
 
-INNER = 0.55  # the centre searched for painted marks
 BODY = (0.64, 0.75)  # plain acrylic: outside the paint (0.62 R), inside every cut
 BODY_COLUMNS = _zone_columns(BODY)
 NEIGHBOUR_REACH = 2.35  # centres closer than this many radii touch
-PAINT_CONTRAST = 0.30  # colour step of painted marks, against the plain acrylic's brightness
-PAINT_SHARE = 0.06  # share of the centre with marks: face up
-PLAIN_PERCENTILE = 70  # paint covers less of the centre than this: the rest fits the acrylic
 TABLE = -1
 DARK = 0.72  # lightness (cube root) below this share of the disc's: not acrylic
 SHARE_STEP = 0.45  # white share (glare) beyond the disc's own by this much: not acrylic
@@ -75,7 +71,7 @@ class Disc:
     team_margin: float = 0.0
     runner_up: int = -1  # the second nearest team
     face_up: bool = True
-    paint: float = 0.0  # share of the centre showing painted marks
+    marks: FaceMarks | None = None  # how the painted marks in its centre look
     rim_share: float = 0.0  # share of angles where the rim was found where expected
     labels: np.ndarray | None = None  # (ANGLES, len(RADII)) team index or TABLE
     shape: np.ndarray | None = None  # 2x2: the unit circle onto the disc's ellipse (tilt)
@@ -275,43 +271,6 @@ def _fit_rim(d: Disc, pts: np.ndarray, th: np.ndarray) -> None:
     rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
     d.x, d.y, d.r = float(cx), float(cy), math.sqrt(w * h) / 2
     d.shape = rot @ np.diag([w / 2, h / 2]) @ rot.T
-
-
-def face_paint(frame: np.ndarray, disc: Disc, gains: np.ndarray, lut: ChromaTable,
-               scale: float = 1.0) -> float:
-    """Share of the disc's centre that differs from the acrylic by paint-like steps.
-
-    ``frame`` is the photo (BGR) at full detail, as thin painted lines vanish when
-    shrunk; ``scale`` takes work px to its px; ``gains`` are the lamp's colour and
-    ``lut`` the teams' colours. A pixel differs when its colour is farther than
-    :data:`PAINT_CONTRAST` of the acrylic's brightness from the acrylic's colour
-    there, in linear light: white or black paint does, the faint marks seen
-    through a face-down piece do not. The acrylic's colour is a smooth surface
-    fitted across the centre (a quadratic, refitted without the farthest pixels),
-    because the lamp's reflection brightens one side of a disc far more than the
-    other and a single colour would take that slope for paint.
-    """
-    n = int(np.clip(2 * INNER * disc.r * scale, 9, 90))
-    off = np.linspace(-INNER, INNER, n, dtype=np.float32)
-    gx, gy = np.meshgrid(off, off)
-    keep = np.hypot(gx, gy) <= INNER
-    u, v = gx[keep], gy[keep]
-    mx, my = disc.to_image(u, v)
-    px = cv2.remap(frame, (mx * scale).reshape(1, -1).astype(np.float32),
-                   (my * scale).reshape(1, -1).astype(np.float32), cv2.INTER_LINEAR)[0]
-    lin = SRGB_TO_LINEAR[px.reshape(-1, 3)] / gains.astype(np.float32)  # white paint is white
-    body = np.median(lin, axis=0)
-    # The lamp's reflection adds the same white to paint and acrylic: measure the step
-    # against the acrylic's own colour without it (its white share on the team's line).
-    white = float(lut.share[lut.index(chroma(body))])
-    plain = max(float(np.linalg.norm(body)) * (1 - min(white, 0.8)), 1e-3)
-    terms = np.stack([np.ones_like(u), u, v, u * u, u * v, v * v], axis=1)
-    fit_on = np.ones(len(lin), bool)
-    for _ in range(3):
-        coef, *_ = np.linalg.lstsq(terms[fit_on], lin[fit_on], rcond=None)
-        residual = np.linalg.norm(lin - terms @ coef, axis=1)
-        fit_on = residual <= max(float(np.percentile(residual, PLAIN_PERCENTILE)), 1e-6)
-    return float((residual / plain > PAINT_CONTRAST).mean())
 
 
 def _runs(flags: np.ndarray) -> list[tuple[int, int]]:
