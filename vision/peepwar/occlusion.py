@@ -16,8 +16,10 @@ reports the cells it touches ``occluded``, never empty.
 - Foreground at the board's outer edge that goes on past it, in its own
   colour, over the table: an arm or a finger reaching in.
 - A pale hand may not stand out from the paper at all, but it hides the
-  markers' solid print over a breadth no piece does; its fingers over bare
-  paper are tinted like it (every occluder grows into what is tinted like it).
+  markers' solid print over a breadth no piece does (print whose pattern still
+  shows, under glare or blur, is not hidden: :mod:`vision.peepwar.print_seen`);
+  its fingers over bare paper are tinted like it (every occluder grows into
+  what is tinted like it).
 - Last, a speck of occluder ringed by one player's colour is part of a piece (a
   hand's region running on into a peep it touches picks up its glossy top).
 """
@@ -181,8 +183,9 @@ class _Occlusion:
         """Foreground at the board's outer edge that goes on, in its own colour, well past
         it over the table is an arm or a finger reaching in (pieces end within a peep's
         length of where they lie): its hand part occludes, however small or thin it is on
-        the tiles. The frame past the edge is looked at in a few points only, all regions'
-        in one batch."""
+        the tiles. The frame past the edge is looked at in a few points straight out, all
+        regions' in one batch; a region those points meet only in part is followed through
+        the frame (:meth:`_goes_on_in_frame`), as an arm crossing aslant is."""
         s = self.s
         fg = self._closed_fg & (self.occluder == 0).view(np.uint8)
         # The board: the tiles with the gaps between them (a square closes as well as a disk
