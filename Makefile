@@ -2,6 +2,8 @@
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# Test processes (pytest-xdist): CI has two cores. JOBS=1 runs the suite in one process.
+JOBS ?= 2
 
 .PHONY: demo test quick setup browser bench
 
@@ -18,12 +20,12 @@ demo: setup
 
 test: setup browser
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(JOBS)
 
 # The quick loop: everything but the tests marked slow (many rendered scenes, the browser).
 quick: setup
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -n $(JOBS) -m "not slow"
 
 # The browser tests drive Debian's Chromium (Playwright cannot download its own here).
 browser:
