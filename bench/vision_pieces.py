@@ -57,6 +57,7 @@ import numpy as np  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from companion.games import find as find_game  # noqa: E402
 from companion.rules.peepwar.board import cells_of  # noqa: E402
 from vision.kit_layout import MAX_TILES  # noqa: E402
 from vision.peepwar.mosaic import preload_art  # noqa: E402
@@ -69,7 +70,8 @@ from vision.render.game_scene import (  # noqa: E402
 )
 
 HAND_SURE = 0.05
-UNSURE = 0.8  # a cell read with less confidence than this is one to look at
+# A cell read with less confidence than this is asked about by the referee, never ruled on.
+UNSURE = find_game("peepwar").doubtful_below
 FAMILY_ORDER = ["red", "orange", "yellow", "green", "blue", "purple"]
 
 
@@ -299,7 +301,8 @@ def main() -> int:
           f"over {len(abs_err)} pairs")
     print(f"tiles not found: {tiles_missed}; cells under a hand read occluded: "
           f"{occluded_right}/{occluded_cells}")
-    print(f"confidence below {UNSURE}: {flagged[False]} of {listed[False]} wrong cells "
+    print(f"asked about (confidence below {UNSURE}): {flagged[False]} of {listed[False]} "
+          "wrong cells "
           f"({flagged[False] / max(listed[False], 1):.0%}), {flagged[True]} of {listed[True]} "
           f"right cells holding pieces ({flagged[True] / max(listed[True], 1):.0%})")
     print("wrong cells by kind: " + ", ".join(f"{k} {n}" for k, n in kinds.most_common()))

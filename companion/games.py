@@ -91,6 +91,9 @@ class Game:
     ruleset: ClassVar[type[Ruleset]]
     options: ClassVar[tuple[Option, ...]] = ()
     place_word: ClassVar[str] = "place"  # what the camera reads one of: a cell, a hole, an area
+    # A place the camera reads with less confidence than this is asked about, never ruled on.
+    # Each game's reader has its own scale of confidence, so each game says where doubt starts.
+    doubtful_below: ClassVar[float] = 0.5
     live: ClassVar[bool] = True  # refereed move by move at the table (PeltaPeeps is scored)
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 6

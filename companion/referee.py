@@ -34,7 +34,6 @@ from companion.rules.chance import Randomiser
 log = logging.getLogger(__name__)
 RECENT_EVENTS = 60
 HISTORY = 24
-DOUBTFUL = 0.5  # a place read with less confidence is asked about, never taken as read
 
 
 @dataclass
@@ -313,7 +312,8 @@ class Referee:
         with self._lock:
             self.last_observation = obs
             seen = self._corrected(obs)
-            doubtful = [p for p in seen.doubtful(DOUBTFUL) if p not in self.overrides]
+            doubtful = [p for p in seen.doubtful(self.bundle.doubtful_below)
+                        if p not in self.overrides]
             self.doubtful = doubtful
             result = self.bundle.infer(self.rules, self.state, seen, list(self._history))
             self.problems = [p for p in self.problems if p.source != "camera"]

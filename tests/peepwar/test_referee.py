@@ -182,13 +182,17 @@ def test_a_corrupt_frame_is_skipped_and_reported(tmp_path: Path, referee: Refere
     assert frames  # the loop carried on past the bad file
 
 
-def test_a_move_read_with_little_confidence_is_asked_about_not_taken(referee: Referee) -> None:
+@pytest.mark.parametrize("confidence", [0.3, 0.5, 0.7])
+def test_a_move_read_with_little_confidence_is_asked_about_not_taken(
+        referee: Referee, confidence: float) -> None:
+    """0.5 and 0.7 are what the camera reader gives a cell with a close call in it (a bean
+    between two players' colours, "perhaps one more bean"): asked about, as lower ones."""
     _advance(referee, lambda s: s.phase is Phase.MOVEMENT and s.turn >= 2)
     before = referee.state
     move = next(a for a in referee.rules.legal_actions(before) if isinstance(a, Move) and a.troops)
     after, _ = referee.rules.apply(before, move)
     seen = expected_observation(after)
-    unsure = replace(seen.cells[move.dst], confidence=0.3)
+    unsure = replace(seen.cells[move.dst], confidence=confidence)
     referee.observe(replace(seen, cells={**seen.cells, move.dst: unsure}))
     assert referee.state == before  # nothing applied on an unsure reading
     assert referee.proposal is not None and referee.proposal.actions == (move,)
@@ -196,3 +200,15 @@ def test_a_move_read_with_little_confidence_is_asked_about_not_taken(referee: Re
     assert any("unsure of " + move.dst in p.text for p in referee.problems)
     referee.accept("page")  # the players looked and agree
     assert referee.state == after
+
+
+def test_a_move_read_nearly_sure_is_taken(referee: Referee) -> None:
+    """An egg whose rim shows almost whole gives its cell 0.9: ruled on like a sure reading."""
+    _advance(referee, lambda s: s.phase is Phase.MOVEMENT and s.turn >= 2)
+    before = referee.state
+    move = next(a for a in referee.rules.legal_actions(before) if isinstance(a, Move) and a.troops)
+    after, _ = referee.rules.apply(before, move)
+    seen = expected_observation(after)
+    nearly = replace(seen.cells[move.dst], confidence=0.9)
+    referee.observe(replace(seen, cells={**seen.cells, move.dst: nearly}))
+    assert referee.state == after and referee.snapshot()["doubtful"] == []

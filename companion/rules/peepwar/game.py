@@ -49,6 +49,9 @@ class PeepWarGame(Game):
     example = "move 2 0,0/3 1,0/0"
     notation_help = notation.HELP
     place_word = "cell"
+    # The camera reader marks every close call (a doubtful bean, a colour between two players,
+    # "perhaps one more", an egg's rim half seen) by lowering its cell to 0.5-0.7.
+    doubtful_below = 0.8
     score_heading = "held"
     tally_title = "Supply Centers"
     tally_columns = (("troops", "troops"), ("peeps", "peeps"))
