@@ -211,6 +211,7 @@ def main() -> int:
     abs_err: list[int] = []
     flagged = {True: 0, False: 0}
     listed = {True: 0, False: 0}
+    ruled_wrong = 0  # wrong cells read (not occluded) with confidence the referee rules on
     conf: Counter = Counter()
     by_look: Counter = Counter()
     times: list[float] = []
@@ -273,6 +274,9 @@ def main() -> int:
                     listed[ok] += 1
                 elif not ok:
                     listed[False] += 1  # wrong and read empty or missing: no confidence given
+                if not ok and have != ("occluded",) and not (got or {}).get("missing"):
+                    # Read, wrong, and sure enough that the referee rules on it.
+                    ruled_wrong += (got or {}).get("confidence", 1.0) >= UNSURE
                 if not ok:
                     board_ok = False
                     kinds[_kind(want, have)] += 1
@@ -305,6 +309,8 @@ def main() -> int:
           "wrong cells "
           f"({flagged[False] / max(listed[False], 1):.0%}), {flagged[True]} of {listed[True]} "
           f"right cells holding pieces ({flagged[True] / max(listed[True], 1):.0%})")
+    print(f"ruled on wrongly (read, not occluded, wrong, confidence {UNSURE} or more): "
+          f"{ruled_wrong} of {cells} cells")
     print("wrong cells by kind: " + ", ".join(f"{k} {n}" for k, n in kinds.most_common()))
     names = [p for p in FAMILY_ORDER if any(p in k for k in conf)] + ["-"]
     print("\nconfusion (rows: true bean colour, columns: colour read; '-' = none):")
