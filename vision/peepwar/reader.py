@@ -10,6 +10,11 @@ Cells corrected on the page are learned from (:meth:`PeepWarReader.learn`): each
 kept as a labelled example beside the profile (:mod:`calibration.examples`) and the
 players' colour models adapt to them (:mod:`vision.peepwar.learning`), now and at every
 start with that profile.
+
+The reader also remembers where each tile lay whenever the Neutral tile was in view, so a
+hand or a cup over the Neutral tile does not blank the board: the tiles are placed by
+those they remember (:func:`vision.peepwar.tiles.find_tiles`), as long as the remembered
+tiles in view still lie where they did.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import numpy as np
 from calibration.examples import MAX_EXAMPLES, ExamplesError, ExampleStore, examples_path
 from companion.rules.peepwar.board import cells_of
 from companion.rules.peepwar.observation import PeepWarObservation
+from vision.kit_layout import NEUTRAL_ID
 from vision.peepwar import learning
 from vision.peepwar.cells import cell_outlines
 from vision.peepwar.observation import observation
@@ -61,17 +67,26 @@ class PeepWarReader:
         if self.profile is not None:
             prepare_reader(self.profile)  # a missing model fails here, at start, not at a frame
         self._view: TableView | None = None
+        self.layout: dict[int, tuple[int, int, int]] = {}  # tile id -> (q, r, rotation)
 
     def read(self, frame: np.ndarray) -> dict[str, Any]:
         """The observation JSON (table standard, section 4), with confidence and timings."""
         if self.profile is not None:  # without players' colours it says so, cells unknown
-            data, self._view = read_table_view(frame, self.profile)
+            data, self._view = read_table_view(frame, self.profile, layout=self.layout)
+            self._remember(self._view)
             return data
-        view = find_tiles(frame, self.intrinsics)
+        view = find_tiles(frame, self.intrinsics, layout=self.layout)
         self._view = view
+        self._remember(view)
         data = observation(view)
         data["cells"] = {c: {"occluded": True} for t in view.tiles for c in cells_of((t.q, t.r))}
         return data
+
+    def _remember(self, view: TableView) -> None:
+        """Keep where the tiles lie when the Neutral tile itself placed them (a frame placed
+        by remembered tiles teaches nothing new, and could carry a small error along)."""
+        if any(t.tile_id == NEUTRAL_ID for t in view.tiles):
+            self.layout.update({t.tile_id: (t.q, t.r, t.rotation) for t in view.tiles})
 
     def learn(self, frame: np.ndarray, place: str, truth: Any) -> str:
         """Learn from a correction: ``truth`` (a cell's

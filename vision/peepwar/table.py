@@ -19,7 +19,7 @@ from vision.peepwar import bean_net, covered_tiles, piece_pixels
 from vision.peepwar.mosaic import build_mosaic
 from vision.peepwar.observation import observation
 from vision.peepwar.pieces import read_pieces
-from vision.peepwar.tiles import TableView, find_tiles
+from vision.peepwar.tiles import Layout, TableView, find_tiles
 
 
 def read_table(frame: np.ndarray, profile: Profile,
@@ -43,13 +43,16 @@ def prepare_reader(profile: Profile) -> None:
         piece_pixels.prepare(profile)
 
 
-def read_table_view(frame: np.ndarray, profile: Profile,
-                    intrinsics: Intrinsics | None = None) -> tuple[dict, TableView]:
-    """:func:`read_table`, and the table geometry it found (for drawing overlays)."""
+def read_table_view(frame: np.ndarray, profile: Profile, intrinsics: Intrinsics | None = None,
+                    layout: Layout | None = None) -> tuple[dict, TableView]:
+    """:func:`read_table`, and the table geometry it found (for drawing overlays).
+    ``layout``: where tiles lay in earlier frames, to place them by when the Neutral tile
+    is hidden (:func:`vision.peepwar.tiles.find_tiles`)."""
     t0 = time.perf_counter()
     if frame.ndim == 3 and frame.shape[2] == 4:
         frame = cv2.cvtColor(frame, cv2.COLOR_BGRA2BGR)  # a PNG's alpha says nothing of the table
-    view = find_tiles(frame, intrinsics if intrinsics is not None else profile.intrinsics)
+    view = find_tiles(frame, intrinsics if intrinsics is not None else profile.intrinsics,
+                      layout=layout)
     t1 = time.perf_counter()
     timings = {"tiles": (t1 - t0) * 1000}
     warnings: list[str] = []

@@ -11,18 +11,23 @@ every tile constrains H, so perspective is well determined even when the Neutral
 tile shows a single marker. The lattice is then fitted to every tile's pose at
 once (:mod:`vision.peepwar.lattice`), and each tile snapped to its nearest
 position on it, which also tells how the print is turned (in sixths of a turn).
+
+A live reader remembers where each tile lay (:data:`Layout`). When a hand or a cup
+hides the Neutral tile, the table frame is taken from a tile seen before instead,
+provided every remembered tile in view still lies where it did.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 
 import cv2
 import numpy as np
 
-from companion.rules.peepwar.board import Hex
+from companion.rules.peepwar.board import Hex, tile_centre_mm
 from vision.geometry import Pose2D, apply_h, fit_rigid
 from vision.kit_layout import MARKERS_PER_TILE, MAX_TILES, NEUTRAL_ID, tile_slots
 from vision.lens import Intrinsics, distort_points, undistort_points
@@ -33,6 +38,8 @@ from vision.peepwar.lattice import Lattice, fit_lattice
 # Farther than this from its position on the lattice fitted to all tiles: not placed, warned.
 MAX_OFFSET_MM = 25.0
 MAX_ANGLE_OFF_DEG = 15.0
+# tile id -> (q, r, rotation) where a tile lay in an earlier frame (rotation in sixths)
+Layout = Mapping[int, tuple[int, int, int]]
 
 
 @dataclass(frozen=True)
@@ -329,6 +336,7 @@ def find_tiles(
     intrinsics: Intrinsics | None = None,
     hits: MarkerHits | None = None,
     covered: bool = True,
+    layout: Layout | None = None,
 ) -> TableView:
     """Every tile in ``frame``, placed on the lattice, and the table-to-image homography.
 
@@ -337,7 +345,8 @@ def find_tiles(
     lattice puts it (:mod:`vision.peepwar.covered_tiles`), and so is the Neutral tile beside
     the others when it is the one missed. Never raises on a bad frame: a
     frame with no tiles or without the Neutral tile gives a view with no tiles and a
-    warning that says what to do.
+    warning that says what to do, unless ``layout`` (where tiles lay in earlier frames)
+    places them without it: see :func:`_frame_from_layout`.
     """
     h_img, w_img = frame.shape[:2]
     view = TableView((w_img, h_img))
@@ -397,12 +406,21 @@ def find_tiles(
         ref_view.lattice = fit_lattice(poses, anchor)
         found = covered_tiles_near(frame, ref_view, poses, set(range(MAX_TILES)) - {NEUTRAL_ID})
         if len(found):
-            again = find_tiles(frame, intrinsics, hits.with_new(found), covered=True)
+            again = find_tiles(frame, intrinsics, hits.with_new(found), covered=True,
+                               layout=layout)
             if any(t.tile_id == NEUTRAL_ID for t in again.tiles):
                 again.warnings.append(_covered_warning(NEUTRAL_ID, (0, 0)))
                 again.markers_found = view.markers_found
                 return again
-    if neutral is None:
+    remembered = None
+    if neutral is None and layout:
+        remembered = _frame_from_layout(members, layout)
+        if remembered is None:
+            view.warnings.append(
+                "tiles seen before lie elsewhere now, so their old places cannot stand in for "
+                "the Neutral Territory (tile 0): uncover tile 0"
+            )
+    if neutral is None and remembered is None:
         if NEUTRAL_ID not in groups:
             ids = ", ".join(str(i) for i in sorted(groups))
             view.warnings.append(
@@ -415,18 +433,23 @@ def find_tiles(
                 "uncover tile 0"
             )
         return view
-    # Table frame = the Neutral tile's frame.
-    to_ref = neutral.pose.matrix()
+    # Table frame = the Neutral tile's frame (or where it lies by the tiles remembered).
+    to_ref = neutral.pose.matrix() if neutral is not None else remembered[0]
     to_table = np.linalg.inv(to_ref)
     hom = hom @ to_ref
     for g in members:
         g.pose = Pose2D.from_matrix(to_table @ g.pose.matrix())
-    neutral.pose = Pose2D(0.0, 0.0, 0.0)
+    if neutral is not None:
+        neutral.pose = Pose2D(0.0, 0.0, 0.0)
     view.homography = hom / hom[2, 2]
 
-    # The lattice from every tile at once, named by the Neutral tile (at 0,0, upright).
-    lattice = fit_lattice([g.pose for g in members],
-                          next(i for i, g in enumerate(members) if g is neutral))
+    # The lattice from every tile at once, named by the Neutral tile (at 0,0, upright); with
+    # the Neutral tile hidden, by its place as the remembered tiles put it.
+    poses = [g.pose for g in members]
+    if neutral is not None:
+        lattice = fit_lattice(poses, next(i for i, g in enumerate(members) if g is neutral))
+    else:
+        lattice = fit_lattice([Pose2D(0.0, 0.0, 0.0), *poses], 0)
     view.lattice = lattice
     placed: dict[Hex, TileDetection] = {}
     for g, res in zip(members, residuals, strict=True):
@@ -456,10 +479,23 @@ def find_tiles(
             det = keep
         placed[(q, r)] = det
     view.tiles = sorted(placed.values(), key=lambda t: t.tile_id)
+    if remembered is not None:
+        moved = [t.tile_id for t in view.tiles
+                 if t.tile_id in layout and tuple(layout[t.tile_id]) != (t.q, t.r, t.rotation)]
+        if moved:
+            view.tiles, view.homography, view.lattice = [], None, None
+            view.warnings.append(
+                f"tiles {', '.join(map(str, moved))} lie elsewhere than before and the "
+                "Neutral Territory (tile 0) is hidden, so no tile is placed: uncover tile 0")
+            return view
+        view.warnings.append(
+            f"the Neutral Territory (tile 0) is hidden: tiles placed by where tile "
+            f"{remembered[1]} lay before ({', '.join(map(str, layout[remembered[1]][:2]))})")
     if covered and view.tiles:
         found = covered_tiles_near(frame, view, [t.pose for t in view.tiles], set(groups))
         if len(found):
-            again = find_tiles(frame, intrinsics, hits.with_new(found), covered=False)
+            again = find_tiles(frame, intrinsics, hits.with_new(found), covered=False,
+                               layout=layout)
             for tile_id in sorted(set(found.ids // MARKERS_PER_TILE)):
                 at = next((t for t in again.tiles if t.tile_id == tile_id), None)
                 if at is not None:
@@ -467,6 +503,28 @@ def find_tiles(
             again.markers_found = view.markers_found
             return again
     return view
+
+
+def _frame_from_layout(members: list[_Group], layout: Layout) -> tuple[np.ndarray, int] | None:
+    """Where the table frame lies (as a matrix in the fit's frame) by the remembered tile
+    showing most markers, and that tile's id; None when no tile in view is remembered or the
+    remembered tiles in view no longer lie as they did round one another."""
+    known = [g for g in members if g.tile_id in layout]
+    if not known:
+        return None
+    best = max(known, key=lambda g: (len(g.slots), -g.tile_id))
+    q, r, rotation = layout[best.tile_id]
+    was = Pose2D(*tile_centre_mm((q, r)), 60.0 * rotation)
+    to_ref = best.pose.matrix() @ np.linalg.inv(was.matrix())
+    to_table = np.linalg.inv(to_ref)
+    for g in known:
+        q, r, rotation = layout[g.tile_id]
+        now = Pose2D.from_matrix(to_table @ g.pose.matrix())
+        off = math.dist((now.x, now.y), tile_centre_mm((q, r)))
+        turn = (now.angle_deg - 60.0 * rotation + 180.0) % 360.0 - 180.0
+        if off > MAX_OFFSET_MM or abs(turn) > MAX_ANGLE_OFF_DEG:
+            return None
+    return to_ref, best.tile_id
 
 
 def covered_tiles_near(frame: np.ndarray, view: TableView, poses: list[Pose2D],
