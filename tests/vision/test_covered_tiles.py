@@ -19,6 +19,7 @@ from vision.peepwar.tiles import find_tiles
 from vision.render import SceneSpec, render_scene
 from vision.render.game_scene import GameSpec, flavour_cutouts, render_game
 from vision.render.layout import PlacedTile
+from vision.render.scene import Scene
 
 PHOTOS = Path(__file__).resolve().parents[3] / "shared" / "photos" / "jellybeans"
 SPEC = SceneSpec(hands=(0, 0), beans=(0, 0), peeps=(0, 0), max_tilt_deg=20)
@@ -85,6 +86,26 @@ def test_a_tile_whose_every_marker_a_bean_touches_is_found_on_its_lattice_positi
     assert abs(got[9].pose.angle_deg - target.pose.angle_deg) < 0.5
     assert set(got[9].markers_seen) <= set(range(6)) and len(got[9].markers_seen) >= 4
     assert any("tile 9 at 0,1" in w and "partly cover" in w for w in view.warnings)
+
+
+def test_a_chain_of_tiles_with_every_marker_touched_is_followed_out():
+    """Tile 9 lies beside tile 4 only, and both have every marker touched: tile 4 is found
+    beside the Neutral tile, then tile 9 beside tile 4 (one round of looking reached only
+    the neighbours of the tiles the detector found)."""
+    layout = [PlacedTile(0, NEUTRAL, Pose2D(0, 0, 0), 0),
+              PlacedTile(4, (1, 0), Pose2D(*tile_centre_mm((1, 0)), 1.0), 0),
+              PlacedTile(9, (2, -1), Pose2D(*tile_centre_mm((2, -1)), 121.0), 2)]
+    scene = render_scene(3, SPEC, layout)
+    frame = _touch_every_marker(scene, scene.truth.tiles[1])
+    frame = _touch_every_marker(Scene(frame, scene.truth), scene.truth.tiles[2])
+    assert _ours(detect_markers(frame), 4) == [] and _ours(detect_markers(frame), 9) == []
+
+    once = find_tiles(frame, _rounds=1)
+    assert {t.tile_id for t in once.tiles} == {0, 4}
+    view = find_tiles(frame)
+    assert {t.tile_id: (t.q, t.r, t.rotation) for t in view.tiles} == {
+        t.tile_id: (t.q, t.r, t.rotation) for t in scene.truth.tiles}
+    assert any("tile 9 at 2,-1" in w and "partly cover" in w for w in view.warnings)
 
 
 def test_the_neutral_tile_with_every_marker_touched_still_places_the_board():

@@ -38,6 +38,7 @@ from vision.peepwar.lattice import Lattice, fit_lattice
 # Farther than this from its position on the lattice fitted to all tiles: not placed, warned.
 MAX_OFFSET_MM = 25.0
 MAX_ANGLE_OFF_DEG = 15.0
+COVERED_ROUNDS = 3  # rounds of looking for covered tiles beside those placed, a frame
 # tile id -> (q, r, rotation) where a tile lay in an earlier frame (rotation in sixths)
 Layout = Mapping[int, tuple[int, int, int]]
 
@@ -337,6 +338,7 @@ def find_tiles(
     hits: MarkerHits | None = None,
     covered: bool = True,
     layout: Layout | None = None,
+    _rounds: int | None = None,
 ) -> TableView:
     """Every tile in ``frame``, placed on the lattice, and the table-to-image homography.
 
@@ -494,8 +496,11 @@ def find_tiles(
     if covered and view.tiles:
         found = covered_tiles_near(frame, view, [t.pose for t in view.tiles], set(groups))
         if len(found):
-            again = find_tiles(frame, intrinsics, hits.with_new(found), covered=False,
-                               layout=layout)
+            # Tiles found so show where the next ones lie: a chain of covered tiles is
+            # followed out from the tiles the detector found, a few rounds deep.
+            rounds = COVERED_ROUNDS if _rounds is None else _rounds
+            again = find_tiles(frame, intrinsics, hits.with_new(found), covered=rounds > 1,
+                               layout=layout, _rounds=rounds - 1)
             for tile_id in sorted(set(found.ids // MARKERS_PER_TILE)):
                 at = next((t for t in again.tiles if t.tile_id == tile_id), None)
                 if at is not None:
