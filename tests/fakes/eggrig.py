@@ -111,7 +111,7 @@ class EventLog:
     def put(self, event) -> None:
         self.queue.put(event)
 
-    def wait(self, kind: str, timeout: float = 3.0, where=lambda e: True):
+    def wait(self, kind: str, timeout: float = 10.0, where=lambda e: True):
         """The next event of ``kind`` matching ``where``; fails the test on timeout."""
         end = time.monotonic() + timeout
         while (left := end - time.monotonic()) > 0:

@@ -144,7 +144,9 @@ def test_a_whole_fight_settled_by_the_egg(tmp_path: Path, rules: PeepWar) -> Non
 
         def round_(colour: str) -> list[str]:
             nonlocal state
-            time.sleep(0.4)  # the egg changes hands (and the last shake's refractory time ends)
+            # The egg changes hands, and the last shake's refractory time (counted from when
+            # it was reported) ends: a shake begun inside it could lose the jolts it needs.
+            time.sleep(rig.cfg.SHAKE_REFRACTORY_MS / 1000 + 0.15)
             rig.accel.shake(0.35)
             log.wait("shake")
             table.draw(colour)
