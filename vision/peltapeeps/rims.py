@@ -132,6 +132,25 @@ def sample_at(img: np.ndarray, mx: np.ndarray, my: np.ndarray,
     return flat[:flat.shape[0] - pad].reshape(*shape, *img.shape[2:])
 
 
+def _row_medians(values: np.ndarray, keep: np.ndarray | None = None) -> np.ndarray:
+    """Each row's median (first axis) of its ``values`` where ``keep``, NaN where it keeps none.
+
+    Bit for bit what ``np.median`` gives row by row (the two middle values' mean in
+    the values' own precision), so that reading many discs at once changes nothing.
+    """
+    flat = values.reshape(len(values), -1)
+    if keep is None:
+        n = np.full(len(flat), flat.shape[1])
+        srt = np.sort(flat, axis=1)
+    else:
+        kept = keep.reshape(len(values), -1)
+        n = kept.sum(axis=1)
+        srt = np.sort(np.where(kept, flat, np.inf), axis=1)
+    rows = np.arange(len(flat))
+    lo, hi = srt[rows, np.maximum(n - 1, 0) // 2], srt[rows, np.minimum(n // 2, flat.shape[1] - 1)]
+    return np.where(n > 0, (lo + hi) / 2, np.nan).astype(values.dtype)
+
+
 def label_samples(samples: np.ndarray, gains: np.ndarray, lut: ChromaTable,
                   table: TableModel, teams: np.ndarray | None = None) -> np.ndarray:
     """Team index (or TABLE) of linear BGR samples.
@@ -147,18 +166,17 @@ def label_samples(samples: np.ndarray, gains: np.ndarray, lut: ChromaTable,
     light = np.cbrt(np.maximum(y, 0))
     tab = is_table(chroma(samples), light, table)
     if teams is not None:
-        body = (BODY[0] <= RADII) & (BODY[1] >= RADII)
+        # Every disc at once (a loop over thousands of candidates was most of the time).
+        tk = teams[:, None, None]
         share = lut.share[ij]
-        own = best == teams[:, None, None]
-        for k in range(len(samples)):
-            # Near its own team's line is its own, even when another team's is a hair nearer.
-            near_own = lut.each[teams[k]][ij[0][k], ij[1][k]] < OWN_NEAR
-            best[k] = np.where(near_own, teams[k], best[k])
-            own[k] |= near_own
-            ref = np.median(light[k][:, body])
-            mine = own[k][:, body]
-            s_ref = float(np.median(share[k][:, body][mine])) if mine.any() else 0.0
-            tab[k] |= (light[k] < DARK * ref) | (own[k] & (np.abs(share[k] - s_ref) > SHARE_STEP))
+        # Near its own team's line is its own, even when another team's is a hair nearer.
+        near_own = lut.each[tk, ij[0], ij[1]] < OWN_NEAR
+        best = np.where(near_own, tk, best)
+        own = best == tk
+        ref = _row_medians(light[:, :, BODY_COLUMNS])
+        s_ref = np.nan_to_num(_row_medians(share[:, :, BODY_COLUMNS], own[:, :, BODY_COLUMNS]))
+        tab |= (light < DARK * ref[:, None, None]) \
+            | (own & (np.abs(share - s_ref[:, None, None]) > SHARE_STEP))
     return np.where((dmin < FAR) & ~tab, best, TABLE).astype(np.int16)
 
 
