@@ -7,10 +7,16 @@ replaces, on random data with ties and empty rows.
 
 from __future__ import annotations
 
+import copy
+
+import cv2
 import numpy as np
 import pytest
 
-from vision.peltapeeps import rims
+from vision.peltapeeps import colours, discs, rims
+from vision.render.light import to_srgb
+from vision.render.peltapeeps import TEAM_COLOURS, linear_colour, profile_for_teams
+from vision.srgb import SRGB_TO_LINEAR
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -30,3 +36,40 @@ def test_row_medians_match_numpy_bit_for_bit(dtype) -> None:
                 assert got[k].tobytes() == want.tobytes()
             else:
                 assert np.isnan(got[k])
+
+
+def _drawn_discs() -> tuple[np.ndarray, colours.ChromaTable, discs.TableModel, list[rims.Disc]]:
+    """A table (linear light, grain) with red and blue discs drawn on it, and candidates:
+    off-centre ones on the discs and one on bare table (which no fit moves)."""
+    rng = np.random.default_rng(5)
+    lin = np.full((300, 400, 3), 0.18, np.float32) * np.float32([0.8, 1.0, 1.1])
+    teams = ("red", "blue")
+    centres = [(100, 100, 0), (145, 100, 0), (260, 180, 1), (300, 90, 1)]
+    for x, y, t in centres:
+        cv2.circle(lin, (x, y), 22, linear_colour(TEAM_COLOURS[teams[t]]).tolist(), -1)
+    lin = np.clip(lin + rng.normal(0, 0.01, lin.shape).astype(np.float32), 0, 1)
+    srgb = to_srgb(lin)
+    lin = SRGB_TO_LINEAR[srgb]
+    table = discs.table_model(discs.features(srgb))
+    lut = colours.chroma_table(colours.team_models(profile_for_teams(
+        {t: TEAM_COLOURS[t] for t in teams})))
+    cands = [rims.Disc(x + 2.5, y - 1.5, 20.0, t) for x, y, t in centres]
+    cands.append(rims.Disc(60.0, 250.0, 20.0, 0))  # bare table
+    return lin, lut, table, cands
+
+
+def test_refine_labels_each_disc_at_its_final_pose() -> None:
+    """Discs read again only while they move, yet every disc's labels are those of
+    its final pose, and a disc refined with others ends where it ends alone."""
+    lin, lut, table, cands = _drawn_discs()
+    alone = copy.deepcopy(cands)
+    rims.refine(lin, cands, np.ones(3), lut, table)
+    for d, a in zip(cands, alone, strict=True):
+        rims.refine(lin, [a], np.ones(3), lut, table)
+        assert (d.x, d.y, d.r, d.rim_share) == (a.x, a.y, a.r, a.rim_share)
+        assert np.array_equal(d.labels, a.labels)
+        samples = rims._polar(lin, [d], rims.RADII.astype(np.float32))
+        fresh = rims.label_samples(samples, np.ones(3), lut, table, np.array([d.team]))[0]
+        assert np.array_equal(d.labels, fresh)
+    assert (cands[-1].x, cands[-1].y) == (60.0, 250.0)  # on bare table: never moved
+    assert all(abs(d.r - 22) < 2 for d in cands[:-1])

@@ -228,16 +228,22 @@ def missed(img_lin: np.ndarray, found: list[Disc], gains: np.ndarray, lut: Chrom
 def refine(img_lin: np.ndarray, discs: list[Disc], gains: np.ndarray, lut: ChromaTable,
            table: TableModel, rounds: int = 2) -> None:
     """Centre and radius of each disc from its rim; labels sampled at the final pose."""
-    if not discs:
-        return
+    # A disc the fit left where it was would be sampled, labelled and fitted the same
+    # again (each disc's samples and labels depend on its pose alone): only the discs
+    # that moved are read again.
+    moving = list(discs)
     for k in range(rounds + 1):
-        samples = _polar(img_lin, discs, RADII.astype(np.float32))
+        if not moving:
+            return
+        samples = _polar(img_lin, moving, RADII.astype(np.float32))
         labels = label_samples(samples, gains, lut, table,
-                               np.array([d.team for d in discs]))
-        for d, lab in zip(discs, labels, strict=True):
+                               np.array([d.team for d in moving]))
+        moved = []
+        for d, lab in zip(moving, labels, strict=True):
             d.labels = lab
             if k == rounds:
                 continue
+            before = _pose(d)
             own = lab == d.team
             # First radius (from the inside) that is not the disc's own colour.
             start = int(np.searchsorted(RADII, 0.7))
@@ -252,6 +258,14 @@ def refine(img_lin: np.ndarray, discs: list[Disc], gains: np.ndarray, lut: Chrom
             th = np.arange(ANGLES)[ok] * (2 * math.pi / ANGLES)
             px, py = d.to_image(rim[ok] * np.cos(th), rim[ok] * np.sin(th))
             _fit_rim(d, np.stack([px, py], axis=1), th)
+            if _pose(d) != before:
+                moved.append(d)
+        moving = moved
+
+
+def _pose(d: Disc) -> tuple[float, float, float, bytes | None]:
+    """Where ``d`` lies, exactly (to tell whether a fit moved it)."""
+    return d.x, d.y, d.r, None if d.shape is None else d.shape.tobytes()
 
 
 def _circle(pts: np.ndarray) -> tuple[float, float, float]:
