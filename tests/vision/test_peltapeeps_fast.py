@@ -73,3 +73,25 @@ def test_refine_labels_each_disc_at_its_final_pose() -> None:
         assert np.array_equal(d.labels, fresh)
     assert (cands[-1].x, cands[-1].y) == (60.0, 250.0)  # on bare table: never moved
     assert all(abs(d.r - 22) < 2 for d in cands[:-1])
+
+
+def _glare_distance_einsum(ch: np.ndarray, models: colours.TeamModels
+                           ) -> tuple[np.ndarray, np.ndarray]:
+    """The glare-line distances as first written (einsum), to check the fast form against."""
+    pts = (1 - colours.GLARE_STEPS)[:, None, None] * models.chroma[None]
+    diff = ch[..., None, None, :] - pts
+    d2 = np.einsum("...kti,tij,...ktj->...kt", diff, models.inv, diff)
+    cost = np.sqrt(np.maximum(d2, 0)) + colours.GLARE_COST * colours.GLARE_STEPS[:, None]
+    k = np.argmin(cost, axis=-2)
+    return np.take_along_axis(cost, k[..., None, :], axis=-2)[..., 0, :], colours.GLARE_STEPS[k]
+
+
+@pytest.mark.parametrize("teams", [1, 2, 6])
+def test_glare_distance_matches_einsum_bit_for_bit(teams: int) -> None:
+    rng = np.random.default_rng(teams)
+    half = rng.normal(size=(teams, 2, 2)) * 5
+    models = colours.TeamModels([str(t) for t in range(teams)], rng.normal(size=(teams, 2)),
+                                half @ half.transpose(0, 2, 1) + 10 * np.eye(2))
+    for ch in (rng.normal(size=(40, 30, 2)), rng.normal(size=(7, 2)).astype(np.float32)):
+        got, want = colours.glare_distance(ch, models), _glare_distance_einsum(ch, models)
+        assert got[0].tobytes() == want[0].tobytes() and got[1].tobytes() == want[1].tobytes()
