@@ -95,3 +95,58 @@ def test_glare_distance_matches_einsum_bit_for_bit(teams: int) -> None:
     for ch in (rng.normal(size=(40, 30, 2)), rng.normal(size=(7, 2)).astype(np.float32)):
         got, want = colours.glare_distance(ch, models), _glare_distance_einsum(ch, models)
         assert got[0].tobytes() == want[0].tobytes() and got[1].tobytes() == want[1].tobytes()
+
+
+def _chroma_plain(lin_bgr: np.ndarray) -> np.ndarray:
+    px = np.maximum(lin_bgr, 1e-4)
+    total = px.sum(axis=-1)
+    return np.stack([3 * px[..., 2] / total - 1, 3 * px[..., 0] / total - 1], axis=-1)
+
+
+@pytest.mark.parametrize("shape", [(3,), (6, 3), (4, 9, 7, 3)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_chroma_planes_match_the_plain_formula(shape, dtype) -> None:
+    rng = np.random.default_rng(len(shape))
+    lin = (rng.random(shape) * rng.choice([1e-3, 1.0], shape)).astype(dtype)
+    gains = np.array([1.4, 1.0, 0.6])
+    assert colours.chroma(lin).tobytes() == _chroma_plain(lin).tobytes()
+    c0, c1 = colours.chroma_planes(lin, gains)
+    assert np.stack([c0, c1], axis=-1).tobytes() == _chroma_plain(lin / gains).tobytes()
+
+
+def _labels_plain(samples, gains, lut, table, teams=None) -> np.ndarray:
+    """label_samples as first written (disc by disc, whole arrays), to check against."""
+    ij = lut.index(_chroma_plain(samples / gains))
+    best, dmin = lut.team[ij], lut.distance[ij]
+    light = np.cbrt(np.maximum(samples @ np.array([0.0722, 0.7152, 0.2126], np.float32), 0))
+    tab = discs.is_table(_chroma_plain(samples), light, table)
+    if teams is not None:
+        share = lut.share[ij]
+        own = best == teams[:, None, None]
+        for k in range(len(samples)):
+            near_own = lut.each[teams[k]][ij[0][k], ij[1][k]] < rims.OWN_NEAR
+            best[k] = np.where(near_own, teams[k], best[k])
+            own[k] |= near_own
+            ref = np.median(light[k][:, rims.BODY_COLUMNS])
+            mine = own[k][:, rims.BODY_COLUMNS]
+            s_ref = float(np.median(share[k][:, rims.BODY_COLUMNS][mine])) if mine.any() else 0.0
+            tab[k] |= (light[k] < rims.DARK * ref) \
+                | (own[k] & (np.abs(share[k] - s_ref) > rims.SHARE_STEP))
+    return np.where((dmin < colours.FAR) & ~tab, best, rims.TABLE).astype(np.int16)
+
+
+def test_label_samples_match_the_plain_computation(monkeypatch) -> None:
+    """Block by block, all discs at once and one channel at a time: the same labels."""
+    monkeypatch.setattr(rims, "LABEL_BLOCK", 5000)  # several blocks, one ending mid-way
+    lin, lut, table, cands = _drawn_discs()
+    rng = np.random.default_rng(2)
+    for d in cands:
+        d.x, d.y = d.x + rng.normal(0, 4), d.y + rng.normal(0, 4)
+    samples = rims._polar(lin, cands, rims.RADII.astype(np.float32))
+    gains = np.array([1.1, 1.0, 0.9])
+    teams = np.array([d.team for d in cands])
+    got = rims.label_samples(samples, gains, lut, table, teams)
+    assert got.tobytes() == _labels_plain(samples, gains, lut, table, teams).tobytes()
+    assert len(np.unique(got)) == 3  # red, blue and the table all seen
+    got = rims.label_samples(lin, gains, lut, table)
+    assert got.tobytes() == _labels_plain(lin, gains, lut, table).tobytes()

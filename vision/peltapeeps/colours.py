@@ -53,9 +53,32 @@ def team_models(profile: Profile) -> TeamModels:
 
 def chroma(lin_bgr: np.ndarray) -> np.ndarray:
     """(..., 2) chromaticity (3R/S - 1, 3B/S - 1) of linear BGR."""
-    px = np.maximum(lin_bgr, _EPS)
-    total = px.sum(axis=-1)
-    return np.stack([3 * px[..., 2] / total - 1, 3 * px[..., 0] / total - 1], axis=-1)
+    return np.stack(chroma_planes(lin_bgr), axis=-1)
+
+
+def chroma_planes(lin_bgr: np.ndarray, gains: np.ndarray | None = None
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`chroma` of ``lin_bgr`` (divided by ``gains`` when given) as two arrays.
+
+    The same values bit for bit (each step the same operation on the same numbers,
+    the sum in the order ``sum(axis=-1)`` takes), one channel at a time and in
+    place: labelling a whole photo spent most of its time on the (..., 3) and
+    (..., 2) temporaries.
+    """
+    shape = lin_bgr.shape[:-1]
+    px = lin_bgr.reshape(-1, 3)  # arrays, never numpy scalars, to work in place
+    if gains is None:
+        b, g, r = (np.maximum(px[:, c], _EPS) for c in range(3))
+    else:
+        gains = np.asarray(gains)
+        b, g, r = (np.maximum(px[:, c] / gains[c], _EPS) for c in range(3))
+    total = b + g
+    total += r
+    for c in (r, b):
+        c *= 3
+        c /= total
+        c -= 1
+    return r.reshape(shape), b.reshape(shape)
 
 
 def glare_distance(ch: np.ndarray, models: TeamModels) -> tuple[np.ndarray, np.ndarray]:
@@ -101,6 +124,25 @@ class ChromaTable:
         lo, hi = LUT_RANGE
         ij = np.clip(((ch - lo) / (hi - lo) * LUT_SIZE).astype(np.int32), 0, LUT_SIZE - 1)
         return ij[..., 0], ij[..., 1]
+
+    def flat_index(self, c0: np.ndarray, c1: np.ndarray) -> np.ndarray:
+        """The cells of chromaticities given as two arrays (:func:`chroma_planes`), as
+        flat indices into the tables (``table.ravel()[i]`` is ``table[self.index(ch)]``).
+
+        Overwrites ``c0`` and ``c1``: it is meant for a whole photo's samples, where
+        every temporary costs.
+        """
+        lo, hi = LUT_RANGE
+        out = []
+        for c in (c0, c1):
+            c -= lo
+            c /= hi - lo
+            c *= LUT_SIZE
+            out.append(np.clip(c.astype(np.int32), 0, LUT_SIZE - 1))
+        i, j = out
+        i *= LUT_SIZE
+        i += j
+        return i
 
 
 def chroma_table(models: TeamModels) -> ChromaTable:

@@ -36,8 +36,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from vision.peltapeeps.colours import FAR, ChromaTable, chroma
-from vision.peltapeeps.discs import TableModel, is_table
+from vision.peltapeeps.colours import FAR, ChromaTable, chroma_planes
+from vision.peltapeeps.discs import TableModel, is_table_planes
 from vision.peltapeeps.face import FaceMarks
 from vision.peltapeeps.geometry import DEFAULT_GEOMETRY, PieceGeometry
 from vision.peltapeeps.zones import Zones, zones
@@ -151,6 +151,9 @@ def _row_medians(values: np.ndarray, keep: np.ndarray | None = None) -> np.ndarr
     return np.where(n > 0, (lo + hi) / 2, np.nan).astype(values.dtype)
 
 
+LABEL_BLOCK = 1 << 16  # samples labelled at a time: their temporaries stay in the cache
+
+
 def label_samples(samples: np.ndarray, gains: np.ndarray, lut: ChromaTable,
                   table: TableModel, teams: np.ndarray | None = None) -> np.ndarray:
     """Team index (or TABLE) of linear BGR samples.
@@ -160,24 +163,42 @@ def label_samples(samples: np.ndarray, gains: np.ndarray, lut: ChromaTable,
     label also needs its acrylic's lightness and glare: far darker is the table,
     a shadow or a cut edge; far more white is the table or paint, not glare.
     """
-    ij = lut.index(chroma(samples / gains))
-    best, dmin = lut.team[ij], lut.distance[ij]
+    # The lightness of all samples in one product, as it always was taken (BLAS may
+    # sum its three terms in its own order); the rest, sample by sample or disc by
+    # disc, a block of whole discs (or image rows) at a time: the same numbers
+    # without temporaries of hundreds of megabytes.
     y = samples @ np.array([0.0722, 0.7152, 0.2126], np.float32)
-    light = np.cbrt(np.maximum(y, 0))
-    tab = is_table(chroma(samples), light, table)
+    light = np.cbrt(np.maximum(y, 0, out=y), out=y)
+    out = np.empty(samples.shape[:-1], np.int16)
+    step = max(1, LABEL_BLOCK // max(1, math.prod(samples.shape[1:-1])))
+    for s in range(0, len(samples), step):
+        block = slice(s, s + step)
+        out[block] = _labels(samples[block], light[block], gains, lut, table,
+                             None if teams is None else teams[block])
+    return out
+
+
+def _labels(samples: np.ndarray, light: np.ndarray, gains: np.ndarray, lut: ChromaTable,
+            table: TableModel, teams: np.ndarray | None) -> np.ndarray:
+    """:func:`label_samples` of some samples, given their lightness."""
+    # Chromaticities one channel at a time and table cells as flat indices: the same
+    # numbers as lut.index(chroma(samples / gains)), with far fewer temporaries.
+    cell = lut.flat_index(*chroma_planes(samples, gains))
+    best, dmin = lut.team.ravel()[cell], lut.distance.ravel()[cell]
+    tab = is_table_planes(*chroma_planes(samples), light, table)
     if teams is not None:
         # Every disc at once (a loop over thousands of candidates was most of the time).
         tk = teams[:, None, None]
-        share = lut.share[ij]
+        share = lut.share.ravel()[cell]
         # Near its own team's line is its own, even when another team's is a hair nearer.
-        near_own = lut.each[tk, ij[0], ij[1]] < OWN_NEAR
+        near_own = lut.each.reshape(len(lut.each), -1)[tk, cell] < OWN_NEAR
         best = np.where(near_own, tk, best)
         own = best == tk
         ref = _row_medians(light[:, :, BODY_COLUMNS])
         s_ref = np.nan_to_num(_row_medians(share[:, :, BODY_COLUMNS], own[:, :, BODY_COLUMNS]))
         tab |= (light < DARK * ref[:, None, None]) \
             | (own & (np.abs(share - s_ref[:, None, None]) > SHARE_STEP))
-    return np.where((dmin < FAR) & ~tab, best, TABLE).astype(np.int16)
+    return np.where((dmin < FAR) & ~tab, best, TABLE)
 
 
 def _fill_holes(mask: np.ndarray, max_px: int) -> np.ndarray:
