@@ -20,7 +20,7 @@ from vision.srgb import SRGB_TO_LINEAR
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_row_medians_match_numpy_bit_for_bit(dtype) -> None:
+def testrow_medians_match_numpy_bit_for_bit(dtype) -> None:
     rng = np.random.default_rng(1)
     for _ in range(50):
         rows, width = rng.integers(1, 20), rng.integers(1, 200)
@@ -150,3 +150,18 @@ def test_label_samples_match_the_plain_computation(monkeypatch) -> None:
     assert len(np.unique(got)) == 3  # red, blue and the table all seen
     got = rims.label_samples(lin, gains, lut, table)
     assert got.tobytes() == _labels_plain(lin, gains, lut, table).tobytes()
+
+
+def test_chroma_table_in_blocks_matches_the_whole_grid() -> None:
+    models = colours.team_models(profile_for_teams(
+        {t: TEAM_COLOURS[t] for t in ("red", "orange", "green")}))
+    lut = colours.chroma_table(models)
+    lo, hi = colours.LUT_RANGE
+    c = lo + (np.arange(colours.LUT_SIZE) + 0.5) * (hi - lo) / colours.LUT_SIZE
+    gx, gy = np.meshgrid(c, c, indexing="ij")
+    d, white = _glare_distance_einsum(np.stack([gx, gy], axis=-1), models)
+    order = np.argsort(d, axis=-1)
+    assert lut.team.tobytes() == order[..., 0].astype(np.int16).tobytes()
+    assert lut.each.tobytes() == np.moveaxis(d, -1, 0).astype(np.float32).tobytes()
+    share = np.take_along_axis(white, order[..., :1], axis=-1)[..., 0]
+    assert lut.share.tobytes() == share.astype(np.float32).tobytes()

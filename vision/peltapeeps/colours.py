@@ -105,6 +105,7 @@ def glare_distance(ch: np.ndarray, models: TeamModels) -> tuple[np.ndarray, np.n
 
 LUT_RANGE = (-1.2, 2.2)  # chromaticity features lie in -1..2
 LUT_SIZE = 192
+LUT_BLOCK_ROWS = 4  # rows of cells computed at a time
 
 
 @dataclass(frozen=True)
@@ -149,7 +150,13 @@ def chroma_table(models: TeamModels) -> ChromaTable:
     lo, hi = LUT_RANGE
     c = lo + (np.arange(LUT_SIZE) + 0.5) * (hi - lo) / LUT_SIZE
     gx, gy = np.meshgrid(c, c, indexing="ij")
-    d, white = glare_distance(np.stack([gx, gy], axis=-1), models)
+    grid = np.stack([gx, gy], axis=-1)
+    # A few rows of cells at a time: the (rows, LUT_SIZE, steps, teams) temporaries
+    # then stay in the cache (each cell's distances are its own: the same numbers).
+    parts = [glare_distance(grid[i:i + LUT_BLOCK_ROWS], models)
+             for i in range(0, LUT_SIZE, LUT_BLOCK_ROWS)]
+    d = np.concatenate([p[0] for p in parts])
+    white = np.concatenate([p[1] for p in parts])
     order = np.argsort(d, axis=-1)
     best = np.take_along_axis(d, order[..., :1], axis=-1)[..., 0]
     second = (np.take_along_axis(d, order[..., 1:2], axis=-1)[..., 0] if d.shape[-1] > 1
