@@ -13,7 +13,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.peltapeeps import colours, discs, rims
+from vision.peltapeeps import colours, discs, read, rims
 from vision.render.light import to_srgb
 from vision.render.peltapeeps import TEAM_COLOURS, linear_colour, profile_for_teams
 from vision.srgb import SRGB_TO_LINEAR
@@ -27,8 +27,8 @@ def testrow_medians_match_numpy_bit_for_bit(dtype) -> None:
         values = (rng.random((rows, width)) * 3).astype(dtype)
         values[:, ::3] = np.round(values[:, ::3], 1)  # ties
         keep = rng.random((rows, width)) < rng.random()
-        got = rims._row_medians(values, keep)
-        everything = rims._row_medians(values)
+        got = rims.row_medians(values, keep)
+        everything = rims.row_medians(values)
         for k in range(rows):
             assert everything[k].tobytes() == np.asarray(np.median(values[k]), dtype).tobytes()
             if keep[k].any():
@@ -165,3 +165,22 @@ def test_chroma_table_in_blocks_matches_the_whole_grid() -> None:
     assert lut.each.tobytes() == np.moveaxis(d, -1, 0).astype(np.float32).tobytes()
     share = np.take_along_axis(white, order[..., :1], axis=-1)[..., 0]
     assert lut.share.tobytes() == share.astype(np.float32).tobytes()
+
+
+def test_disc_colours_match_one_candidate_at_a_time() -> None:
+    rng = np.random.default_rng(4)
+    lin = rng.random((120, 160, 3)).astype(np.float32)
+    cands = np.stack([rng.uniform(-10, 170, 60), rng.uniform(-10, 130, 60),
+                      rng.uniform(3, 30, 60)], axis=1).astype(np.float32)
+    off = np.linspace(-0.6, 0.6, 9)
+    gx, gy = np.meshgrid(off, off)
+    keep = np.hypot(gx, gy) <= 0.6
+    want = np.zeros((len(cands), 3), np.float32)
+    for k, (x, y, r) in enumerate(cands):
+        px = np.clip((x + gx[keep] * r).astype(int), 0, 159)
+        py = np.clip((y + gy[keep] * r).astype(int), 0, 119)
+        v = lin[py, px]
+        lum = v.sum(axis=1)
+        want[k] = np.median(v[lum <= np.median(lum)], axis=0)
+    assert read._disc_colours(lin, cands).tobytes() == want.tobytes()
+    assert read._disc_colours(lin, np.zeros((0, 3), np.float32)).shape == (0, 3)

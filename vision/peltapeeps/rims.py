@@ -132,7 +132,7 @@ def sample_at(img: np.ndarray, mx: np.ndarray, my: np.ndarray,
     return flat[:flat.shape[0] - pad].reshape(*shape, *img.shape[2:])
 
 
-def _row_medians(values: np.ndarray, keep: np.ndarray | None = None) -> np.ndarray:
+def row_medians(values: np.ndarray, keep: np.ndarray | None = None) -> np.ndarray:
     """Each row's median (first axis) of its ``values`` where ``keep``, NaN where it keeps none.
 
     Bit for bit what ``np.median`` gives row by row (the two middle values' mean in
@@ -194,8 +194,8 @@ def _labels(samples: np.ndarray, light: np.ndarray, gains: np.ndarray, lut: Chro
         near_own = lut.each.reshape(len(lut.each), -1)[tk, cell] < OWN_NEAR
         best = np.where(near_own, tk, best)
         own = best == tk
-        ref = _row_medians(light[:, :, BODY_COLUMNS])
-        s_ref = np.nan_to_num(_row_medians(share[:, :, BODY_COLUMNS], own[:, :, BODY_COLUMNS]))
+        ref = row_medians(light[:, :, BODY_COLUMNS])
+        s_ref = np.nan_to_num(row_medians(share[:, :, BODY_COLUMNS], own[:, :, BODY_COLUMNS]))
         tab |= (light < DARK * ref[:, None, None]) \
             | (own & (np.abs(share - s_ref[:, None, None]) > SHARE_STEP))
     return np.where((dmin < FAR) & ~tab, best, TABLE)
