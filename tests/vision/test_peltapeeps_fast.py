@@ -184,3 +184,52 @@ def test_disc_colours_match_one_candidate_at_a_time() -> None:
         want[k] = np.median(v[lum <= np.median(lum)], axis=0)
     assert read._disc_colours(lin, cands).tobytes() == want.tobytes()
     assert read._disc_colours(lin, np.zeros((0, 3), np.float32)).shape == (0, 3)
+
+
+def _missed_plain(labels: np.ndarray, found: list[rims.Disc], radius: float
+                  ) -> list[tuple[float, float, int]]:
+    """rims.missed as first written (whole photo, every team), from the labels."""
+    cover = np.zeros(labels.shape, np.uint8)
+    for d in found:
+        cv2.circle(cover, (round(d.x), round(d.y)), round(1.08 * d.r), 1, -1)
+    out: list[tuple[float, float, int]] = []
+    for t in np.unique(labels):
+        if t == rims.TABLE:
+            continue
+        mask = ((labels == t) & (cover == 0)).astype(np.uint8)
+        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        n, lab, stats, _ = cv2.connectedComponentsWithStats((mask == 0).astype(np.uint8), 4)
+        h, w = mask.shape
+        x, y, bw, bh, area = stats.T
+        small = (area <= int(0.6 * np.pi * radius**2)) & (x > 0) & (y > 0) \
+            & (x + bw < w) & (y + bh < h)
+        small[0] = False
+        mask[small[lab]] = 1
+        if mask.sum() < 1.2 * radius**2:
+            continue
+        dt = cv2.distanceTransform(mask, cv2.DIST_L2, 5)
+        peaks = (dt >= cv2.dilate(dt, np.ones((5, 5), np.uint8))) & (dt >= 0.55 * radius)
+        ys, xs = np.nonzero(peaks)
+        for k in np.argsort(-dt[ys, xs]):
+            px, py = float(xs[k]), float(ys[k])
+            if all(np.hypot(px - a, py - b) > 1.3 * radius for a, b, _ in out):
+                out.append((px, py, int(t)))
+    return out
+
+
+def test_missed_in_boxes_matches_the_whole_photo(monkeypatch) -> None:
+    """Discs missed by the circle search, some cut by the photo's edge, some with
+    painted holes, found the same working in each team's box as on the whole photo."""
+    labels = np.full((200, 300), rims.TABLE, np.int16)
+    for x, y, t in [(40, 40, 0), (0, 120, 0), (150, 100, 1), (285, 195, 1), (220, 60, 2),
+                    (100, 150, 0)]:
+        cv2.circle(labels, (x, y), 20, t, -1)
+        cv2.circle(labels, (x + 3, y - 2), 4, rims.TABLE, -1)  # paint: a hole to fill
+    labels[150:190, 170:240] = 3  # square-sided: its box's edges are its own
+    labels[::7, ::11] = 2  # specks
+    found = [rims.Disc(100.0, 150.0, 20.0, 0)]
+    monkeypatch.setattr(rims, "label_samples", lambda *a: labels)
+    got = rims.missed(np.zeros((200, 300, 3), np.float32), found, np.ones(3), None, None, 20.0)
+    want = _missed_plain(labels, found, 20.0)
+    assert [(d.x, d.y, d.team) for d in got] == want
+    assert len(want) == 6  # the half disc at the left edge is too thin to peak
