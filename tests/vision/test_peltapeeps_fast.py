@@ -233,3 +233,23 @@ def test_missed_in_boxes_matches_the_whole_photo(monkeypatch) -> None:
     want = _missed_plain(labels, found, 20.0)
     assert [(d.x, d.y, d.team) for d in got] == want
     assert len(want) == 6  # the half disc at the left edge is too thin to peak
+
+
+def test_polar_samples_match_each_disc_on_its_own() -> None:
+    """Polar grids for all discs at once: the same points as Disc.to_image, disc by disc."""
+    rng = np.random.default_rng(6)
+    lin = rng.random((90, 120, 3)).astype(np.float32)
+    found = [rims.Disc(float(x), float(y), float(r)) for x, y, r in
+             rng.uniform((-5, -5, 4), (125, 95, 20), (12, 3))]
+    for d in found[::3]:
+        d.shape = rng.normal(size=(2, 2)) + np.eye(2) * d.r  # tilted: an ellipse
+    radii = rims.RADII.astype(np.float32)
+    th = np.arange(rims.ANGLES) * (2 * np.pi / rims.ANGLES)
+    u = (np.cos(th)[:, None] * radii[None, :]).astype(np.float32)
+    v = (np.sin(th)[:, None] * radii[None, :]).astype(np.float32)
+    got = rims._polar(lin, found, radii)
+    for d, g in zip(found, got, strict=True):
+        mx, my = d.to_image(u, v)
+        want = rims.sample_at(lin, mx.astype(np.float32), my.astype(np.float32),
+                              cv2.BORDER_REPLICATE)
+        assert g.tobytes() == want.tobytes()
