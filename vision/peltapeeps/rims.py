@@ -279,23 +279,26 @@ def refine(img_lin: np.ndarray, discs: list[Disc], gains: np.ndarray, lut: Chrom
         samples = _polar(img_lin, moving, RADII.astype(np.float32))
         labels = label_samples(samples, gains, lut, table,
                                np.array([d.team for d in moving]))
-        moved = []
         for d, lab in zip(moving, labels, strict=True):
             d.labels = lab
-            if k == rounds:
-                continue
-            before = _pose(d)
-            own = lab == d.team
-            # First radius (from the inside) that is not the disc's own colour.
-            start = int(np.searchsorted(RADII, 0.7))
-            off = ~own[:, start:]
-            has = off.any(axis=1)
-            first = np.where(has, off.argmax(axis=1) + start, len(RADII) - 1)
-            rim = RADII[np.maximum(first - 1, 0)] + 0.015
-            ok = has & (rim > 0.7) & (rim < 1.35)
-            d.rim_share = float((ok & (np.abs(rim - 1) < 0.06)).mean())
+        if k == rounds:
+            return
+        # Every disc's rim at once: the first radius (from the inside) that is not the
+        # disc's own colour, along each angle.
+        own = labels == np.array([d.team for d in moving])[:, None, None]
+        start = int(np.searchsorted(RADII, 0.7))
+        off = ~own[:, :, start:]
+        has = off.any(axis=2)
+        first = np.where(has, off.argmax(axis=2) + start, len(RADII) - 1)
+        rim_at = RADII[np.maximum(first - 1, 0)] + 0.015
+        oks = has & (rim_at > 0.7) & (rim_at < 1.35)
+        shares = (oks & (np.abs(rim_at - 1) < 0.06)).mean(axis=1)
+        moved = []
+        for d, rim, ok, share in zip(moving, rim_at, oks, shares, strict=True):
+            d.rim_share = float(share)
             if ok.sum() < 12:
                 continue
+            before = _pose(d)
             th = np.arange(ANGLES)[ok] * (2 * math.pi / ANGLES)
             px, py = d.to_image(rim[ok] * np.cos(th), rim[ok] * np.sin(th))
             _fit_rim(d, np.stack([px, py], axis=1), th)
