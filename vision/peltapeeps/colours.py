@@ -89,9 +89,16 @@ def glare_distance(ch: np.ndarray, models: TeamModels) -> tuple[np.ndarray, np.n
     >>> round(float(s[0, 0]), 1), float(d[0, 0]) < 1
     (0.5, True)
     """
+    return _glare(ch[..., 0, None, None], ch[..., 1, None, None], models)
+
+
+def _glare(c0: np.ndarray, c1: np.ndarray, models: TeamModels) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`glare_distance` of chromaticities given as their two coordinates, each
+    (..., 1, 1), which may broadcast against each other: a grid's rows and columns
+    then cost only the terms that need both."""
     pts = (1 - GLARE_STEPS)[:, None, None] * models.chroma[None]  # (K, T, 2)
-    x = ch[..., 0, None, None] - pts[..., 0]  # (..., K, T)
-    y = ch[..., 1, None, None] - pts[..., 1]
+    x = c0 - pts[..., 0]  # (..., K, T)
+    y = c1 - pts[..., 1]
     inv = models.inv
     # The quadratic form written out term by term in the order einsum
     # ("...kti,tij,...ktj->...kt") sums it: the same values, without its slow
@@ -149,11 +156,12 @@ class ChromaTable:
 def chroma_table(models: TeamModels) -> ChromaTable:
     lo, hi = LUT_RANGE
     c = lo + (np.arange(LUT_SIZE) + 0.5) * (hi - lo) / LUT_SIZE
-    gx, gy = np.meshgrid(c, c, indexing="ij")
-    grid = np.stack([gx, gy], axis=-1)
-    # A few rows of cells at a time: the (rows, LUT_SIZE, steps, teams) temporaries
-    # then stay in the cache (each cell's distances are its own: the same numbers).
-    parts = [glare_distance(grid[i:i + LUT_BLOCK_ROWS], models)
+    # Cell (i, j) is chromaticity (c[i], c[j]): terms of the first coordinate alone are
+    # worked out per row, of the second per column (the same numbers, broadcast). A
+    # few rows of cells at a time: the (rows, LUT_SIZE, steps, teams) temporaries
+    # then stay in the cache.
+    cols = c[None, :, None, None]
+    parts = [_glare(c[i:i + LUT_BLOCK_ROWS, None, None, None], cols, models)
              for i in range(0, LUT_SIZE, LUT_BLOCK_ROWS)]
     d = np.concatenate([p[0] for p in parts])
     white = np.concatenate([p[1] for p in parts])
