@@ -26,6 +26,7 @@ def testrow_medians_match_numpy_bit_for_bit(dtype) -> None:
         rows, width = rng.integers(1, 20), rng.integers(1, 200)
         values = (rng.random((rows, width)) * 3).astype(dtype)
         values[:, ::3] = np.round(values[:, ::3], 1)  # ties
+        values[:, 1::5] = -0.0  # np.median gives 0.0 for a middle of -0.0
         keep = rng.random((rows, width)) < rng.random()
         got = rims.row_medians(values, keep)
         everything = rims.row_medians(values)
@@ -253,3 +254,15 @@ def test_polar_samples_match_each_disc_on_its_own() -> None:
         want = rims.sample_at(lin, mx.astype(np.float32), my.astype(np.float32),
                               cv2.BORDER_REPLICATE)
         assert g.tobytes() == want.tobytes()
+
+
+def test_median_matches_numpy_bit_for_bit() -> None:
+    rng = np.random.default_rng(7)
+    for n in [*range(1, 12), 57, 120]:
+        for _ in range(20):
+            values = rng.normal(size=n) * 10 ** rng.uniform(-3, 3)
+            values[: n // 3] = np.round(values[: n // 3])  # ties
+            values[n // 2: n // 2 + 2] = -0.0  # np.median gives 0.0 for a middle of -0.0
+            want = float(np.median(values))
+            assert np.float64(rims.median(values)).tobytes() == np.float64(want).tobytes()
+    assert np.isnan(rims.median(np.array([1.0, np.nan, 3.0])))
