@@ -266,3 +266,16 @@ def test_median_matches_numpy_bit_for_bit() -> None:
             want = float(np.median(values))
             assert np.float64(rims.median(values)).tobytes() == np.float64(want).tobytes()
     assert np.isnan(rims.median(np.array([1.0, np.nan, 3.0])))
+
+
+@pytest.mark.parametrize("points", [5, 1024, 3000])
+def test_sample_at_matches_one_remap(points: int) -> None:
+    """Points split into rows of REMAP_WIDTH (and blocks of rows) sample as one remap."""
+    rng = np.random.default_rng(points)
+    img = rng.random((40, 50, 3)).astype(np.float32)
+    mx, my = rng.uniform(-2, 52, (2, points))
+    got = rims.sample_at(img, mx.reshape(-1, 1), my.reshape(-1, 1))
+    want = cv2.remap(img, mx.astype(np.float32)[None], my.astype(np.float32)[None],
+                     cv2.INTER_LINEAR)[0]
+    assert got.shape == (points, 1, 3)
+    assert got.reshape(points, 3).tobytes() == want.tobytes()

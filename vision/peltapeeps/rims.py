@@ -126,15 +126,19 @@ def sample_at(img: np.ndarray, mx: np.ndarray, my: np.ndarray,
     """``img`` sampled (bilinear) at any number of points; the result has ``mx``'s shape
     (plus the image's channels). Split into blocks OpenCV accepts."""
     shape = mx.shape
-    fx = mx.reshape(-1).astype(np.float32)
-    fy = my.reshape(-1).astype(np.float32)
-    pad = (-fx.size) % REMAP_WIDTH
-    fx = np.pad(fx, (0, pad)).reshape(-1, REMAP_WIDTH)
-    fy = np.pad(fy, (0, pad)).reshape(-1, REMAP_WIDTH)
+    size = mx.size
+    pad = (-size) % REMAP_WIDTH
+    # The points in rows of REMAP_WIDTH, padded with zeros: filled in place rather than
+    # converted, padded and copied again (heavy with thousands of discs' grids).
+    fx = np.zeros(size + pad, np.float32)
+    fy = np.zeros(size + pad, np.float32)
+    fx[:size] = mx.reshape(-1)
+    fy[:size] = my.reshape(-1)
+    fx, fy = fx.reshape(-1, REMAP_WIDTH), fy.reshape(-1, REMAP_WIDTH)
     parts = [cv2.remap(img, fx[i:i + REMAP_ROWS], fy[i:i + REMAP_ROWS], cv2.INTER_LINEAR,
                        borderMode=border) for i in range(0, fx.shape[0], REMAP_ROWS)]
-    flat = np.concatenate(parts, axis=0).reshape(fx.size, *img.shape[2:])
-    return flat[:flat.shape[0] - pad].reshape(*shape, *img.shape[2:])
+    flat = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
+    return flat.reshape(size + pad, *img.shape[2:])[:size].reshape(*shape, *img.shape[2:])
 
 
 def row_medians(values: np.ndarray, keep: np.ndarray | None = None) -> np.ndarray:
