@@ -53,9 +53,32 @@ def team_models(profile: Profile) -> TeamModels:
 
 def chroma(lin_bgr: np.ndarray) -> np.ndarray:
     """(..., 2) chromaticity (3R/S - 1, 3B/S - 1) of linear BGR."""
-    px = np.maximum(lin_bgr, _EPS)
-    total = px.sum(axis=-1)
-    return np.stack([3 * px[..., 2] / total - 1, 3 * px[..., 0] / total - 1], axis=-1)
+    return np.stack(chroma_planes(lin_bgr), axis=-1)
+
+
+def chroma_planes(lin_bgr: np.ndarray, gains: np.ndarray | None = None
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`chroma` of ``lin_bgr`` (divided by ``gains`` when given) as two arrays.
+
+    The same values bit for bit (each step the same operation on the same numbers,
+    the sum in the order ``sum(axis=-1)`` takes), one channel at a time and in
+    place: labelling a whole photo spent most of its time on the (..., 3) and
+    (..., 2) temporaries.
+    """
+    shape = lin_bgr.shape[:-1]
+    px = lin_bgr.reshape(-1, 3)  # arrays, never numpy scalars, to work in place
+    if gains is None:
+        b, g, r = (np.maximum(px[:, c], _EPS) for c in range(3))
+    else:
+        gains = np.asarray(gains)
+        b, g, r = (np.maximum(px[:, c] / gains[c], _EPS) for c in range(3))
+    total = b + g
+    total += r
+    for c in (r, b):
+        c *= 3
+        c /= total
+        c -= 1
+    return r.reshape(shape), b.reshape(shape)
 
 
 def glare_distance(ch: np.ndarray, models: TeamModels) -> tuple[np.ndarray, np.ndarray]:
@@ -66,17 +89,30 @@ def glare_distance(ch: np.ndarray, models: TeamModels) -> tuple[np.ndarray, np.n
     >>> round(float(s[0, 0]), 1), float(d[0, 0]) < 1
     (0.5, True)
     """
+    return _glare(ch[..., 0, None, None], ch[..., 1, None, None], models)
+
+
+def _glare(c0: np.ndarray, c1: np.ndarray, models: TeamModels) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`glare_distance` of chromaticities given as their two coordinates, each
+    (..., 1, 1), which may broadcast against each other: a grid's rows and columns
+    then cost only the terms that need both."""
     pts = (1 - GLARE_STEPS)[:, None, None] * models.chroma[None]  # (K, T, 2)
-    diff = ch[..., None, None, :] - pts  # (..., K, T, 2)
-    d2 = np.einsum("...kti,tij,...ktj->...kt", diff, models.inv, diff)
-    cost = np.sqrt(np.maximum(d2, 0)) + GLARE_COST * GLARE_STEPS[:, None]
+    x = c0 - pts[..., 0]  # (..., K, T)
+    y = c1 - pts[..., 1]
+    inv = models.inv
+    # The quadratic form written out term by term in the order einsum
+    # ("...kti,tij,...ktj->...kt") sums it: the same values, without its slow
+    # generic loop (the chroma table was a third of a photo's time).
+    d2 = x * inv[:, 0, 0] * x + x * inv[:, 0, 1] * y + y * inv[:, 1, 0] * x + y * inv[:, 1, 1] * y
+    cost = np.sqrt(np.maximum(d2, 0, out=d2), out=d2)
+    cost += GLARE_COST * GLARE_STEPS[:, None]
     k = np.argmin(cost, axis=-2)  # (..., T)
-    best = np.take_along_axis(cost, k[..., None, :], axis=-2)[..., 0, :]
-    return best, GLARE_STEPS[k]
+    return cost.min(axis=-2), GLARE_STEPS[k]
 
 
 LUT_RANGE = (-1.2, 2.2)  # chromaticity features lie in -1..2
 LUT_SIZE = 192
+LUT_BLOCK_ROWS = 4  # rows of cells computed at a time
 
 
 @dataclass(frozen=True)
@@ -97,12 +133,38 @@ class ChromaTable:
         ij = np.clip(((ch - lo) / (hi - lo) * LUT_SIZE).astype(np.int32), 0, LUT_SIZE - 1)
         return ij[..., 0], ij[..., 1]
 
+    def flat_index(self, c0: np.ndarray, c1: np.ndarray) -> np.ndarray:
+        """The cells of chromaticities given as two arrays (:func:`chroma_planes`), as
+        flat indices into the tables (``table.ravel()[i]`` is ``table[self.index(ch)]``).
+
+        Overwrites ``c0`` and ``c1``: it is meant for a whole photo's samples, where
+        every temporary costs.
+        """
+        lo, hi = LUT_RANGE
+        out = []
+        for c in (c0, c1):
+            c -= lo
+            c /= hi - lo
+            c *= LUT_SIZE
+            out.append(np.clip(c.astype(np.int32), 0, LUT_SIZE - 1))
+        i, j = out
+        i *= LUT_SIZE
+        i += j
+        return i
+
 
 def chroma_table(models: TeamModels) -> ChromaTable:
     lo, hi = LUT_RANGE
     c = lo + (np.arange(LUT_SIZE) + 0.5) * (hi - lo) / LUT_SIZE
-    gx, gy = np.meshgrid(c, c, indexing="ij")
-    d, white = glare_distance(np.stack([gx, gy], axis=-1), models)
+    # Cell (i, j) is chromaticity (c[i], c[j]): terms of the first coordinate alone are
+    # worked out per row, of the second per column (the same numbers, broadcast). A
+    # few rows of cells at a time: the (rows, LUT_SIZE, steps, teams) temporaries
+    # then stay in the cache.
+    cols = c[None, :, None, None]
+    parts = [_glare(c[i:i + LUT_BLOCK_ROWS, None, None, None], cols, models)
+             for i in range(0, LUT_SIZE, LUT_BLOCK_ROWS)]
+    d = np.concatenate([p[0] for p in parts])
+    white = np.concatenate([p[1] for p in parts])
     order = np.argsort(d, axis=-1)
     best = np.take_along_axis(d, order[..., :1], axis=-1)[..., 0]
     second = (np.take_along_axis(d, order[..., 1:2], axis=-1)[..., 0] if d.shape[-1] > 1

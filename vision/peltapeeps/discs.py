@@ -79,9 +79,17 @@ def is_table(chroma: np.ndarray, light: np.ndarray, table: TableModel) -> np.nda
     Chromaticity noise grows as light falls (a few sensor levels are a large
     share of a dark pixel), so the tolerance widens below the table's lightness.
     """
+    return is_table_planes(chroma[..., 0], chroma[..., 1], light, table)
+
+
+def is_table_planes(c0: np.ndarray, c1: np.ndarray, light: np.ndarray, table: TableModel
+                    ) -> np.ndarray:
+    """:func:`is_table` with the chromaticity given as two arrays (a whole photo's
+    samples: no (..., 2) temporaries)."""
     noise = np.clip((table.light / np.maximum(light, 0.05)) ** 3, 1.0, 4.0)
-    d = (chroma - table.chroma) / table.spread
-    near = (d[..., 0] ** 2 + d[..., 1] ** 2) < (CHROMA_K * noise) ** 2
+    d0 = (c0 - table.chroma[0]) / table.spread[0]
+    d1 = (c1 - table.chroma[1]) / table.spread[1]
+    near = (d0**2 + d1**2) < (CHROMA_K * noise) ** 2
     # Acrylic the table's hue (a green piece on green baize) still stands out brighter.
     return near & (light < table.light_hi * LIGHTER)
 

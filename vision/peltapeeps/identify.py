@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from companion.rules.peltapeeps.catalog import Catalog, Piece
 from companion.rules.peltapeeps.layout import fits
 from vision.peltapeeps.assign import assign
-from vision.peltapeeps.rims import SURE_SHAPE, ContactInDoubt, Seen, angle_gap, with_contacts
+from vision.peltapeeps.rims import SURE_SHAPE, ContactInDoubt, Seen, with_contacts
 
 ANGLE_TOL = 16.0  # degrees between a seen and a catalogued connector
 MISSING = 1.0  # a connector on one side only
@@ -47,11 +47,14 @@ def _cost_at(seen: Sequence[Seen], cat: list[tuple[float, str]],
     """(cost, refined rotation) of ``cat`` turned by ``rot`` against ``seen``."""
     used = [False] * len(cat)
     cost, offsets = 0.0, []
+    turned = [ca + rot for ca, _ in cat]  # computed once, not once per seen connector
     for ang, typ, sure, type_sure in seen:
         best, bj = ANGLE_TOL, -1
-        for j, (ca, _) in enumerate(cat):
-            g = angle_gap(ang, ca + rot)
-            if not used[j] and g < best:
+        for j, ca in enumerate(turned):
+            if used[j]:
+                continue
+            g = abs((ang - ca + 180) % 360 - 180)  # angle_gap, inlined: this loop is hot
+            if g < best:
                 best, bj = g, j
         if bj < 0:
             cost += MISSING * sure

@@ -36,8 +36,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from vision.peltapeeps.colours import FAR, ChromaTable, chroma
-from vision.peltapeeps.discs import TableModel, is_table
+from vision.peltapeeps.colours import FAR, ChromaTable, chroma_planes
+from vision.peltapeeps.discs import TableModel, is_table_planes
 from vision.peltapeeps.face import FaceMarks
 from vision.peltapeeps.geometry import DEFAULT_GEOMETRY, PieceGeometry
 from vision.peltapeeps.zones import Zones, zones
@@ -105,9 +105,14 @@ def _polar(img_lin: np.ndarray, discs: list[Disc], radii: np.ndarray) -> np.ndar
     th = np.arange(ANGLES) * (2 * math.pi / ANGLES)
     u = (np.cos(th)[:, None] * radii[None, :]).astype(np.float32)
     v = (np.sin(th)[:, None] * radii[None, :]).astype(np.float32)
-    mx, my = zip(*(d.to_image(u, v) for d in discs), strict=True)
+    # Disc.to_image for every disc at once (the same sums in the same order).
+    x = np.array([d.x for d in discs], np.float64)[:, None, None]
+    y = np.array([d.y for d in discs], np.float64)[:, None, None]
+    a = np.array([d.axes for d in discs], np.float64).reshape(-1, 2, 2, 1, 1)
+    mx = x + a[:, 0, 0] * u + a[:, 0, 1] * v
+    my = y + a[:, 1, 0] * u + a[:, 1, 1] * v
     n = len(discs)
-    out = sample_at(img_lin, np.asarray(mx, np.float32), np.asarray(my, np.float32),
+    out = sample_at(img_lin, mx.astype(np.float32), my.astype(np.float32),
                     cv2.BORDER_REPLICATE)
     return out.reshape(n, ANGLES, len(radii), 3)
 
@@ -121,15 +126,44 @@ def sample_at(img: np.ndarray, mx: np.ndarray, my: np.ndarray,
     """``img`` sampled (bilinear) at any number of points; the result has ``mx``'s shape
     (plus the image's channels). Split into blocks OpenCV accepts."""
     shape = mx.shape
-    fx = mx.reshape(-1).astype(np.float32)
-    fy = my.reshape(-1).astype(np.float32)
-    pad = (-fx.size) % REMAP_WIDTH
-    fx = np.pad(fx, (0, pad)).reshape(-1, REMAP_WIDTH)
-    fy = np.pad(fy, (0, pad)).reshape(-1, REMAP_WIDTH)
+    size = mx.size
+    pad = (-size) % REMAP_WIDTH
+    # The points in rows of REMAP_WIDTH, padded with zeros: filled in place rather than
+    # converted, padded and copied again (heavy with thousands of discs' grids).
+    fx = np.zeros(size + pad, np.float32)
+    fy = np.zeros(size + pad, np.float32)
+    fx[:size] = mx.reshape(-1)
+    fy[:size] = my.reshape(-1)
+    fx, fy = fx.reshape(-1, REMAP_WIDTH), fy.reshape(-1, REMAP_WIDTH)
     parts = [cv2.remap(img, fx[i:i + REMAP_ROWS], fy[i:i + REMAP_ROWS], cv2.INTER_LINEAR,
                        borderMode=border) for i in range(0, fx.shape[0], REMAP_ROWS)]
-    flat = np.concatenate(parts, axis=0).reshape(fx.size, *img.shape[2:])
-    return flat[:flat.shape[0] - pad].reshape(*shape, *img.shape[2:])
+    flat = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
+    return flat.reshape(size + pad, *img.shape[2:])[:size].reshape(*shape, *img.shape[2:])
+
+
+def row_medians(values: np.ndarray, keep: np.ndarray | None = None) -> np.ndarray:
+    """Each row's median (first axis) of its ``values`` where ``keep``, NaN where it keeps none.
+
+    Bit for bit what ``np.median`` gives row by row (the two middle values' mean in
+    the values' own precision), so that reading many discs at once changes nothing.
+    """
+    flat = values.reshape(len(values), -1)
+    if keep is None:
+        n = np.full(len(flat), flat.shape[1])
+        srt = np.sort(flat, axis=1)
+    else:
+        kept = keep.reshape(len(values), -1)
+        n = kept.sum(axis=1)
+        srt = np.sort(np.where(kept, flat, np.inf), axis=1)
+    rows = np.arange(len(flat))
+    lo, hi = srt[rows, np.maximum(n - 1, 0) // 2], srt[rows, np.minimum(n // 2, flat.shape[1] - 1)]
+    # np.median is the mean of the middle value(s): a sum from 0 (so -0.0 comes out 0.0).
+    lo = lo + 0.0
+    mid = np.where(n % 2 == 1, lo, (lo + hi) / 2)
+    return np.where(n > 0, mid, np.nan).astype(values.dtype)
+
+
+LABEL_BLOCK = 1 << 16  # samples labelled at a time: their temporaries stay in the cache
 
 
 def label_samples(samples: np.ndarray, gains: np.ndarray, lut: ChromaTable,
@@ -141,25 +175,42 @@ def label_samples(samples: np.ndarray, gains: np.ndarray, lut: ChromaTable,
     label also needs its acrylic's lightness and glare: far darker is the table,
     a shadow or a cut edge; far more white is the table or paint, not glare.
     """
-    ij = lut.index(chroma(samples / gains))
-    best, dmin = lut.team[ij], lut.distance[ij]
+    # The lightness of all samples in one product, as it always was taken (BLAS may
+    # sum its three terms in its own order); the rest, sample by sample or disc by
+    # disc, a block of whole discs (or image rows) at a time: the same numbers
+    # without temporaries of hundreds of megabytes.
     y = samples @ np.array([0.0722, 0.7152, 0.2126], np.float32)
-    light = np.cbrt(np.maximum(y, 0))
-    tab = is_table(chroma(samples), light, table)
+    light = np.cbrt(np.maximum(y, 0, out=y), out=y)
+    out = np.empty(samples.shape[:-1], np.int16)
+    step = max(1, LABEL_BLOCK // max(1, math.prod(samples.shape[1:-1])))
+    for s in range(0, len(samples), step):
+        block = slice(s, s + step)
+        out[block] = _labels(samples[block], light[block], gains, lut, table,
+                             None if teams is None else teams[block])
+    return out
+
+
+def _labels(samples: np.ndarray, light: np.ndarray, gains: np.ndarray, lut: ChromaTable,
+            table: TableModel, teams: np.ndarray | None) -> np.ndarray:
+    """:func:`label_samples` of some samples, given their lightness."""
+    # Chromaticities one channel at a time and table cells as flat indices: the same
+    # numbers as lut.index(chroma(samples / gains)), with far fewer temporaries.
+    cell = lut.flat_index(*chroma_planes(samples, gains))
+    best, dmin = lut.team.ravel()[cell], lut.distance.ravel()[cell]
+    tab = is_table_planes(*chroma_planes(samples), light, table)
     if teams is not None:
-        body = (BODY[0] <= RADII) & (BODY[1] >= RADII)
-        share = lut.share[ij]
-        own = best == teams[:, None, None]
-        for k in range(len(samples)):
-            # Near its own team's line is its own, even when another team's is a hair nearer.
-            near_own = lut.each[teams[k]][ij[0][k], ij[1][k]] < OWN_NEAR
-            best[k] = np.where(near_own, teams[k], best[k])
-            own[k] |= near_own
-            ref = np.median(light[k][:, body])
-            mine = own[k][:, body]
-            s_ref = float(np.median(share[k][:, body][mine])) if mine.any() else 0.0
-            tab[k] |= (light[k] < DARK * ref) | (own[k] & (np.abs(share[k] - s_ref) > SHARE_STEP))
-    return np.where((dmin < FAR) & ~tab, best, TABLE).astype(np.int16)
+        # Every disc at once (a loop over thousands of candidates was most of the time).
+        tk = teams[:, None, None]
+        share = lut.share.ravel()[cell]
+        # Near its own team's line is its own, even when another team's is a hair nearer.
+        near_own = lut.each.reshape(len(lut.each), -1)[tk, cell] < OWN_NEAR
+        best = np.where(near_own, tk, best)
+        own = best == tk
+        ref = row_medians(light[:, :, BODY_COLUMNS])
+        s_ref = np.nan_to_num(row_medians(share[:, :, BODY_COLUMNS], own[:, :, BODY_COLUMNS]))
+        tab |= (light < DARK * ref[:, None, None]) \
+            | (own & (np.abs(share - s_ref[:, None, None]) > SHARE_STEP))
+    return np.where((dmin < FAR) & ~tab, best, TABLE)
 
 
 def _fill_holes(mask: np.ndarray, max_px: int) -> np.ndarray:
@@ -171,9 +222,14 @@ def _fill_holes(mask: np.ndarray, max_px: int) -> np.ndarray:
     x, y, bw, bh, area = stats.T
     small = (area <= max_px) & (x > 0) & (y > 0) & (x + bw < w) & (y + bh < h)
     small[0] = False
+    if not small.any():
+        return mask
     out = mask.copy()
     out[small[lab]] = 1
     return out
+
+
+ROI_MARGIN = 3  # px of table kept round a team's pixels (the widest neighbourhood: 5x5)
 
 
 def missed(img_lin: np.ndarray, found: list[Disc], gains: np.ndarray, lut: ChromaTable,
@@ -189,10 +245,20 @@ def missed(img_lin: np.ndarray, found: list[Disc], gains: np.ndarray, lut: Chrom
     for d in found:
         cv2.circle(cover, (round(d.x), round(d.y)), round(1.08 * d.r), 1, -1)
     out: list[Disc] = []
-    for t in np.unique(labels):
-        if t == TABLE:
+    h, w = labels.shape
+    present = np.flatnonzero(np.bincount(labels.ravel() + 1)) - 1  # as np.unique(labels)
+    for t in present[present != TABLE]:
+        mask = (labels == t) & (cover == 0)
+        # Only the box round the team's pixels (and a margin of table) is worked on:
+        # opening, holes, distances and peaks come out the same as on the whole photo
+        # (every 5x5 neighbourhood they look at lies in it, and table beyond the margin
+        # joins the photo's border), for a share of the time.
+        rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
+        if not len(rows):
             continue
-        mask = ((labels == t) & (cover == 0)).astype(np.uint8)
+        y0, x0 = max(int(rows[0]) - ROI_MARGIN, 0), max(int(cols[0]) - ROI_MARGIN, 0)
+        y1, x1 = min(int(rows[-1]) + ROI_MARGIN + 1, h), min(int(cols[-1]) + ROI_MARGIN + 1, w)
+        mask = mask[y0:y1, x0:x1].astype(np.uint8)
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         mask = _fill_holes(mask, int(0.6 * math.pi * radius**2))  # painted marks
         if mask.sum() < 1.2 * radius**2:
@@ -201,7 +267,7 @@ def missed(img_lin: np.ndarray, found: list[Disc], gains: np.ndarray, lut: Chrom
         peaks = (dt >= cv2.dilate(dt, np.ones((5, 5), np.uint8))) & (dt >= 0.55 * radius)
         ys, xs = np.nonzero(peaks)
         for k in np.argsort(-dt[ys, xs]):
-            x, y = float(xs[k]), float(ys[k])
+            x, y = float(xs[k] + x0), float(ys[k] + y0)
             if all(math.hypot(x - d.x, y - d.y) > 1.3 * radius for d in out):
                 out.append(Disc(x, y, radius, int(t)))
     return out
@@ -210,35 +276,68 @@ def missed(img_lin: np.ndarray, found: list[Disc], gains: np.ndarray, lut: Chrom
 def refine(img_lin: np.ndarray, discs: list[Disc], gains: np.ndarray, lut: ChromaTable,
            table: TableModel, rounds: int = 2) -> None:
     """Centre and radius of each disc from its rim; labels sampled at the final pose."""
-    if not discs:
-        return
+    # A disc the fit left where it was would be sampled, labelled and fitted the same
+    # again (each disc's samples and labels depend on its pose alone): only the discs
+    # that moved are read again.
+    moving = list(discs)
     for k in range(rounds + 1):
-        samples = _polar(img_lin, discs, RADII.astype(np.float32))
+        if not moving:
+            return
+        samples = _polar(img_lin, moving, RADII.astype(np.float32))
         labels = label_samples(samples, gains, lut, table,
-                               np.array([d.team for d in discs]))
-        for d, lab in zip(discs, labels, strict=True):
+                               np.array([d.team for d in moving]))
+        for d, lab in zip(moving, labels, strict=True):
             d.labels = lab
-            if k == rounds:
-                continue
-            own = lab == d.team
-            # First radius (from the inside) that is not the disc's own colour.
-            start = int(np.searchsorted(RADII, 0.7))
-            off = ~own[:, start:]
-            has = off.any(axis=1)
-            first = np.where(has, off.argmax(axis=1) + start, len(RADII) - 1)
-            rim = RADII[np.maximum(first - 1, 0)] + 0.015
-            ok = has & (rim > 0.7) & (rim < 1.35)
-            d.rim_share = float((ok & (np.abs(rim - 1) < 0.06)).mean())
+        if k == rounds:
+            return
+        # Every disc's rim at once: the first radius (from the inside) that is not the
+        # disc's own colour, along each angle.
+        own = labels == np.array([d.team for d in moving])[:, None, None]
+        start = int(np.searchsorted(RADII, 0.7))
+        off = ~own[:, :, start:]
+        has = off.any(axis=2)
+        first = np.where(has, off.argmax(axis=2) + start, len(RADII) - 1)
+        rim_at = RADII[np.maximum(first - 1, 0)] + 0.015
+        oks = has & (rim_at > 0.7) & (rim_at < 1.35)
+        shares = (oks & (np.abs(rim_at - 1) < 0.06)).mean(axis=1)
+        moved = []
+        for d, rim, ok, share in zip(moving, rim_at, oks, shares, strict=True):
+            d.rim_share = float(share)
             if ok.sum() < 12:
                 continue
+            before = _pose(d)
             th = np.arange(ANGLES)[ok] * (2 * math.pi / ANGLES)
             px, py = d.to_image(rim[ok] * np.cos(th), rim[ok] * np.sin(th))
             _fit_rim(d, np.stack([px, py], axis=1), th)
+            if _pose(d) != before:
+                moved.append(d)
+        moving = moved
+
+
+def _pose(d: Disc) -> tuple[float, float, float, bytes | None]:
+    """Where ``d`` lies, exactly (to tell whether a fit moved it)."""
+    return d.x, d.y, d.r, None if d.shape is None else d.shape.tobytes()
+
+
+def median(values: np.ndarray) -> float:
+    """``float(np.median(values))`` of a 1-D array, bit for bit, without np.median's
+    generic machinery (the rim fit takes thousands of small medians a photo)."""
+    n = len(values)
+    if not n:
+        return float(np.median(values))  # nan, with numpy's warning
+    h = n // 2
+    # The largest value goes last too, as np.median has it: a NaN there makes the median NaN.
+    part = np.partition(values, (h, -1) if n % 2 else (h - 1, h, -1))
+    if np.isnan(part[-1]):
+        return math.nan
+    # The mean of the middle value(s), a sum from 0 as np.mean takes it (-0.0 comes out 0.0).
+    return float(0.0 + part[h] if n % 2 else (0.0 + part[h - 1] + part[h]) / 2)
 
 
 def _circle(pts: np.ndarray) -> tuple[float, float, float]:
     """Least-squares circle (x, y, r): x^2 + y^2 + a x + b y + c = 0."""
-    a = np.stack([pts[:, 0], pts[:, 1], np.ones(len(pts))], axis=1)
+    a = np.ones((len(pts), 3))
+    a[:, :2] = pts
     sol, *_ = np.linalg.lstsq(a, -(pts**2).sum(axis=1), rcond=None)
     x, y = -sol[0] / 2, -sol[1] / 2
     return float(x), float(y), math.sqrt(max(x * x + y * y - sol[2], 1.0))
@@ -254,7 +353,7 @@ def _fit_rim(d: Disc, pts: np.ndarray, th: np.ndarray) -> None:
             return
         x, y, r = _circle(pts[keep])
         res = np.abs(np.hypot(pts[:, 0] - x, pts[:, 1] - y) - r)
-        tol = max(0.035 * r, 2.5 * float(np.median(res[keep])))
+        tol = max(0.035 * r, 2.5 * median(res[keep]))
         keep = res < tol
     if not (0.8 < r / d.r < 1.25) or math.hypot(x - d.x, y - d.y) > 0.4 * d.r \
             or keep.sum() < 12:
