@@ -33,7 +33,7 @@ def _disc(team: str, grain: float, seed: int, blur_px: float = 1.2,
     under the sheet (a soft shade 10% darker), the lamp's white reflection
     (``glare``), then blur, grain and sRGB."""
     rng = np.random.default_rng(seed)
-    acrylic = linear_colour(TEAM_COLOURS[team])[::-1].astype(np.float32)  # BGR
+    acrylic = linear_colour(TEAM_COLOURS[team]).astype(np.float32)  # BGR
     ramp = np.linspace(0.75, 1.1, SIZE, dtype=np.float32)[None, :, None]
     lin = np.broadcast_to(acrylic, (SIZE, SIZE, 3)) * ramp + glare
     for mask, grey in marks:
@@ -96,7 +96,7 @@ def test_paint_seen_through_the_sheet_is_not_a_face(lut) -> None:
 
 def test_a_glare_slope_is_not_paint_but_paint_is(lut) -> None:
     # A face-down disc under the lamp: far brighter on one side than the other.
-    acrylic = linear_colour(TEAM_COLOURS["yellow"])[::-1] * 0.8  # BGR, linear
+    acrylic = linear_colour(TEAM_COLOURS["yellow"]) * 0.8  # BGR, linear
     ramp = np.linspace(0.0, 0.45, SIZE, dtype=np.float32)[None, :, None]
     lin = np.broadcast_to(acrylic, (SIZE, SIZE, 3)) * (0.7 + ramp) + ramp
     frame = np.ascontiguousarray((np.clip(lin, 0, 1) ** (1 / 2.2) * 255).astype(np.uint8))
