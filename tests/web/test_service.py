@@ -21,6 +21,13 @@ from companion.service import Service, ServiceOptions
 WAIT_S = 60
 
 
+def _as_at_a_terminal() -> None:
+    """In the child, before the program starts: Ctrl-C as a terminal delivers it. pytest-xdist's
+    workers ignore SIGINT, and an ignored signal stays ignored across exec (Python then
+    installs no KeyboardInterrupt handler)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _events(port: int, n: int, timeout: float = 10.0) -> list[dict]:
     """The first ``n`` update events a browser would receive."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
@@ -97,7 +104,7 @@ def test_the_service_killed_mid_game_restarts_with_everything(tmp_path: Path) ->
 
     def start() -> tuple[subprocess.Popen, int]:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                env=env)
+                                env=env, preexec_fn=_as_at_a_terminal)
         line = proc.stdout.readline()
         m = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
         assert m, line + proc.stderr.read()
@@ -174,7 +181,8 @@ def test_the_demo_keeps_its_game_however_it_is_stopped(sig, tmp_path: Path) -> N
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "XDG_DATA_HOME": str(tmp_path)}
     proc = subprocess.Popen([sys.executable, "-m", "companion", "demo", "--port", "0",
                              "--no-browser", "--no-camera", "--step", "0.05"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            preexec_fn=_as_at_a_terminal)
     banner = [proc.stdout.readline() for _ in range(3)]
     log = tmp_path / "table-companion" / "demo.sqlite"
     assert any(str(log) in line for line in banner), banner
