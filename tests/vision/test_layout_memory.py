@@ -72,6 +72,16 @@ def test_a_reader_that_never_saw_the_neutral_tile_places_nothing() -> None:
     assert any("is not in view" in w for w in obs["warnings"])
 
 
+def test_tiles_never_seen_before_are_not_said_to_have_moved() -> None:
+    _, covered = _frames()
+    reader = PeepWarReader(_profile())
+    reader.layout = {60: (3, -3, 0)}  # a tile of another table, not in view
+    obs = reader.read(covered)
+    assert obs["tiles"] == []
+    assert not any("elsewhere" in w for w in obs["warnings"])
+    assert any("is not in view" in w for w in obs["warnings"])
+
+
 def test_tiles_that_moved_since_are_not_placed_by_their_old_places() -> None:
     clear, covered = _frames()
     reader = PeepWarReader(_profile())

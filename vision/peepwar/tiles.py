@@ -417,7 +417,7 @@ def find_tiles(
     remembered = None
     if neutral is None and layout:
         remembered = _frame_from_layout(members, layout)
-        if remembered is None:
+        if remembered is None and any(g.tile_id in layout for g in members):
             view.warnings.append(
                 "tiles seen before lie elsewhere now, so their old places cannot stand in for "
                 "the Neutral Territory (tile 0): uncover tile 0"
