@@ -64,18 +64,32 @@ def test_one_wrong_correction_cannot_flip_a_players_model() -> None:
     assert _reading_distance(moved, red.mean) < _reading_distance(moved, blue.mean)
 
 
-def test_bean_counts_teach_a_threshold_one_example_a_little() -> None:
+def test_bean_counts_teach_a_threshold_only_over_several_frames() -> None:
     # The net found four red peaks where three beans lie: the weakest (0.55) is no bean.
     over = learning.BeanCount("red", 3, (0.95, 0.9, 0.8, 0.55))
-    one = learning.bean_threshold([over])
-    many = learning.bean_threshold([over] * 20)
-    assert one is not None and many is not None
-    assert 0.5 < one < many <= 0.6  # one example moves it a third of the way at most
+    one = learning.bean_threshold([learning.FrameCounts([over] * 5)])
+    two = learning.bean_threshold([learning.FrameCounts([over])] * 2)
+    many = learning.bean_threshold([learning.FrameCounts([over])] * 20)
+    assert one == 0.5  # one frame, however many cells, is not the table's threshold
+    assert two is not None and many is not None
+    assert 0.5 < two < many <= 0.6  # two frames move it half of the way
     assert learning.bean_threshold([]) is None
+    assert learning.bean_threshold([learning.FrameCounts([])]) is None
     card = _card()
-    taught = learning.adapt(card, [], [over] * 20)
+    taught = learning.adapt(card, [], [learning.FrameCounts([over])] * 20)
     assert taught.extra["learned_bean_threshold"] == many
     assert "learned_bean_threshold" not in card.extra  # the card itself is not changed
+
+
+def test_cells_let_stand_hold_the_threshold_where_it_counts_them_right() -> None:
+    over = learning.BeanCount("red", 3, (0.95, 0.9, 0.8, 0.55))
+    # In the same frames, cells read right at 0.5 that a threshold over 0.55 would empty.
+    stood = [learning.BeanCount("red", 1, (0.58,))] * 2
+    frames = [learning.FrameCounts([over], stood)] * 5
+    assert learning.bean_threshold(frames) == 0.5
+    # Cells let stand that no threshold in reach changes do not hold it.
+    sure = [learning.BeanCount("red", 2, (0.95, 0.9))] * 4
+    assert learning.bean_threshold([learning.FrameCounts([over], sure)] * 5) > 0.5
 
 
 def test_examples_of_another_calibration_are_not_used() -> None:

@@ -70,6 +70,29 @@ def test_learned_examples_survive_a_restart_and_go_with_the_profile(profile_path
     np.testing.assert_array_equal(fresh.profile.colours["red"].bean.mean, card_red)
 
 
+def test_the_cells_a_correction_leaves_alone_are_kept_as_read(profile_path: Path) -> None:
+    # Correcting 1,0/2 keeps blue's two beans in 0,0/4, as read, as a cell let stand: what
+    # a threshold learned from the corrected cell must not break.
+    reader = make_reader(load_profile(profile_path))
+    reader.learn(_scene().frame, CELL, TRUTH)
+    (frame,) = reader.frames.values()
+    assert frame.corrected == {CELL}
+    stood = {cell: {(c.player, c.truth) for c in counts}
+             for cell, counts in frame.confirmed.items()}
+    assert stood == {"0,0/4": {("blue", 2)}}
+    assert all(len(c.heats) >= c.truth for c in frame.confirmed["0,0/4"])
+    # A second correction in the same frame takes its cell out of the ones let stand.
+    reader.learn(_scene().frame, "0,0/4", CellReading(pieces={"blue": Pieces(2, False)}))
+    (frame,) = reader.frames.values()
+    assert frame.corrected == {CELL, "0,0/4"}
+    assert reader._frame_counts()[0].confirmed == []
+    # Both survive a restart, grouped by the frame they came from.
+    again = make_reader(load_profile(profile_path))
+    (kept,) = again.frames.values()
+    assert kept.corrected == {CELL, "0,0/4"}
+    assert {c.player for c in kept.counts} == {"red", "blue"}
+
+
 def test_a_correction_on_the_page_reaches_the_reader(profile_path: Path, tmp_path: Path
                                                      ) -> None:
     frames = tmp_path / "frames"

@@ -29,10 +29,17 @@ spreads of the card's own, tighter, models).
 The bean net, the reader's learned part, is calibrated to the table the same way: each
 corrected cell keeps the heat of every bean the net finds there (read down to
 ``bean_net.DOUBT_LOW``) beside the true count per player, and the bean threshold becomes
-the one that would have counted the examples best (:func:`bean_threshold`), shrunk
-towards ``bean_net.THRESHOLD`` as if the card's threshold were PRIOR_WEIGHT examples
-counted right (one example moves it a third of the way at most). Greyish beans keep their
-own, lower, threshold.
+the one that would have counted the corrected frames best (:func:`bean_threshold`). Greyish
+beans keep their own, lower, threshold.
+
+Corrected cells are the ones read wrongly, so on their own they only say which way a
+threshold would mend them, never what it would break: one frame with two beans missed
+under 0.5 taught 0.43, and that threshold then read phantom beans all over the next
+frames. So a correction also keeps the beans of the frame's other cells, as read when it
+was made (:attr:`CellExample.confirmed`): cells the players left alone are taken as read
+right (one that was in truth wrong only holds the threshold nearer where it was). And the
+threshold is the table's, not a frame's: it moves only when it counts more corrected
+frames better than worse, and then towards the card's as if that were PRIOR_WEIGHT frames.
 """
 
 from __future__ import annotations
@@ -40,7 +47,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cv2
@@ -64,6 +71,7 @@ LIGHT_KEEP = (3, 92)  # lightness percentiles kept: no highlights, no dark crevi
 CROP_GROW_PX = 4
 KINDS = ("bean", "peep")
 THRESHOLDS = np.round(np.arange(0.3, 0.91, 0.05), 2)  # the bean thresholds a table may learn
+MIN_FRAMES_AGREE = 2  # corrected frames a threshold must count better, net, to be learned
 
 
 @dataclass(frozen=True)
@@ -131,12 +139,14 @@ class BeanCount:
 @dataclass
 class CellExample:
     """What one correction gives: the labelled samples, the bean counts, the cell's crop
-    (PNG), and why nothing was learned when nothing was."""
+    (PNG), why nothing was learned when nothing was, and the bean counts of the frame's
+    other cells as they were read (``confirmed``: cell -> counts)."""
 
     samples: list[Labelled]
     crop: bytes
     note: str = ""
     counts: list[BeanCount] | None = None
+    confirmed: dict[str, list[BeanCount]] = field(default_factory=dict)
 
 
 def labelled_pixels(frame: np.ndarray, profile: Profile, place: str,
@@ -159,16 +169,16 @@ def labelled_pixels(frame: np.ndarray, profile: Profile, place: str,
     players = [p for p, v in truth.pieces.items()
                if (v.troops or v.peep) and p in profile.colours
                and profile.colours[p].peep is not None]
-    counts = _bean_counts(mosaic, profile, place, truth)
+    counts, confirmed = _bean_counts(mosaic, profile, place, truth)
     if not players:
-        return CellExample([], crop, "the cell holds no player's pieces", counts)
+        return CellExample([], crop, "the cell holds no player's pieces", counts, confirmed)
     st = frame_state(mosaic, profile)
     fg = st.px.fg.astype(np.uint8)
     core = cv2.erode(fg, np.ones((3, 3), np.uint8)) > 0  # no pixels mixed with the paper
     use = in_cell & core & (st.egg == 0) & (st.occluder == 0)
     flat = np.flatnonzero(use)
     if len(flat) < MIN_PIXELS:
-        return CellExample([], crop, "too few piece pixels in the cell", counts)
+        return CellExample([], crop, "too few piece pixels in the cell", counts, confirmed)
     feats = pixel_features(st.px, flat)
     models = {p: profile.colours[p] for p in players}
     if len(players) == 1:
@@ -195,39 +205,85 @@ def labelled_pixels(frame: np.ndarray, profile: Profile, place: str,
             if found is not None and card is not None:
                 samples.append(Labelled(p, kind, "", *found))
     return CellExample(samples, crop, "" if samples else "too few piece pixels in the cell",
-                       counts)
+                       counts, confirmed)
 
 
-def _bean_counts(mosaic: Any, profile: Profile, place: str, truth: Any) -> list[BeanCount]:
-    """Per player (not greyish) with beans in the cell, truly or as read: the true count and
-    the heats of the beans the net finds there when every peak down to DOUBT_LOW counts."""
+def _bean_counts(mosaic: Any, profile: Profile, place: str,
+                 truth: Any) -> tuple[list[BeanCount], dict[str, list[BeanCount]]]:
+    """The corrected cell's counts: per player (not greyish) with beans in it, truly or as
+    read, the true count and the heats of the beans the net finds there when every peak
+    down to DOUBT_LOW counts. And the same for every other cell with a bean found, under no
+    hand, the count as read at the threshold in force taken for the truth."""
     st = frame_state(mosaic, profile)
-    if (st.occluder[mosaic.cell_map == mosaic.cell_names.index(place)] > 0).any():
-        return []  # a hand there: what the net sees is not the cell's
+    in_force = dict(zip(st.px.players, beans_pass._thresholds(st), strict=True))
+    occluded = {mosaic.cell_names[int(i)] for i in np.unique(mosaic.cell_map[st.occluder > 0])
+                if 0 <= int(i) < len(mosaic.cell_names)}
     st.bean_threshold = [bean_net.DOUBT_LOW] * len(st.px.players)
     beans_pass.count_beans(st)
-    heats: dict[str, list[float]] = {}
+    heats: dict[str, dict[str, list[float]]] = {}
     for cell, player, heat in st.bean_heats:
-        if cell == place:
-            heats.setdefault(player, []).append(heat)
+        heats.setdefault(cell, {}).setdefault(player, []).append(heat)
     grey = dict(zip(st.px.players, beans_pass._greyish(st), strict=True))
-    players = {p for p, v in truth.pieces.items() if v.troops} | set(heats)
-    return [BeanCount(p, int(truth.pieces[p].troops) if p in truth.pieces else 0,
-                      tuple(sorted(heats.get(p, []), reverse=True)))
-            for p in sorted(players) if p in grey and not grey[p]]
+
+    def counts(cell: str, truths: dict[str, int]) -> list[BeanCount]:
+        found = heats.get(cell, {})
+        return [BeanCount(p, truths.get(p, 0), tuple(sorted(found.get(p, []), reverse=True)))
+                for p in sorted(set(truths) | set(found)) if p in grey and not grey[p]]
+
+    confirmed = {cell: counts(cell, {p: sum(h >= in_force[p] for h in hs)
+                                     for p, hs in found.items()})
+                 for cell, found in heats.items() if cell != place and cell not in occluded}
+    if place in occluded:
+        return [], confirmed  # a hand there: what the net sees is not the cell's
+    truths = {p: int(v.troops) for p, v in truth.pieces.items() if v.troops}
+    return counts(place, truths), {c: n for c, n in confirmed.items() if n}
 
 
-def bean_threshold(counts: list[BeanCount]) -> float | None:
-    """The bean threshold these examples teach (None: no examples): the one of THRESHOLDS
-    that counts them best (the nearest the card's of equals), shrunk towards it."""
-    if not counts:
+@dataclass
+class FrameCounts:
+    """One corrected frame's bean counts: its corrected cells', and its other cells' as
+    read, which the players let stand (``confirmed``)."""
+
+    corrected: list[BeanCount]
+    confirmed: list[BeanCount] = field(default_factory=list)
+
+    def error(self, threshold: float) -> int:
+        """Beans miscounted in this frame's cells had ``threshold`` been the table's."""
+        return sum(c.error(threshold) for c in (*self.corrected, *self.confirmed))
+
+
+def bean_threshold(frames: Iterable[FrameCounts]) -> float | None:
+    """The bean threshold these corrected frames teach (None: no corrected counts).
+
+    A threshold is a candidate when, against the card's, it counts the beans of more
+    corrected frames better than worse, by MIN_FRAMES_AGREE frames at least: the table's
+    threshold is the table's, so one frame, however badly read, is not evidence of it. Of
+    the candidates, the one that counts all the frames' cells best (the nearest the card's
+    of equals), shrunk towards the card's as if that were PRIOR_WEIGHT frames.
+
+    >>> missed = BeanCount("red", 3, (0.9, 0.8, 0.45))  # corrected: one bean under 0.5
+    >>> bean_threshold([FrameCounts([missed])])  # one frame moves nothing
+    0.5
+    >>> round(bean_threshold([FrameCounts([missed])] * 2), 3)  # two, half of the way
+    0.475
+    >>> calm = [BeanCount("red", 1, (0.9, 0.46))] * 3  # let stand: a 0.46 peak is no bean
+    >>> bean_threshold([FrameCounts([missed], calm)] * 2)
+    0.5
+    """
+    frames = [f for f in frames if f.corrected]
+    if not frames:
         return None
     base = bean_net.THRESHOLD
-    errors = [sum(c.error(float(t)) for c in counts) for t in THRESHOLDS]
-    best = min(range(len(THRESHOLDS)),
-               key=lambda i: (errors[i], abs(float(THRESHOLDS[i]) - base)))
-    k = len(counts)
-    return base + (float(THRESHOLDS[best]) - base) * k / (k + PRIOR_WEIGHT)
+    before = [f.error(base) for f in frames]
+    best, best_error = base, sum(before)
+    for t in sorted(map(float, THRESHOLDS), key=lambda t: abs(t - base)):
+        after = [f.error(t) for f in frames]
+        better = sum(a < b for a, b in zip(after, before, strict=True))
+        worse = sum(a > b for a, b in zip(after, before, strict=True))
+        if better - worse >= MIN_FRAMES_AGREE and sum(after) < best_error:
+            best, best_error = t, sum(after)
+    n = len(frames)
+    return base + (best - base) * n / (n + PRIOR_WEIGHT)
 
 
 def _whiten(model: ColourModel, feats: np.ndarray) -> np.ndarray:
@@ -264,14 +320,16 @@ def tag(samples: Iterable[Labelled], card: Profile) -> list[Labelled]:
 
 
 def adapt(card: Profile, samples: Iterable[Labelled],
-          counts: Iterable[BeanCount] = ()) -> Profile:
+          frames: Iterable[FrameCounts] = ()) -> Profile:
     """``card`` with every colour model adapted to the samples taken for it and the bean
-    threshold to the bean counts (see the module's docstring for how far); models without
-    samples are the card's own."""
+    threshold to the corrected frames' bean counts (see the module's docstring for how
+    far); models without samples are the card's own."""
     by_model: dict[tuple[str, str], list[Labelled]] = {}
     for s in samples:
         by_model.setdefault((s.player, s.kind), []).append(s)
-    learned = bean_threshold([c for c in counts if c.player in card.colours])
+    learned = bean_threshold(
+        FrameCounts([c for c in f.corrected if c.player in card.colours],
+                    [c for c in f.confirmed if c.player in card.colours]) for f in frames)
     if learned is not None:
         card = replace(card, extra={**card.extra, beans_pass.LEARNED_THRESHOLD: learned})
     if not by_model:

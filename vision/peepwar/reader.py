@@ -19,7 +19,9 @@ tiles in view still lie where they did.
 
 from __future__ import annotations
 
+import hashlib
 import logging
+from dataclasses import dataclass
 from typing import Any
 
 import cv2
@@ -53,16 +55,21 @@ class PeepWarReader:
             examples = ExampleStore(examples_path(profile.source))
         self.examples = examples
         self.samples: list[learning.Labelled] = []
-        self.counts: list[learning.BeanCount] = []
+        # Per corrected frame (by digest): the cells corrected in it, their bean counts,
+        # and its other cells' as read, which the players let stand.
+        self.frames: dict[str, _FrameLessons] = {}
         if examples is not None and profile is not None:
             try:
                 for ex in examples.all():
                     samples, counts = _lessons(ex.summary)
                     self.samples += samples
-                    self.counts += counts
+                    digest = ex.summary.get("frame") if isinstance(ex.summary, dict) else None
+                    # (An example kept before frames were noted is a frame of its own.)
+                    self._keep(digest if isinstance(digest, str) else f"example {ex.id}",
+                               ex.place, counts, _confirmed(ex.summary))
             except ExamplesError as e:  # a damaged file costs what was learned, not the game
                 log.warning("%s; reading with the card's colours only", e)
-        self.profile = (learning.adapt(profile, self.samples, self.counts)
+        self.profile = (learning.adapt(profile, self.samples, self._frame_counts())
                         if profile is not None else None)
         if self.profile is not None:
             prepare_reader(self.profile)  # a missing model fails here, at start, not at a frame
@@ -98,23 +105,53 @@ class PeepWarReader:
         found = learning.labelled_pixels(frame, self.profile, place, truth)
         samples = learning.tag(found.samples, self.card)
         counts = found.counts or []
+        digest = hashlib.sha1(np.ascontiguousarray(frame)).hexdigest()[:16]
         if self.examples is not None and found.crop:
             try:
                 self.examples.add(place, _truth_json(truth), found.crop,
                                   {"samples": [s.to_json() for s in samples],
-                                   "beans": [c.to_json() for c in counts]})
+                                   "beans": [c.to_json() for c in counts],
+                                   "frame": digest,
+                                   "confirmed": {cell: [c.to_json() for c in n]
+                                                 for cell, n in found.confirmed.items()}})
             except ExamplesError as e:
                 log.warning("%s", e)
         if not samples and not counts:
             return f"nothing learned from cell {place}: {found.note}"
         self.samples += samples
-        self.counts += counts
-        del self.samples[:-MAX_LESSONS], self.counts[:-MAX_LESSONS]
-        self.profile = learning.adapt(self.card, self.samples, self.counts)
+        del self.samples[:-MAX_LESSONS]
+        self._keep(digest, place, counts, found.confirmed)
+        self.profile = learning.adapt(self.card, self.samples, self._frame_counts())
         prepare_reader(self.profile)
         taught = [f"{s.player}'s {s.kind} ({s.pixels} px)" for s in samples] + [
             f"{c.player}'s bean count" for c in counts]
         return f"learned from cell {place}: " + ", ".join(taught)
+
+    @property
+    def counts(self) -> list[learning.BeanCount]:
+        """The bean counts of every corrected cell kept."""
+        return [c for lessons in self.frames.values() for c in lessons.counts]
+
+    def _keep(self, digest: str, place: str, counts: list[learning.BeanCount],
+              confirmed: dict[str, list[learning.BeanCount]]) -> None:
+        """Note a correction of cell ``place`` in the frame ``digest``: its counts, and that
+        the cell no longer counts as confirmed there. The frame's confirmed cells are as its
+        first correction found them: later ones read it with a threshold already moved,
+        which the players never saw."""
+        lessons = self.frames.pop(digest, None) or _FrameLessons(set(), [], {})
+        lessons.corrected.add(place)
+        lessons.counts += counts
+        if confirmed and not lessons.confirmed:
+            lessons.confirmed = confirmed
+        self.frames[digest] = lessons  # the newest last
+        while len(self.frames) > MAX_EXAMPLES:
+            del self.frames[next(iter(self.frames))]
+
+    def _frame_counts(self) -> list[learning.FrameCounts]:
+        return [learning.FrameCounts(lessons.counts,
+                                     [c for cell, counts in lessons.confirmed.items()
+                                      if cell not in lessons.corrected for c in counts])
+                for lessons in self.frames.values()]
 
     def detect(self, frame: np.ndarray) -> PeepWarObservation:
         return PeepWarObservation.from_dict(self.read(frame))
@@ -144,6 +181,27 @@ def _lessons(summary: dict) -> tuple[list[learning.Labelled], list[learning.Bean
             except (KeyError, TypeError, ValueError):
                 continue  # one damaged sample costs itself only
     return samples, counts
+
+
+@dataclass
+class _FrameLessons:
+    corrected: set[str]
+    counts: list[learning.BeanCount]
+    confirmed: dict[str, list[learning.BeanCount]]
+
+
+def _confirmed(summary: object) -> dict[str, list[learning.BeanCount]]:
+    """An example's confirmed cells read back (none from a damaged or older summary)."""
+    out: dict[str, list[learning.BeanCount]] = {}
+    cells = summary.get("confirmed") if isinstance(summary, dict) else None
+    if not isinstance(cells, dict):
+        return out
+    for cell, counts in cells.items():
+        try:
+            out[str(cell)] = [learning.BeanCount.from_json(c) for c in counts]
+        except (KeyError, TypeError, ValueError):
+            continue  # one damaged cell costs itself only
+    return out
 
 
 def _truth_json(truth: Any) -> dict:
