@@ -29,6 +29,7 @@ than guessed silently.
 from __future__ import annotations
 
 import functools
+import os as _os
 import math
 import time
 from collections.abc import Mapping
@@ -133,6 +134,8 @@ def read_layout(frame_bgr: np.ndarray, profile: Profile,
         return _nothing(reading, t0)
 
     lut = colours.chroma_table(models)
+    if _os.environ.get("PP_LADDER", "1") == "1":
+        radius1 = _disc_size(small, models, lut, table, radius1)
     for _ in range(3):
         got = _find(frame, radius1 / s1, models, lut, table)
         if not got.discs:
@@ -251,6 +254,76 @@ def _strangers(got: _Search, warnings: list[str]) -> None:
         warnings.append(f"something round near ({x * got.back:.0f}, {y * got.back:.0f}) "
                         "is no team's colour in the profile: if it is a piece, calibrate "
                         "with a piece of its colour ('companion calibrate') and read again")
+
+
+SIZE_STEP = 1.45  # the disc sizes tried apart (ratio)
+SIZE_RADIUS = 12.0  # px: each size is tried with discs about this big
+SIZE_TOP = 48  # strongest circles tried at each size
+SIZE_MIN = 0.012  # smallest disc radius tried, a share of the photo's long side
+SIZE_MAX = 0.125  # largest
+
+
+def _size_scores(small: np.ndarray, models: colours.TeamModels, lut: colours.ChromaTable,
+                 table: discs.TableModel, low: float) -> list[tuple[float, float]]:
+    """(radius in ``small``'s px, score) for a ladder of disc sizes from ``low`` up.
+
+    Each size is a hypothesis tried on its own: the strongest circles of about that
+    radius, each kept when its colour is a team's all round its body and its rim is
+    round where the colour stops. The score is the area those discs explain (radius
+    squared times the share of the rim found where it should be): at the right size
+    whole discs with round rims; at half size pieces of discs whose colour goes on
+    past their "rims"; at twice the size circles round several discs and table.
+    """
+    h, w = small.shape[:2]
+    side = max(h, w)
+    out = []
+    r = max(low, SIZE_MIN * side)
+    while r <= SIZE_MAX * side:
+        s = min(1.0, SIZE_RADIUS / r)
+        img = cv2.resize(small, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA) \
+            if s < 1 else small
+        grey = cv2.GaussianBlur(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), (0, 0), 1.0)
+        cands = discs.find_discs(grey, r * s)
+        lin = SRGB_TO_LINEAR[img]
+        cols = _disc_colours(lin, cands)
+        # Circles the colour of the table are not pieces (a pattern's printed circles).
+        light = np.cbrt(np.maximum(cols @ np.array([0.0722, 0.7152, 0.2126], np.float32), 0))
+        piece = ~discs.is_table(colours.chroma(cols), light, table)
+        cands, cols = cands[piece][:SIZE_TOP], cols[piece][:SIZE_TOP]
+        score = 0.0
+        if len(cands):
+            gains = colours.white_balance(cols, models, lut)
+            best, dist, _, _ = colours.classify(cols, gains, models)
+            found = [rims.Disc(float(x), float(y), float(rr), int(t))
+                     for (x, y, rr), t, d1 in zip(cands, best, dist, strict=True)
+                     if d1 < colours.FAR]
+            rims.refine(lin, found, gains, lut, table, rounds=1)
+            score = sum(d.rim_share * (d.r / s) ** 2 for d in _keep_discs(found, lin, table))
+        out.append((r, score))
+        r *= SIZE_STEP
+    return out
+
+
+SIZE_AGREE = 1.45  # the mask's size within this ratio of the best hypothesis: kept
+
+
+def _disc_size(small: np.ndarray, models: colours.TeamModels, lut: colours.ChromaTable,
+               table: discs.TableModel, from_mask: float) -> float:
+    """The disc radius (``small``'s px) to search at: the mask's when the size
+    hypotheses agree with it, else the best hypothesis (glare, paint or a patterned
+    table spoil the mask)."""
+    scores = _size_scores(small, models, lut, table, 0.0)
+    k = int(np.argmax([v for _, v in scores]))
+    best, top = scores[k]
+    if top <= 0 or best / SIZE_AGREE < from_mask < best * SIZE_AGREE:
+        return from_mask
+    if 0 < k < len(scores) - 1:
+        # The peak between its neighbours (a parabola in log radius).
+        a, c = scores[k - 1][1], scores[k + 1][1]
+        den = a - 2 * top + c
+        if den < 0:
+            best *= SIZE_STEP ** float(np.clip(0.5 * (a - c) / den, -0.5, 0.5))
+    return best
 
 
 def _rim_fit(found: list[rims.Disc]) -> float:
