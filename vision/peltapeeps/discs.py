@@ -36,6 +36,10 @@ class TableModel:
     spread: np.ndarray  # robust std of each
     light_hi: float  # a bright-end lightness (cube root of Y) of the table
     light: float  # its median lightness
+    # A patterned table (checks, prints, a cloth of two colours): the chromaticities of
+    # each of its colours and their spreads, (M, 2) each; None for a table of one colour.
+    modes: np.ndarray | None = None
+    mode_spread: np.ndarray | None = None
 
 
 def features(bgr: np.ndarray) -> np.ndarray:
@@ -63,12 +67,65 @@ def table_model(feats: np.ndarray) -> TableModel:
     spread = 1.4826 * np.median(np.abs(band[:, :2] - chroma), axis=0)
     near = np.hypot(*((band[:, :2] - chroma) / np.maximum(spread, CHROMA_FLOOR)).T) < 3
     light = band[near, 2] if near.sum() > 50 else band[:, 2]
+    modes, mode_spread = _table_colours(band[:, :2], spread)
     return TableModel(chroma, np.maximum(spread, CHROMA_FLOOR),
-                      float(np.percentile(light, 97)), float(np.median(light)))
+                      float(np.percentile(light, 97)), float(np.median(light)),
+                      modes, mode_spread)
+
+
+PATTERN_SPREAD = 0.06  # a table's chromaticity spread beyond this may be several colours
+TABLE_COLOURS = 4  # at most this many colours of a patterned table
+MODE_SHARE = 0.04  # a colour covering less of the border is a piece or a speck
+MODE_GAIN = 0.6  # several colours are kept when their spreads are this much tighter
+
+
+def _table_colours(chroma: np.ndarray, spread: np.ndarray
+                   ) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The colours of a patterned table: clusters of the border's chromaticities.
+
+    One colour spread wide (a table of two colours in checks has a median between
+    them and a spread reaching both) would call every piece whose colour lies
+    between, or anywhere near, "table". A table whose spread is the noise's keeps
+    its one colour (None).
+    """
+    if float(spread.max()) <= PATTERN_SPREAD or len(chroma) < 100:
+        return None, None
+    data = np.ascontiguousarray(chroma[:: max(1, len(chroma) // 4000)], np.float32)
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 1e-3)
+    cv2.setRNGSeed(1)
+    _, lab, _ = cv2.kmeans(data, TABLE_COLOURS, None, criteria, 2, cv2.KMEANS_PP_CENTERS)
+    lab = lab.ravel()
+    modes, spreads = [], []
+    for k in range(TABLE_COLOURS):
+        part = data[lab == k]
+        if len(part) < MODE_SHARE * len(data):
+            continue
+        m = np.median(part, axis=0)
+        modes.append(m)
+        spreads.append(np.maximum(1.4826 * np.median(np.abs(part - m), axis=0), CHROMA_FLOOR))
+    if not modes or float(np.max(spreads)) > MODE_GAIN * float(spread.max()):
+        return None, None
+    return np.array(modes, np.float32), np.array(spreads, np.float32)
+
+
+def _near_modes(c0: np.ndarray, c1: np.ndarray, table: TableModel, noise: np.ndarray | float
+                ) -> np.ndarray:
+    """Chromaticities within a patterned table's spread of one of its colours; the
+    noise of dark samples widens the floor of each colour's spread."""
+    assert table.modes is not None and table.mode_spread is not None
+    near = np.zeros(np.shape(c0), bool)
+    floor = CHROMA_FLOOR * noise
+    for (m0, m1), (s0, s1) in zip(table.modes, table.mode_spread, strict=True):
+        d0 = (c0 - m0) / np.maximum(s0, floor)
+        d1 = (c1 - m1) / np.maximum(s1, floor)
+        near |= (d0**2 + d1**2) < CHROMA_K**2
+    return near
 
 
 def table_hue(chroma: np.ndarray, table: TableModel) -> np.ndarray:
     """Chromaticities within the table's own spread (at the table's lightness)."""
+    if table.modes is not None:
+        return _near_modes(chroma[..., 0], chroma[..., 1], table, 1.0)
     d = (chroma - table.chroma) / table.spread
     return (d[..., 0] ** 2 + d[..., 1] ** 2) < CHROMA_K**2
 
@@ -87,6 +144,8 @@ def is_table_planes(c0: np.ndarray, c1: np.ndarray, light: np.ndarray, table: Ta
     """:func:`is_table` with the chromaticity given as two arrays (a whole photo's
     samples: no (..., 2) temporaries)."""
     noise = np.clip((table.light / np.maximum(light, 0.05)) ** 3, 1.0, 4.0)
+    if table.modes is not None:
+        return _near_modes(c0, c1, table, noise) & (light < table.light_hi * LIGHTER)
     d0 = (c0 - table.chroma[0]) / table.spread[0]
     d1 = (c1 - table.chroma[1]) / table.spread[1]
     near = (d0**2 + d1**2) < (CHROMA_K * noise) ** 2
@@ -96,8 +155,11 @@ def is_table_planes(c0: np.ndarray, c1: np.ndarray, light: np.ndarray, table: Ta
 
 def piece_mask(feats: np.ndarray, table: TableModel) -> np.ndarray:
     """uint8 0/1: pixels that are not table (pieces and their painted marks)."""
-    d = (feats[..., :2] - table.chroma) / table.spread
-    far = (d[..., 0] ** 2 + d[..., 1] ** 2) > CHROMA_K**2
+    if table.modes is not None:
+        far = ~_near_modes(feats[..., 0], feats[..., 1], table, 1.0)
+    else:
+        d = (feats[..., :2] - table.chroma) / table.spread
+        far = (d[..., 0] ** 2 + d[..., 1] ** 2) > CHROMA_K**2
     bright = feats[..., 2] > table.light_hi * BRIGHTER
     mask = (far | bright).astype(np.uint8)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
