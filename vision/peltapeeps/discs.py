@@ -67,28 +67,31 @@ def table_model(feats: np.ndarray) -> TableModel:
     spread = 1.4826 * np.median(np.abs(band[:, :2] - chroma), axis=0)
     near = np.hypot(*((band[:, :2] - chroma) / np.maximum(spread, CHROMA_FLOOR)).T) < 3
     light = band[near, 2] if near.sum() > 50 else band[:, 2]
-    modes, mode_spread = _table_colours(band[:, :2], spread)
+    modes, mode_spread = _table_colours(band[:, :2], spread, float(near.mean()))
     return TableModel(chroma, np.maximum(spread, CHROMA_FLOOR),
                       float(np.percentile(light, 97)), float(np.median(light)),
                       modes, mode_spread)
 
 
 PATTERN_SPREAD = 0.06  # a table's chromaticity spread beyond this may be several colours
+PATTERN_NEAR = 0.9  # ... or when less of the border than this lies within its spread
 TABLE_COLOURS = 4  # at most this many colours of a patterned table
 MODE_SHARE = 0.04  # a colour covering less of the border is a piece or a speck
 MODE_GAIN = 0.6  # several colours are kept when their spreads are this much tighter
 
 
-def _table_colours(chroma: np.ndarray, spread: np.ndarray
+def _table_colours(chroma: np.ndarray, spread: np.ndarray, near: float
                    ) -> tuple[np.ndarray | None, np.ndarray | None]:
     """The colours of a patterned table: clusters of the border's chromaticities.
 
     One colour spread wide (a table of two colours in checks has a median between
     them and a spread reaching both) would call every piece whose colour lies
-    between, or anywhere near, "table". A table whose spread is the noise's keeps
-    its one colour (None).
+    between, or anywhere near, "table"; one colour fitted to the ground of a print
+    leaves the printed shapes "pieces". A table whose spread is the noise's and
+    whose border nearly all lies within it (``near``, a share) keeps its one colour
+    (None).
     """
-    if float(spread.max()) <= PATTERN_SPREAD or len(chroma) < 100:
+    if (float(spread.max()) <= PATTERN_SPREAD and near >= PATTERN_NEAR) or len(chroma) < 100:
         return None, None
     data = np.ascontiguousarray(chroma[:: max(1, len(chroma) // 4000)], np.float32)
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 1e-3)
@@ -103,7 +106,8 @@ def _table_colours(chroma: np.ndarray, spread: np.ndarray
         m = np.median(part, axis=0)
         modes.append(m)
         spreads.append(np.maximum(1.4826 * np.median(np.abs(part - m), axis=0), CHROMA_FLOOR))
-    if not modes or float(np.max(spreads)) > MODE_GAIN * float(spread.max()):
+    wide = float(spread.max()) > PATTERN_SPREAD
+    if len(modes) < 2 or (wide and float(np.median(spreads)) > MODE_GAIN * float(spread.max())):
         return None, None
     return np.array(modes, np.float32), np.array(spreads, np.float32)
 
