@@ -112,16 +112,13 @@ def _table_colours(chroma: np.ndarray, spread: np.ndarray, near: float
     return np.array(modes, np.float32), np.array(spreads, np.float32)
 
 
-def _near_modes(c0: np.ndarray, c1: np.ndarray, table: TableModel, noise: np.ndarray | float
-                ) -> np.ndarray:
-    """Chromaticities within a patterned table's spread of one of its colours; the
-    noise of dark samples widens the floor of each colour's spread."""
+def _near_modes(c0: np.ndarray, c1: np.ndarray, table: TableModel) -> np.ndarray:
+    """Chromaticities within a patterned table's spread of one of its colours."""
     assert table.modes is not None and table.mode_spread is not None
     near = np.zeros(np.shape(c0), bool)
-    floor = CHROMA_FLOOR * noise
     for (m0, m1), (s0, s1) in zip(table.modes, table.mode_spread, strict=True):
-        d0 = (c0 - m0) / np.maximum(s0, floor)
-        d1 = (c1 - m1) / np.maximum(s1, floor)
+        d0 = (c0 - m0) / s0
+        d1 = (c1 - m1) / s1
         near |= (d0**2 + d1**2) < CHROMA_K**2
     return near
 
@@ -129,7 +126,7 @@ def _near_modes(c0: np.ndarray, c1: np.ndarray, table: TableModel, noise: np.nda
 def table_hue(chroma: np.ndarray, table: TableModel) -> np.ndarray:
     """Chromaticities within the table's own spread (at the table's lightness)."""
     if table.modes is not None:
-        return _near_modes(chroma[..., 0], chroma[..., 1], table, 1.0)
+        return _near_modes(chroma[..., 0], chroma[..., 1], table)
     d = (chroma - table.chroma) / table.spread
     return (d[..., 0] ** 2 + d[..., 1] ** 2) < CHROMA_K**2
 
@@ -149,7 +146,10 @@ def is_table_planes(c0: np.ndarray, c1: np.ndarray, light: np.ndarray, table: Ta
     samples: no (..., 2) temporaries)."""
     noise = np.clip((table.light / np.maximum(light, 0.05)) ** 3, 1.0, 4.0)
     if table.modes is not None:
-        return _near_modes(c0, c1, table, noise) & (light < table.light_hi * LIGHTER)
+        # Each of a patterned table's colours has its own spread (its texture and noise
+        # in it); widened for dark samples as well, several colours would take in
+        # the darker acrylic near any of them (green pieces on a print with green).
+        return _near_modes(c0, c1, table) & (light < table.light_hi * LIGHTER)
     d0 = (c0 - table.chroma[0]) / table.spread[0]
     d1 = (c1 - table.chroma[1]) / table.spread[1]
     near = (d0**2 + d1**2) < (CHROMA_K * noise) ** 2
@@ -160,7 +160,7 @@ def is_table_planes(c0: np.ndarray, c1: np.ndarray, light: np.ndarray, table: Ta
 def piece_mask(feats: np.ndarray, table: TableModel) -> np.ndarray:
     """uint8 0/1: pixels that are not table (pieces and their painted marks)."""
     if table.modes is not None:
-        far = ~_near_modes(feats[..., 0], feats[..., 1], table, 1.0)
+        far = ~_near_modes(feats[..., 0], feats[..., 1], table)
     else:
         d = (feats[..., :2] - table.chroma) / table.spread
         far = (d[..., 0] ** 2 + d[..., 1] ** 2) > CHROMA_K**2
