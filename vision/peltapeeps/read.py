@@ -215,7 +215,7 @@ def _find(frame: np.ndarray, radius: float, models: colours.TeamModels,
     far = [(float(x), float(y), float(r)) for (x, y, r), d1 in zip(cands, dist, strict=True)
            if d1 >= colours.FAR]
     rims.refine(lin, found, gains, lut, table)
-    found = _keep_discs(found, lin, table)
+    found = _keep_discs(found, lin, table, gains, lut)
     more = rims.missed(lin, found, gains, lut, table, float(np.median(cands[:, 2])))
     if more:
         rims.refine(lin, more, gains, lut, table)
@@ -223,7 +223,7 @@ def _find(frame: np.ndarray, radius: float, models: colours.TeamModels,
             _disc_colours(lin, np.array([[d.x, d.y, d.r] for d in more])), gains, models)
         for d, d1, t2, d2 in zip(more, dist, second, dist2, strict=True):
             d.team_distance, d.team_margin, d.runner_up = float(d1), float(d2 - d1), int(t2)
-        found = _keep_discs(found + more, lin, table)
+        found = _keep_discs(found + more, lin, table, gains, lut)
     return _Search(found, back, gains, _plain_round(lin, far, found))
 
 
@@ -337,7 +337,8 @@ def _nothing(reading: LayoutReading, t0: float) -> LayoutReading:
     return reading
 
 
-def _keep_discs(found: list[rims.Disc], lin: np.ndarray, table: discs.TableModel
+def _keep_discs(found: list[rims.Disc], lin: np.ndarray, table: discs.TableModel,
+                gains: np.ndarray | None = None, lut: colours.ChromaTable | None = None
                 ) -> list[rims.Disc]:
     """Drop candidates that are not a disc (between pieces) and duplicates of one disc.
 
@@ -351,11 +352,14 @@ def _keep_discs(found: list[rims.Disc], lin: np.ndarray, table: discs.TableModel
     hue = discs.table_hue(colours.chroma(_disc_colours(
         lin, np.array([[d.x, d.y, d.r] for d in found]))), table)
     good = []
-    for d, tableish in zip(found, hue, strict=True):
+    washed = rims.washed_body(lin, found, gains, lut) if gains is not None \
+        and lut is not None and _os.environ.get("PP_WASH", "1") == "1" \
+        else np.zeros(len(found))
+    for d, tableish, wash in zip(found, hue, washed, strict=True):
         assert d.labels is not None
         inner = d.labels[:, rims.BODY_COLUMNS]
         need = MIN_RIM_SHARE_TABLE_HUE if tableish else MIN_RIM_SHARE
-        if (inner == d.team).mean() < 0.8 or d.rim_share < need:
+        if (inner == d.team).mean() + wash < 0.8 or d.rim_share < need:
             continue
         good.append(d)
     good.sort(key=lambda d: -d.rim_share)
