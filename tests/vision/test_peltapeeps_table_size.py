@@ -10,9 +10,10 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.peltapeeps import colours, discs, read
+from vision.peltapeeps import colours, discs, read, rims
 from vision.render.light import to_srgb
 from vision.render.peltapeeps import TEAM_COLOURS, linear_colour, profile_for_teams
+from vision.srgb import SRGB_TO_LINEAR
 
 
 def _noisy(lin: np.ndarray, seed: int = 3) -> np.ndarray:
@@ -89,3 +90,31 @@ def test_disc_size_from_rims_when_painted_dots_split_the_mask() -> None:
     assert 0.8 * radius < size < 1.25 * radius
     # A mask that agrees with the hypotheses is kept as it is.
     assert read._disc_size(small, models, lut, table, 0.95 * radius) == 0.95 * radius
+
+
+def test_a_disc_half_washed_by_a_reflection_is_kept_and_bare_table_is_not() -> None:
+    # A window's reflection whitens one side of a glossy disc with a sharp edge: that
+    # side is whiter than the disc's own acrylic, like white paint or a pale table,
+    # but brighter than the rest of the disc.
+    lut = colours.chroma_table(colours.team_models(profile_for_teams(
+        {t: TEAM_COLOURS[t] for t in ("red", "blue")})))
+    lin = np.full((300, 400, 3), (0.30, 0.32, 0.34), np.float32)
+    red = linear_colour(TEAM_COLOURS["red"])
+    disc = np.zeros(lin.shape[:2], np.uint8)
+    cv2.circle(disc, (120, 150), 40, 1, -1)
+    lin[disc > 0] = red
+    disc[:, :125] = 0
+    lin[disc > 0] = 0.3 * red + 0.7 * np.float32([0.95, 0.95, 0.95])
+    srgb = _noisy(lin)
+    lin = SRGB_TO_LINEAR[srgb]
+    table = discs.table_model(discs.features(srgb))
+    gains = np.ones(3)
+
+    def kept(x: float, y: float, washing: bool) -> bool:
+        found = [rims.Disc(x, y, 38.0, 0)]
+        rims.refine(lin, found, gains, lut, table)
+        return bool(read._keep_discs(found, lin, table, *((gains, lut) if washing else ())))
+
+    assert kept(121.0, 149.0, True)
+    assert not kept(121.0, 149.0, False)  # taken for paint or table, the disc was dropped
+    assert not kept(300.0, 150.0, True)  # bare table

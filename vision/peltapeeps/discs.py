@@ -94,10 +94,7 @@ def _table_colours(chroma: np.ndarray, spread: np.ndarray, near: float
     if (float(spread.max()) <= PATTERN_SPREAD and near >= PATTERN_NEAR) or len(chroma) < 100:
         return None, None
     data = np.ascontiguousarray(chroma[:: max(1, len(chroma) // 4000)], np.float32)
-    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 1e-3)
-    cv2.setRNGSeed(1)
-    _, lab, _ = cv2.kmeans(data, TABLE_COLOURS, None, criteria, 2, cv2.KMEANS_PP_CENTERS)
-    lab = lab.ravel()
+    lab = _clusters(data, TABLE_COLOURS)
     modes, spreads = [], []
     for k in range(TABLE_COLOURS):
         part = data[lab == k]
@@ -110,6 +107,35 @@ def _table_colours(chroma: np.ndarray, spread: np.ndarray, near: float
     if len(modes) < 2 or (wide and float(np.median(spreads)) > MODE_GAIN * float(spread.max())):
         return None, None
     return np.array(modes, np.float32), np.array(spreads, np.float32)
+
+
+def _clusters(data: np.ndarray, k: int, rounds: int = 20) -> np.ndarray:
+    """k-means labels of ``data`` (N, 2), seeded as k-means++ from a fixed seed
+    (the same photo always gives the same colours).
+
+    >>> pts = np.array([[0, 0], [0.1, 0], [0, 0.1], [5, 5], [5.1, 5]], np.float32)
+    >>> lab = _clusters(pts, 2).tolist()
+    >>> lab[0] == lab[1] == lab[2] != lab[3] == lab[4]
+    True
+    """
+    rng = np.random.default_rng(1)
+    centres = [data[int(rng.integers(len(data)))]]
+    for _ in range(1, k):
+        d = np.min([((data - c) ** 2).sum(axis=1) for c in centres], axis=0)
+        if d.sum() <= 0:
+            break
+        centres.append(data[int(rng.choice(len(data), p=d / d.sum()))])
+    k = len(centres)
+    c = np.array(centres, np.float32)
+    lab = np.zeros(len(data), int)
+    for _ in range(rounds):
+        lab = np.argmin(((data[:, None, :] - c[None]) ** 2).sum(axis=2), axis=1)
+        new = np.array([data[lab == j].mean(axis=0) if (lab == j).any() else c[j]
+                        for j in range(k)], np.float32)
+        if np.allclose(new, c, atol=1e-4):
+            break
+        c = new
+    return lab
 
 
 def _near_modes(c0: np.ndarray, c1: np.ndarray, table: TableModel) -> np.ndarray:

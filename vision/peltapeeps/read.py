@@ -29,7 +29,6 @@ than guessed silently.
 from __future__ import annotations
 
 import functools
-import os as _os
 import math
 import time
 from collections.abc import Mapping
@@ -134,8 +133,7 @@ def read_layout(frame_bgr: np.ndarray, profile: Profile,
         return _nothing(reading, t0)
 
     lut = colours.chroma_table(models)
-    if _os.environ.get("PP_LADDER", "1") == "1":
-        radius1 = _disc_size(small, models, lut, table, radius1)
+    radius1 = _disc_size(small, models, lut, table, radius1)
     for _ in range(3):
         got = _find(frame, radius1 / s1, models, lut, table)
         if not got.discs:
@@ -353,8 +351,7 @@ def _keep_discs(found: list[rims.Disc], lin: np.ndarray, table: discs.TableModel
         lin, np.array([[d.x, d.y, d.r] for d in found]))), table)
     good = []
     washed = rims.washed_body(lin, found, gains, lut) if gains is not None \
-        and lut is not None and _os.environ.get("PP_WASH", "1") == "1" \
-        else np.zeros(len(found))
+        and lut is not None else np.zeros(len(found))
     for d, tableish, wash in zip(found, hue, washed, strict=True):
         assert d.labels is not None
         inner = d.labels[:, rims.BODY_COLUMNS]
