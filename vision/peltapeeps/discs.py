@@ -13,6 +13,7 @@ long side); :mod:`vision.peltapeeps.rims` checks and refines each candidate.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -109,33 +110,37 @@ def _table_colours(chroma: np.ndarray, spread: np.ndarray, near: float
     return np.array(modes, np.float32), np.array(spreads, np.float32)
 
 
-def _clusters(data: np.ndarray, k: int, rounds: int = 20) -> np.ndarray:
-    """k-means labels of ``data`` (N, 2), seeded as k-means++ from a fixed seed
-    (the same photo always gives the same colours).
+def _clusters(data: np.ndarray, k: int, tries: int = 3, rounds: int = 20) -> np.ndarray:
+    """k-means labels of ``data`` (N, 2): the tightest of a few k-means++ starts from
+    fixed seeds (the same photo always gives the same colours).
 
     >>> pts = np.array([[0, 0], [0.1, 0], [0, 0.1], [5, 5], [5.1, 5]], np.float32)
     >>> lab = _clusters(pts, 2).tolist()
     >>> lab[0] == lab[1] == lab[2] != lab[3] == lab[4]
     True
     """
-    rng = np.random.default_rng(1)
-    centres = [data[int(rng.integers(len(data)))]]
-    for _ in range(1, k):
-        d = np.min([((data - c) ** 2).sum(axis=1) for c in centres], axis=0)
-        if d.sum() <= 0:
-            break
-        centres.append(data[int(rng.choice(len(data), p=d / d.sum()))])
-    k = len(centres)
-    c = np.array(centres, np.float32)
-    lab = np.zeros(len(data), int)
-    for _ in range(rounds):
-        lab = np.argmin(((data[:, None, :] - c[None]) ** 2).sum(axis=2), axis=1)
-        new = np.array([data[lab == j].mean(axis=0) if (lab == j).any() else c[j]
-                        for j in range(k)], np.float32)
-        if np.allclose(new, c, atol=1e-4):
-            break
-        c = new
-    return lab
+    best, best_cost = np.zeros(len(data), int), math.inf
+    for seed in range(tries):
+        rng = np.random.default_rng(seed)
+        centres = [data[int(rng.integers(len(data)))]]
+        for _ in range(1, k):
+            d = np.min([((data - c) ** 2).sum(axis=1) for c in centres], axis=0)
+            if d.sum() <= 0:
+                break
+            centres.append(data[int(rng.choice(len(data), p=d / d.sum()))])
+        c = np.array(centres, np.float32)
+        for _ in range(rounds):
+            dist = ((data[:, None, :] - c[None]) ** 2).sum(axis=2)
+            lab = np.argmin(dist, axis=1)
+            new = np.array([data[lab == j].mean(axis=0) if (lab == j).any() else c[j]
+                            for j in range(len(c))], np.float32)
+            if np.allclose(new, c, atol=1e-4):
+                break
+            c = new
+        cost = float(dist[np.arange(len(data)), lab].sum())
+        if cost < best_cost:
+            best, best_cost = lab, cost
+    return best
 
 
 def _near_modes(c0: np.ndarray, c1: np.ndarray, table: TableModel) -> np.ndarray:
