@@ -5,9 +5,11 @@ The steps (each in its own module):
 1. :mod:`~vision.peltapeeps.discs` — the table's colour from the photo's border,
    a mask of what is not table, the disc size from it, and candidate discs from
    a circle search at a scale where a disc is about :data:`WORK_RADIUS` px.
-   No printed kit is needed: the disc itself (DISC_RADIUS_MM) is the scale;
-   when the rims found (step 3) show another size, or that most discs are not
-   whole (acrylic goes on past their rims), the search runs again at other sizes.
+   No printed kit is needed: the disc itself (DISC_RADIUS_MM) is the scale.
+   The mask's size is checked against sizes tried as hypotheses (each scored by
+   the round rims its circles show: :func:`_size_scores`); when the rims found
+   (step 3) show another size, or that most discs are not whole (acrylic goes on
+   past their rims), the search runs again at other sizes.
    Round things of one colour no team has are pointed out in a warning.
 2. :mod:`~vision.peltapeeps.colours` — the lamp's colour (there is no white
    card) and each disc's team from the profile's colour models.
@@ -341,7 +343,9 @@ def _keep_discs(found: list[rims.Disc], lin: np.ndarray, table: discs.TableModel
     """Drop candidates that are not a disc (between pieces) and duplicates of one disc.
 
     A disc shows its own colour all round its body and a round rim over part of
-    its edge (neighbours and connectors take the rest). A candidate the table's
+    its edge (neighbours and connectors take the rest); with the lamp's colour
+    (``gains``, ``lut``), a part of the body washed by a reflection counts as its
+    own (:func:`vision.peltapeeps.rims.washed_body`). A candidate the table's
     hue (a bright patch of table, or a glare-washed piece of the table's colour)
     must show more of a round rim.
     """
