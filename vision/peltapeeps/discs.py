@@ -13,6 +13,7 @@ long side); :mod:`vision.peltapeeps.rims` checks and refines each candidate.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -36,6 +37,10 @@ class TableModel:
     spread: np.ndarray  # robust std of each
     light_hi: float  # a bright-end lightness (cube root of Y) of the table
     light: float  # its median lightness
+    # A patterned table (checks, prints, a cloth of two colours): the chromaticities of
+    # each of its colours and their spreads, (M, 2) each; None for a table of one colour.
+    modes: np.ndarray | None = None
+    mode_spread: np.ndarray | None = None
 
 
 def features(bgr: np.ndarray) -> np.ndarray:
@@ -63,12 +68,96 @@ def table_model(feats: np.ndarray) -> TableModel:
     spread = 1.4826 * np.median(np.abs(band[:, :2] - chroma), axis=0)
     near = np.hypot(*((band[:, :2] - chroma) / np.maximum(spread, CHROMA_FLOOR)).T) < 3
     light = band[near, 2] if near.sum() > 50 else band[:, 2]
+    modes, mode_spread = _table_colours(band[:, :2], spread, float(near.mean()))
     return TableModel(chroma, np.maximum(spread, CHROMA_FLOOR),
-                      float(np.percentile(light, 97)), float(np.median(light)))
+                      float(np.percentile(light, 97)), float(np.median(light)),
+                      modes, mode_spread)
+
+
+PATTERN_SPREAD = 0.06  # a table's chromaticity spread beyond this may be several colours
+PATTERN_NEAR = 0.9  # ... or when less of the border than this lies within its spread
+TABLE_COLOURS = 4  # at most this many colours of a patterned table
+MODE_SHARE = 0.04  # a colour covering less of the border is a piece or a speck
+MODE_GAIN = 0.6  # several colours are kept when their spreads are this much tighter
+
+
+def _table_colours(chroma: np.ndarray, spread: np.ndarray, near: float
+                   ) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The colours of a patterned table: clusters of the border's chromaticities.
+
+    One colour spread wide (a table of two colours in checks has a median between
+    them and a spread reaching both) would call every piece whose colour lies
+    between, or anywhere near, "table"; one colour fitted to the ground of a print
+    leaves the printed shapes "pieces". A table whose spread is the noise's and
+    whose border nearly all lies within it (``near``, a share) keeps its one colour
+    (None).
+    """
+    if (float(spread.max()) <= PATTERN_SPREAD and near >= PATTERN_NEAR) or len(chroma) < 100:
+        return None, None
+    data = np.ascontiguousarray(chroma[:: max(1, len(chroma) // 4000)], np.float32)
+    lab = _clusters(data, TABLE_COLOURS)
+    modes, spreads = [], []
+    for k in range(TABLE_COLOURS):
+        part = data[lab == k]
+        if len(part) < MODE_SHARE * len(data):
+            continue
+        m = np.median(part, axis=0)
+        modes.append(m)
+        spreads.append(np.maximum(1.4826 * np.median(np.abs(part - m), axis=0), CHROMA_FLOOR))
+    wide = float(spread.max()) > PATTERN_SPREAD
+    if len(modes) < 2 or (wide and float(np.median(spreads)) > MODE_GAIN * float(spread.max())):
+        return None, None
+    return np.array(modes, np.float32), np.array(spreads, np.float32)
+
+
+def _clusters(data: np.ndarray, k: int, tries: int = 3, rounds: int = 20) -> np.ndarray:
+    """k-means labels of ``data`` (N, 2): the tightest of a few k-means++ starts from
+    fixed seeds (the same photo always gives the same colours).
+
+    >>> pts = np.array([[0, 0], [0.1, 0], [0, 0.1], [5, 5], [5.1, 5]], np.float32)
+    >>> lab = _clusters(pts, 2).tolist()
+    >>> lab[0] == lab[1] == lab[2] != lab[3] == lab[4]
+    True
+    """
+    best, best_cost = np.zeros(len(data), int), math.inf
+    for seed in range(tries):
+        rng = np.random.default_rng(seed)
+        centres = [data[int(rng.integers(len(data)))]]
+        for _ in range(1, k):
+            d = np.min([((data - c) ** 2).sum(axis=1) for c in centres], axis=0)
+            if d.sum() <= 0:
+                break
+            centres.append(data[int(rng.choice(len(data), p=d / d.sum()))])
+        c = np.array(centres, np.float32)
+        for _ in range(rounds):
+            dist = ((data[:, None, :] - c[None]) ** 2).sum(axis=2)
+            lab = np.argmin(dist, axis=1)
+            new = np.array([data[lab == j].mean(axis=0) if (lab == j).any() else c[j]
+                            for j in range(len(c))], np.float32)
+            if np.allclose(new, c, atol=1e-4):
+                break
+            c = new
+        cost = float(dist[np.arange(len(data)), lab].sum())
+        if cost < best_cost:
+            best, best_cost = lab, cost
+    return best
+
+
+def _near_modes(c0: np.ndarray, c1: np.ndarray, table: TableModel) -> np.ndarray:
+    """Chromaticities within a patterned table's spread of one of its colours."""
+    assert table.modes is not None and table.mode_spread is not None
+    near = np.zeros(np.shape(c0), bool)
+    for (m0, m1), (s0, s1) in zip(table.modes, table.mode_spread, strict=True):
+        d0 = (c0 - m0) / s0
+        d1 = (c1 - m1) / s1
+        near |= (d0**2 + d1**2) < CHROMA_K**2
+    return near
 
 
 def table_hue(chroma: np.ndarray, table: TableModel) -> np.ndarray:
     """Chromaticities within the table's own spread (at the table's lightness)."""
+    if table.modes is not None:
+        return _near_modes(chroma[..., 0], chroma[..., 1], table)
     d = (chroma - table.chroma) / table.spread
     return (d[..., 0] ** 2 + d[..., 1] ** 2) < CHROMA_K**2
 
@@ -87,6 +176,11 @@ def is_table_planes(c0: np.ndarray, c1: np.ndarray, light: np.ndarray, table: Ta
     """:func:`is_table` with the chromaticity given as two arrays (a whole photo's
     samples: no (..., 2) temporaries)."""
     noise = np.clip((table.light / np.maximum(light, 0.05)) ** 3, 1.0, 4.0)
+    if table.modes is not None:
+        # Each of a patterned table's colours has its own spread (its texture and noise
+        # in it); widened for dark samples as well, several colours would take in
+        # the darker acrylic near any of them (green pieces on a print with green).
+        return _near_modes(c0, c1, table) & (light < table.light_hi * LIGHTER)
     d0 = (c0 - table.chroma[0]) / table.spread[0]
     d1 = (c1 - table.chroma[1]) / table.spread[1]
     near = (d0**2 + d1**2) < (CHROMA_K * noise) ** 2
@@ -96,8 +190,11 @@ def is_table_planes(c0: np.ndarray, c1: np.ndarray, light: np.ndarray, table: Ta
 
 def piece_mask(feats: np.ndarray, table: TableModel) -> np.ndarray:
     """uint8 0/1: pixels that are not table (pieces and their painted marks)."""
-    d = (feats[..., :2] - table.chroma) / table.spread
-    far = (d[..., 0] ** 2 + d[..., 1] ** 2) > CHROMA_K**2
+    if table.modes is not None:
+        far = ~_near_modes(feats[..., 0], feats[..., 1], table)
+    else:
+        d = (feats[..., :2] - table.chroma) / table.spread
+        far = (d[..., 0] ** 2 + d[..., 1] ** 2) > CHROMA_K**2
     bright = feats[..., 2] > table.light_hi * BRIGHTER
     mask = (far | bright).astype(np.uint8)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))

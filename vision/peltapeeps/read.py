@@ -5,9 +5,11 @@ The steps (each in its own module):
 1. :mod:`~vision.peltapeeps.discs` — the table's colour from the photo's border,
    a mask of what is not table, the disc size from it, and candidate discs from
    a circle search at a scale where a disc is about :data:`WORK_RADIUS` px.
-   No printed kit is needed: the disc itself (DISC_RADIUS_MM) is the scale;
-   when the rims found (step 3) show another size, or that most discs are not
-   whole (acrylic goes on past their rims), the search runs again at other sizes.
+   No printed kit is needed: the disc itself (DISC_RADIUS_MM) is the scale.
+   The mask's size is checked against sizes tried as hypotheses (each scored by
+   the round rims its circles show: :func:`_size_scores`); when the rims found
+   (step 3) show another size, or that most discs are not whole (acrylic goes on
+   past their rims), the search runs again at other sizes.
    Round things of one colour no team has are pointed out in a warning.
 2. :mod:`~vision.peltapeeps.colours` — the lamp's colour (there is no white
    card) and each disc's team from the profile's colour models.
@@ -133,6 +135,7 @@ def read_layout(frame_bgr: np.ndarray, profile: Profile,
         return _nothing(reading, t0)
 
     lut = colours.chroma_table(models)
+    radius1 = _disc_size(small, models, lut, table, radius1)
     for _ in range(3):
         got = _find(frame, radius1 / s1, models, lut, table)
         if not got.discs:
@@ -212,7 +215,7 @@ def _find(frame: np.ndarray, radius: float, models: colours.TeamModels,
     far = [(float(x), float(y), float(r)) for (x, y, r), d1 in zip(cands, dist, strict=True)
            if d1 >= colours.FAR]
     rims.refine(lin, found, gains, lut, table)
-    found = _keep_discs(found, lin, table)
+    found = _keep_discs(found, lin, table, gains, lut)
     more = rims.missed(lin, found, gains, lut, table, float(np.median(cands[:, 2])))
     if more:
         rims.refine(lin, more, gains, lut, table)
@@ -220,7 +223,7 @@ def _find(frame: np.ndarray, radius: float, models: colours.TeamModels,
             _disc_colours(lin, np.array([[d.x, d.y, d.r] for d in more])), gains, models)
         for d, d1, t2, d2 in zip(more, dist, second, dist2, strict=True):
             d.team_distance, d.team_margin, d.runner_up = float(d1), float(d2 - d1), int(t2)
-        found = _keep_discs(found + more, lin, table)
+        found = _keep_discs(found + more, lin, table, gains, lut)
     return _Search(found, back, gains, _plain_round(lin, far, found))
 
 
@@ -253,6 +256,76 @@ def _strangers(got: _Search, warnings: list[str]) -> None:
                         "with a piece of its colour ('companion calibrate') and read again")
 
 
+SIZE_STEP = 1.45  # the disc sizes tried apart (ratio)
+SIZE_RADIUS = 12.0  # px: each size is tried with discs about this big
+SIZE_TOP = 48  # strongest circles tried at each size
+SIZE_MIN = 0.012  # smallest disc radius tried, a share of the photo's long side
+SIZE_MAX = 0.125  # largest
+
+
+def _size_scores(small: np.ndarray, models: colours.TeamModels, lut: colours.ChromaTable,
+                 table: discs.TableModel, low: float) -> list[tuple[float, float]]:
+    """(radius in ``small``'s px, score) for a ladder of disc sizes from ``low`` up.
+
+    Each size is a hypothesis tried on its own: the strongest circles of about that
+    radius, each kept when its colour is a team's all round its body and its rim is
+    round where the colour stops. The score is the area those discs explain (radius
+    squared times the share of the rim found where it should be): at the right size
+    whole discs with round rims; at half size pieces of discs whose colour goes on
+    past their "rims"; at twice the size circles round several discs and table.
+    """
+    h, w = small.shape[:2]
+    side = max(h, w)
+    out = []
+    r = max(low, SIZE_MIN * side)
+    while r <= SIZE_MAX * side:
+        s = min(1.0, SIZE_RADIUS / r)
+        img = cv2.resize(small, (round(w * s), round(h * s)), interpolation=cv2.INTER_AREA) \
+            if s < 1 else small
+        grey = cv2.GaussianBlur(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), (0, 0), 1.0)
+        cands = discs.find_discs(grey, r * s)
+        lin = SRGB_TO_LINEAR[img]
+        cols = _disc_colours(lin, cands)
+        # Circles the colour of the table are not pieces (a pattern's printed circles).
+        light = np.cbrt(np.maximum(cols @ np.array([0.0722, 0.7152, 0.2126], np.float32), 0))
+        piece = ~discs.is_table(colours.chroma(cols), light, table)
+        cands, cols = cands[piece][:SIZE_TOP], cols[piece][:SIZE_TOP]
+        score = 0.0
+        if len(cands):
+            gains = colours.white_balance(cols, models, lut)
+            best, dist, _, _ = colours.classify(cols, gains, models)
+            found = [rims.Disc(float(x), float(y), float(rr), int(t))
+                     for (x, y, rr), t, d1 in zip(cands, best, dist, strict=True)
+                     if d1 < colours.FAR]
+            rims.refine(lin, found, gains, lut, table, rounds=1)
+            score = sum(d.rim_share * (d.r / s) ** 2 for d in _keep_discs(found, lin, table))
+        out.append((r, score))
+        r *= SIZE_STEP
+    return out
+
+
+SIZE_AGREE = 1.45  # the mask's size within this ratio of the best hypothesis: kept
+
+
+def _disc_size(small: np.ndarray, models: colours.TeamModels, lut: colours.ChromaTable,
+               table: discs.TableModel, from_mask: float) -> float:
+    """The disc radius (``small``'s px) to search at: the mask's when the size
+    hypotheses agree with it, else the best hypothesis (glare, paint or a patterned
+    table spoil the mask)."""
+    scores = _size_scores(small, models, lut, table, 0.0)
+    k = int(np.argmax([v for _, v in scores]))
+    best, top = scores[k]
+    if top <= 0 or best / SIZE_AGREE < from_mask < best * SIZE_AGREE:
+        return from_mask
+    if 0 < k < len(scores) - 1:
+        # The peak between its neighbours (a parabola in log radius).
+        a, c = scores[k - 1][1], scores[k + 1][1]
+        den = a - 2 * top + c
+        if den < 0:
+            best *= SIZE_STEP ** float(np.clip(0.5 * (a - c) / den, -0.5, 0.5))
+    return best
+
+
 def _rim_fit(found: list[rims.Disc]) -> float:
     """How well the discs' rims sit where their colour stops (the median share of angles)."""
     return float(np.median([d.rim_share for d in found]))
@@ -264,12 +337,15 @@ def _nothing(reading: LayoutReading, t0: float) -> LayoutReading:
     return reading
 
 
-def _keep_discs(found: list[rims.Disc], lin: np.ndarray, table: discs.TableModel
+def _keep_discs(found: list[rims.Disc], lin: np.ndarray, table: discs.TableModel,
+                gains: np.ndarray | None = None, lut: colours.ChromaTable | None = None
                 ) -> list[rims.Disc]:
     """Drop candidates that are not a disc (between pieces) and duplicates of one disc.
 
     A disc shows its own colour all round its body and a round rim over part of
-    its edge (neighbours and connectors take the rest). A candidate the table's
+    its edge (neighbours and connectors take the rest); with the lamp's colour
+    (``gains``, ``lut``), a part of the body washed by a reflection counts as its
+    own (:func:`vision.peltapeeps.rims.washed_body`). A candidate the table's
     hue (a bright patch of table, or a glare-washed piece of the table's colour)
     must show more of a round rim.
     """
@@ -278,11 +354,13 @@ def _keep_discs(found: list[rims.Disc], lin: np.ndarray, table: discs.TableModel
     hue = discs.table_hue(colours.chroma(_disc_colours(
         lin, np.array([[d.x, d.y, d.r] for d in found]))), table)
     good = []
-    for d, tableish in zip(found, hue, strict=True):
+    washed = rims.washed_body(lin, found, gains, lut) if gains is not None \
+        and lut is not None else np.zeros(len(found))
+    for d, tableish, wash in zip(found, hue, washed, strict=True):
         assert d.labels is not None
         inner = d.labels[:, rims.BODY_COLUMNS]
         need = MIN_RIM_SHARE_TABLE_HUE if tableish else MIN_RIM_SHARE
-        if (inner == d.team).mean() < 0.8 or d.rim_share < need:
+        if (inner == d.team).mean() + wash < 0.8 or d.rim_share < need:
             continue
         good.append(d)
     good.sort(key=lambda d: -d.rim_share)

@@ -213,6 +213,34 @@ def _labels(samples: np.ndarray, light: np.ndarray, gains: np.ndarray, lut: Chro
     return np.where((dmin < FAR) & ~tab, best, TABLE)
 
 
+def washed_body(img_lin: np.ndarray, discs: list[Disc], gains: np.ndarray,
+                lut: ChromaTable) -> np.ndarray:
+    """Per disc, the share of its body (:data:`BODY`) that is its own acrylic washed by a
+    reflection: on its team's glare line, far whiter than the rest of its body and
+    brighter (a lamp's or a window's reflection adds light; paint lies inside the
+    body, and a light table beside a disc is no brighter than the glare on it).
+
+    Such samples are labelled "not acrylic" (:func:`label_samples` cannot tell them
+    from white paint or a pale table one sample at a time), yet the disc is whole.
+    """
+    if not discs:
+        return np.zeros(0)
+    samples = _polar(img_lin, discs, RADII[BODY_COLUMNS].astype(np.float32))
+    y = samples @ np.array([0.0722, 0.7152, 0.2126], np.float32)
+    light = np.cbrt(np.maximum(y, 0))
+    cell = lut.flat_index(*chroma_planes(samples, gains))
+    share = lut.share.ravel()[cell]
+    teams = np.array([d.team for d in discs])[:, None, None]
+    near_own = lut.each.reshape(len(lut.each), -1)[teams, cell] < OWN_NEAR
+    # The disc's own acrylic: its least white half of the samples on its line.
+    s_ref = np.nan_to_num(row_medians(share, near_own))
+    own = near_own & (share <= s_ref[:, None, None] + SHARE_STEP)
+    l_ref = np.nan_to_num(row_medians(light, own))
+    washed = near_own & (share > s_ref[:, None, None] + SHARE_STEP) \
+        & (light > l_ref[:, None, None])
+    return washed.reshape(len(discs), -1).mean(axis=1)
+
+
 def _fill_holes(mask: np.ndarray, max_px: int) -> np.ndarray:
     """``mask`` (uint8 0/1) with enclosed holes of at most ``max_px`` pixels filled."""
     n, lab, stats, _ = cv2.connectedComponentsWithStats((mask == 0).astype(np.uint8), 4)
