@@ -13,7 +13,8 @@ on the full-resolution image, so 4K costs little more than 720p.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import cache
 
 import cv2
@@ -49,6 +50,9 @@ class MarkerHits:
 
     ids: np.ndarray
     corners: np.ndarray
+    # Candidate squares the square finder returned that no code read (frame pixels), for
+    # the soft decoder (:func:`soft_markers`) to look at when something is missing.
+    unread: np.ndarray = field(default_factory=lambda: np.zeros((0, 4, 2)))
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -58,17 +62,22 @@ class MarkerHits:
         new = ~np.isin(other.ids, self.ids)
         return MarkerHits(np.concatenate([self.ids, other.ids[new]]),
                           np.concatenate([self.corners.reshape(-1, 4, 2),
-                                          other.corners[new].reshape(-1, 4, 2)]))
+                                          other.corners[new].reshape(-1, 4, 2)]),
+                          np.concatenate([self.unread.reshape(-1, 4, 2),
+                                          other.unread.reshape(-1, 4, 2)]))
 
 
 @cache
-def _candidate_finder(min_perimeter_rate: float) -> cv2.aruco.ArucoDetector:
+def _candidate_finder(min_perimeter_rate: float, window: int = THRESHOLD_WINDOW,
+                      approx: float = 0.03, constant: float = 7.0) -> cv2.aruco.ArucoDetector:
     """OpenCV's square finder with one threshold window; scale passes cover marker sizes."""
     base = dictionary()
     decoy = cv2.aruco.Dictionary(base.bytesList[_DECOY_ID:_DECOY_ID + 1].copy(), MARKER_BITS, 0)
     p = cv2.aruco.DetectorParameters()
-    p.adaptiveThreshWinSizeMin = THRESHOLD_WINDOW
-    p.adaptiveThreshWinSizeMax = THRESHOLD_WINDOW
+    p.adaptiveThreshWinSizeMin = window
+    p.adaptiveThreshWinSizeMax = window
+    p.adaptiveThreshConstant = constant
+    p.polygonalApproxAccuracyRate = approx
     p.minMarkerPerimeterRate = min_perimeter_rate
     p.maxErroneousBitsInBorderRate = 0.5
     p.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_NONE
@@ -107,15 +116,28 @@ def _code_table() -> tuple[dict[int, tuple[int, int]], np.ndarray, np.ndarray]:
 
 
 @cache
-def _sample_offsets() -> np.ndarray:
-    """Canonical (u, v) sample points: a small patch in the middle of every module, row-major."""
-    cells = np.arange(_GRID) + 0.5
+def _sample_offsets(margin: int = 0) -> np.ndarray:
+    """Canonical (u, v) sample points: a small patch in the middle of every module, row-major
+    (with ``margin``, as many modules of the paper round the marker as well)."""
+    cells = np.arange(-margin, _GRID + margin) + 0.5
     du, dv = np.meshgrid(_SUB, _SUB)
     pts = []
     for j in cells:
         for i in cells:
             pts.append(np.stack([i + du.ravel(), j + dv.ravel()], axis=1))
     return np.concatenate(pts) / _GRID  # (49 * samples, 2) in the unit square
+
+
+def _module_means(gray: np.ndarray, quads: np.ndarray, uv: np.ndarray) -> np.ndarray:
+    """Mean brightness of every module of every quad, (N, modules): ``uv`` are the
+    unit-square sample points, 4 a module, module by module."""
+    hs = _homographies(quads)
+    hom = np.concatenate([uv, np.ones((len(uv), 1))], axis=1)
+    img = np.matmul(hom[None, :, :], hs.transpose(0, 2, 1))
+    xy = (img[:, :, :2] / img[:, :, 2:3]).astype(np.float32)
+    samples = cv2.remap(gray, xy[:, :, 0], xy[:, :, 1], cv2.INTER_LINEAR,
+                        borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    return samples.reshape(len(quads), -1, len(_SUB) ** 2).mean(axis=2)
 
 
 def _homographies(quads: np.ndarray) -> np.ndarray:
@@ -158,8 +180,15 @@ def _otsu_split(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def identify(gray: np.ndarray, quads: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Ids and reordered corners of the candidate quads that are kit markers."""
+    ids, corners, _ = _identify_rows(gray, quads)
+    return ids, corners
+
+
+def _identify_rows(gray: np.ndarray, quads: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`identify`, and which of ``quads`` each id was read from."""
     if len(quads) == 0:
-        return np.zeros(0, int), np.zeros((0, 4, 2))
+        return np.zeros(0, int), np.zeros((0, 4, 2)), np.zeros(0, int)
     quads = np.asarray(quads, np.float64)
     # Make every quad clockwise on screen (y down), as the printed corner order is.
     d1 = quads[:, 1] - quads[:, 0]
@@ -167,14 +196,7 @@ def identify(gray: np.ndarray, quads: np.ndarray) -> tuple[np.ndarray, np.ndarra
     ccw = d1[:, 0] * d2[:, 1] - d1[:, 1] * d2[:, 0] < 0
     quads[ccw] = quads[ccw][:, ::-1]
 
-    hs = _homographies(quads)
-    uv = _sample_offsets()
-    hom = np.concatenate([uv, np.ones((len(uv), 1))], axis=1)
-    img = np.matmul(hom[None, :, :], hs.transpose(0, 2, 1))
-    xy = (img[:, :, :2] / img[:, :, 2:3]).astype(np.float32)
-    samples = cv2.remap(gray, xy[:, :, 0], xy[:, :, 1], cv2.INTER_LINEAR,
-                        borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
-    modules = samples.reshape(len(quads), _GRID * _GRID, len(_SUB) ** 2).mean(axis=2)
+    modules = _module_means(gray, quads, _sample_offsets())
     thr, contrast = _otsu_split(modules)
     white = (modules > thr[:, None]).reshape(-1, _GRID, _GRID)
     border = np.ones((_GRID, _GRID), bool)
@@ -205,9 +227,9 @@ def identify(gray: np.ndarray, quads: np.ndarray) -> tuple[np.ndarray, np.ndarra
         rows.append(n)
         turns.append(k)
     if not ids:
-        return np.zeros(0, int), np.zeros((0, 4, 2))
+        return np.zeros(0, int), np.zeros((0, 4, 2)), np.zeros(0, int)
     order = (np.arange(4)[None, :] + np.array(turns)[:, None]) % 4
-    return np.array(ids, int), quads[np.array(rows)[:, None], order]
+    return np.array(ids, int), quads[np.array(rows)[:, None], order], np.array(rows, int)
 
 
 def to_gray(frame: np.ndarray, pale_colours: bool = False) -> np.ndarray:
@@ -253,15 +275,19 @@ def _shrunk(gray: np.ndarray, width: int) -> np.ndarray:
 
 def _search(
     gray: np.ndarray, small: np.ndarray, min_perimeter_rate: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """Markers found in ``small`` (``gray`` shrunk), in ``gray``'s pixels."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Markers found in ``small`` (``gray`` shrunk), in ``gray``'s pixels, and the
+    candidate squares no code read."""
     h, w = gray.shape
     _, _, rejected = _candidate_finder(min_perimeter_rate).detectMarkers(small)
     quads = np.asarray(rejected, np.float64).reshape(-1, 4, 2)
-    ids, corners = identify(small, quads)
-    if len(ids) and small is not gray:
-        corners = (corners + 0.5) * (w / small.shape[1], h / small.shape[0]) - 0.5
-    return ids, corners
+    ids, corners, rows = _identify_rows(small, quads)
+    unread = np.delete(quads, rows, axis=0)
+    if small is not gray:
+        scale = (w / small.shape[1], h / small.shape[0])
+        corners = (corners + 0.5) * scale - 0.5
+        unread = (unread + 0.5) * scale - 0.5
+    return ids, corners, unread
 
 
 def detect_markers(frame: np.ndarray, pale_colours: bool = False) -> MarkerHits:
@@ -276,16 +302,212 @@ def detect_markers(frame: np.ndarray, pale_colours: bool = False) -> MarkerHits:
     gray = to_gray(frame, pale_colours)
     w = gray.shape[1]
     fine = _shrunk(gray, min(w, SEARCH_WIDTH))
-    ids_a, corners_a = _search(gray, fine, 0.025)
+    ids_a, corners_a, unread_a = _search(gray, fine, 0.025)
     # The coarse pass is for markers the fine threshold window hollows out: big ones only.
     # Halving the fine image (averaging whole pixel pairs, for even sizes) costs a fifth of
     # shrinking gray again.
-    ids_b, corners_b = _search(gray, _shrunk(fine, fine.shape[1] // 2), 0.08)
-    found = MarkerHits(ids_a, corners_a).with_new(MarkerHits(ids_b, corners_b))
+    ids_b, corners_b, unread_b = _search(gray, _shrunk(fine, fine.shape[1] // 2), 0.08)
+    found = MarkerHits(ids_a, corners_a, unread_a).with_new(
+        MarkerHits(ids_b, corners_b, unread_b))
     ids, corners = found.ids, found.corners
     if len(ids) == 0:
-        return MarkerHits(np.zeros(0, int), np.zeros((0, 4, 2)))
-    # Refinement window: about a third of a module, at least 2 px.
+        return MarkerHits(np.zeros(0, int), np.zeros((0, 4, 2)), found.unread)
+    return MarkerHits(ids, _refine(gray, corners, _refine_window(corners)), found.unread)
+
+
+def _refine_window(corners: np.ndarray) -> int:
+    """Corner refinement window: about a third of a module, at least 2 px."""
     side = np.linalg.norm(corners[:, 1] - corners[:, 0], axis=1)
-    win = int(np.clip(np.median(side) / _GRID / 3, 2, 6))
-    return MarkerHits(ids, _refine(gray, corners, win))
+    return int(np.clip(np.median(side) / _GRID / 3, 2, 6))
+
+
+# --- The soft decoder -------------------------------------------------------------------
+# Blur (defocus, motion), a quad found a fraction of a module off and a dim print all
+# leave a marker's modules grey: thresholded, 3-5 bits come out wrong and the hard read
+# above rightly refuses them. Read softly, each candidate's module brightnesses are
+# explained by every code in turn through the same small model: each module is an offset
+# plus a weighted sum of the code's 3 x 3 modules round it (one 3 x 3 blur kernel a
+# candidate, fitted to it, so motion in any direction and a shifted quad fit too). The
+# code whose model leaves the least residual wins when it beats every other code and
+# turn of the whole dictionary by a clear likelihood ratio.
+SOFT_MARGIN = 1  # modules of paper round the black border that the model sees
+_SOFT_SIDE = _GRID + 2 * SOFT_MARGIN
+SOFT_SHORTLIST = 24  # codes and turns a candidate is fitted to, by a linear first score
+SOFT_MIN_LLR = 12.0  # log-likelihood ratio of the best code over the next
+SOFT_MIN_R2 = 0.75  # share of the candidate's variance the best code's model explains
+
+
+@dataclass(frozen=True)
+class SoftReads:
+    """The soft decoder's best reading of each candidate quad (not thresholded).
+
+    ids (N,) dictionary ids, corners (N, 4, 2) reordered as the id says, llr (N,) log
+    likelihood ratio of that reading over the best other code or turn, r2 (N,) share of
+    the modules' variance its model explains, contrast (N,) fitted white minus black.
+    """
+
+    ids: np.ndarray
+    corners: np.ndarray
+    llr: np.ndarray
+    r2: np.ndarray
+    contrast: np.ndarray
+
+    def accepted(self, min_llr: float = SOFT_MIN_LLR, min_r2: float = SOFT_MIN_R2) -> np.ndarray:
+        """Mask of the readings clear enough to name their marker."""
+        return (self.llr >= min_llr) & (self.r2 >= min_r2) & (self.contrast >= MIN_CONTRAST)
+
+
+def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a @ b in float32 by OpenCV: numpy's BLAS threads spin for small products on a busy
+    machine (ten times slower than one core)."""
+    return cv2.gemm(np.ascontiguousarray(a, np.float32), np.ascontiguousarray(b, np.float32),
+                    1.0, None, 0.0)
+
+
+@cache
+def _soft_models() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For every dictionary code and turn: its padded pattern (H, modules) as +-1 for the
+    linear first score, an orthonormal basis (H, modules, 10) of its blur model, and the
+    owner (H, 2): dictionary id and turn."""
+    base = dictionary()
+    bits = cv2.aruco.Dictionary_getBitsFromByteList
+    n = _SOFT_SIDE
+    patterns, owners = [], []
+    for mid in range(base.bytesList.shape[0]):
+        canon = np.ones((MARKER_BITS + 2, MARKER_BITS + 2), np.float32)
+        canon[1:-1, 1:-1] = bits(base.bytesList[mid:mid + 1], MARKER_BITS)
+        canon[0, :] = canon[-1, :] = canon[:, 0] = canon[:, -1] = 0
+        for k in range(4):
+            patterns.append(np.pad(np.rot90(canon, -k), SOFT_MARGIN + 1, constant_values=1))
+            owners.append((mid, k))
+    padded = np.array(patterns)  # (H, n + 2, n + 2), one more module of paper for the kernel
+    cols = [np.ones((len(padded), n * n), np.float32)]
+    for dy in range(3):
+        for dx in range(3):
+            cols.append(padded[:, dy:dy + n, dx:dx + n].reshape(len(padded), -1))
+    design = np.stack(cols, axis=2)
+    basis, _ = np.linalg.qr(design)
+    centre = padded[:, 1:-1, 1:-1].reshape(len(padded), -1)
+    return (2 * centre - 1).astype(np.float32), basis.astype(np.float32), np.array(owners)
+
+
+def soft_identify(gray: np.ndarray, quads: np.ndarray) -> SoftReads:
+    """The best code of the whole dictionary for each candidate quad, and how clearly."""
+    quads = np.asarray(quads, np.float64).reshape(-1, 4, 2)
+    if len(quads) == 0:
+        z = np.zeros(0)
+        return SoftReads(np.zeros(0, int), np.zeros((0, 4, 2)), z, z, z)
+    quads = quads.copy()
+    d1 = quads[:, 1] - quads[:, 0]
+    d2 = quads[:, 2] - quads[:, 0]
+    ccw = d1[:, 0] * d2[:, 1] - d1[:, 1] * d2[:, 0] < 0
+    quads[ccw] = quads[ccw][:, ::-1]
+    m = _module_means(gray, quads, _sample_offsets(SOFT_MARGIN))
+    m = m - m.mean(axis=1, keepdims=True)
+    signs, basis, owners = _soft_models()
+    # Shortlist by correlation with the code's +-1 pattern, then fit each model.
+    first = _product(m, signs.T)
+    short = np.argpartition(-first, SOFT_SHORTLIST, axis=1)[:, :SOFT_SHORTLIST]
+    q = basis[short]  # (N, K, modules, 10)
+    proj = np.einsum("nkmj,nm->nkj", q, m)
+    total = (m * m).sum(axis=1)
+    sse = np.maximum(total[:, None] - (proj * proj).sum(axis=2), 1e-6 * total[:, None] + 1e-9)
+    order = np.argsort(sse, axis=1)
+    rows = np.arange(len(m))
+    best, second = sse[rows, order[:, 0]], sse[rows, order[:, 1]]
+    h = short[rows, order[:, 0]]
+    n_mod = m.shape[1]
+    llr = 0.5 * n_mod * np.log(second / best)
+    r2 = 1.0 - best / np.maximum(total, 1e-9)
+    # Fitted contrast: the model's white minus its black, from the fitted kernel.
+    coef = np.einsum("nmj,nm->nj", basis[h], m)
+    fitted = np.einsum("nmj,nj->nm", basis[h], coef)
+    pat = (signs[h] > 0)
+    white = (fitted * pat).sum(axis=1) / np.maximum(pat.sum(axis=1), 1)
+    black = (fitted * ~pat).sum(axis=1) / np.maximum((~pat).sum(axis=1), 1)
+    ids, turns = owners[h, 0], owners[h, 1]
+    order4 = (np.arange(4)[None, :] + turns[:, None]) % 4
+    corners = quads[rows[:, None], order4]
+    return SoftReads(ids.astype(int), corners, llr, r2, white - black)
+
+
+# A second look for candidate squares, for frames that miss something: a wider threshold
+# window and a lower threshold constant keep the border of a blurred marker (whose white
+# modules have gone grey) apart from its paper, and a looser polygon fit keeps a
+# motion-streaked square a square.
+RESCUE_FINDER = (0.025, 15, 0.05, 3.0)  # min perimeter rate, window, polygon fit, constant
+
+
+def soft_markers(
+    frame: np.ndarray, hits: MarkerHits, wanted: Callable[[np.ndarray], np.ndarray],
+    search_again: bool = False,
+) -> tuple[MarkerHits, np.ndarray]:
+    """Markers the hard read missed, read by the soft decoder from the candidate squares
+    of ``hits`` (and, with ``search_again``, of a second search with looser settings):
+    those whose reading is clear (:meth:`SoftReads.accepted`), whose id ``wanted`` (a mask
+    over an id array) takes and that ``hits`` has not, one square each. Returns the hits,
+    corners refined, and each one's log-likelihood ratio. Callers must corroborate them:
+    a soft reading alone is a likelihood, not a certainty."""
+    gray = to_gray(frame)
+    quads = [hits.unread.reshape(-1, 4, 2)]
+    if search_again:
+        small = _shrunk(gray, min(gray.shape[1], SEARCH_WIDTH))
+        _, _, rejected = _candidate_finder(*RESCUE_FINDER).detectMarkers(small)
+        more = np.asarray(rejected, np.float64).reshape(-1, 4, 2)
+        quads.append((more + 0.5) * (gray.shape[1] / small.shape[1]) - 0.5)
+    quads = np.concatenate(quads)
+    none = (MarkerHits(np.zeros(0, int), np.zeros((0, 4, 2))), np.zeros(0))
+    if not len(quads):
+        return none
+    centres = quads.mean(axis=1)
+    if len(hits):  # a square already read is not read again
+        seen = hits.corners.reshape(-1, 4, 2)
+        reach = 0.5 * np.linalg.norm(seen[:, 1] - seen[:, 0], axis=1)
+        near = np.linalg.norm(centres[:, None] - seen.mean(axis=1)[None], axis=2)
+        quads = quads[~(near < reach[None]).any(axis=1)]
+    if not len(quads):
+        return none
+    reads = soft_identify(gray, quads)
+    ok = reads.accepted() & np.isin(reads.ids, kit_marker_ids()) & ~np.isin(reads.ids, hits.ids)
+    ok &= wanted(reads.ids)
+    keep: list[int] = []
+    for n in np.argsort(-reads.llr):  # clearest first: one id a square, one square an id
+        if not ok[n]:
+            continue
+        c = reads.corners[n]
+        side = np.linalg.norm(c[1] - c[0])
+        if any(reads.ids[k] == reads.ids[n]
+               or np.linalg.norm(reads.corners[k].mean(0) - c.mean(0)) < 0.5 * side
+               for k in keep):
+            continue
+        keep.append(int(n))
+    if not keep:
+        return none
+    corners = reads.corners[keep]
+    return (MarkerHits(reads.ids[keep], _refine(gray, corners, _refine_window(corners))),
+            reads.llr[keep])
+
+
+
+def soft_residuals(modules: np.ndarray, columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Codes fitted to squares already resampled square-on: ``modules`` (N, 81) are the
+    mean brightness of each square's 9 x 9 modules (its 7 x 7 and one module of paper round
+    them, row-major, the marker upright); ``columns`` the hypotheses (code ``mid`` turned
+    ``k`` is ``4 * mid + k``). Returns the residual sum of squares of each hypothesis's
+    blur model (N, len(columns)), the best such sum over the whole dictionary (N,) and each
+    square's sum of squares about its mean (N,)."""
+    m = np.asarray(modules, np.float32).reshape(len(modules), -1)
+    m = m - m.mean(axis=1, keepdims=True)
+    signs, basis, _ = _soft_models()
+    total = (m * m).sum(axis=1)
+
+    floor = 1e-6 * total[:, None] + 1e-9
+    cols = np.asarray(columns, int)
+    b = basis[cols]  # the same hypotheses for every square: one matrix product
+    proj = _product(b.transpose(0, 2, 1).reshape(-1, b.shape[1]), m.T).reshape(len(cols), -1,
+                                                                                len(m))
+    fitted = np.maximum(total[:, None] - (proj * proj).sum(axis=1).T, floor)
+    short = np.argpartition(-_product(m, signs.T), SOFT_SHORTLIST, axis=1)[:, :SOFT_SHORTLIST]
+    sproj = np.einsum("nkmj,nm->nkj", basis[short], m)
+    best = np.maximum(total[:, None] - (sproj * sproj).sum(axis=2), floor).min(axis=1)
+    return fitted, best, total

@@ -36,7 +36,15 @@ import numpy as np
 from companion.rules.peepwar.board import DIRECTIONS, Hex, tile_centre_mm
 from vision.geometry import Pose2D
 from vision.kit_layout import MARKER_BITS, MARKERS_PER_TILE, MAX_TILES, marker_bits, tile_slots
-from vision.markers import MIN_CONTRAST, MarkerHits, colourfulness, to_gray
+from vision.markers import (
+    MIN_CONTRAST,
+    SOFT_MIN_LLR,
+    SOFT_MIN_R2,
+    MarkerHits,
+    colourfulness,
+    soft_residuals,
+    to_gray,
+)
 
 ToImage = Callable[[np.ndarray], np.ndarray]  # (N, 2) mm -> (N, 2) frame pixels
 Place = Callable[[Hex], Pose2D]  # lattice position -> an upright tile's pose there (mm)
@@ -56,6 +64,7 @@ MIN_FRAME_DARK = 0.6  # of a located frame's modules dark: else no marker is the
 # Errors on a square showing most of its bits that refute a tile: a wrong code has 12 of
 # 25 wrong on average, a square the edge of a hand or a bean lies over a few.
 CONTRADICTED = 6
+SOFT_TILE_LLR = 2 * SOFT_MIN_LLR  # a tile read softly: its lead over every other tile and turn
 
 
 def covered_tile_hits(
@@ -227,17 +236,50 @@ def _read_position(
     bits = np.zeros((6, MARKER_BITS * MARKER_BITS), np.int8)
     shown = np.zeros((6, MARKER_BITS * MARKER_BITS), bool)
     warps = np.zeros((6, 2, 3), np.float32)
+    grids = np.zeros((6, (_SIDE + 2) ** 2), np.float32)
+    framed = np.zeros(6, bool)
     for i in range(6):
         rows = slice(i * PATCH, (i + 1) * PATCH)
         read = _read_square(gray[rows], chroma[rows])
         if read is not None:
-            bits[i], shown[i], warps[i] = read
-    if shown.sum() < MIN_BITS:
-        return None
+            bits[i], shown[i], warps[i], grids[i] = read
+            framed[i] = True
     codes = _codes()
     candidates = np.array([t for t in range(MAX_TILES) if t not in found_ids])
     if not len(candidates):
         return None
+    choice = _hard_choice(bits, shown, candidates) if shown.sum() >= MIN_BITS else None
+    if choice is None and framed.sum() < 2:
+        return None
+    if choice is not None:
+        k, turn = choice
+        tile_id = int(candidates[k])
+        wrong = np.array([((codes[tile_id, (i - turn) % 6] != bits[i]) & shown[i]).sum()
+                          for i in range(6)])
+        use = (shown.sum(axis=1) >= MIN_SQUARE_BITS) & (wrong <= 1)
+    else:
+        soft = _soft_choice(grids, framed, candidates)
+        if soft is None:
+            return None
+        k, turn, use = soft
+        tile_id = int(candidates[k])
+    hits = []
+    for i in np.nonzero(use)[0]:
+        slot = (i - int(turn)) % 6
+        quad = to_image(_unit_to_mm(squares[i], _frame_corners(warps[i])))
+        if ((quad < 0) | (quad > (w - 1, h - 1))).any():  # cut by the frame's edge
+            continue
+        hits.append((tile_id * MARKERS_PER_TILE + slot, quad))
+    if not hits:
+        return None
+    return tile_id, hits
+
+
+def _hard_choice(bits: np.ndarray, shown: np.ndarray, candidates: np.ndarray
+                 ) -> tuple[int, int] | None:
+    """The candidate (index into ``candidates``) and turn whose codes the bits shown
+    match clearly, or None."""
+    codes = _codes()
     # Errors per (candidate tile, turn, square): the codes each hypothesis puts where.
     per_square = np.stack([
         ((codes[candidates][:, [(i - turn) % 6 for i in range(6)]] != bits) & shown).sum(2)
@@ -250,6 +292,7 @@ def _read_position(
     best, second = errors.flat[order[0]], errors.flat[order[1]]
     if best <= MAX_ERROR_RATE * shown.sum() and second - best >= MIN_LEAD:
         k, turn = np.unravel_index(order[0], errors.shape)
+        return int(k), int(turn)
     else:
         # A hand or a peep over part of a square costs more bits than that: two squares
         # matching outright, where no other tile or turn matches one, say it as clearly,
@@ -263,20 +306,44 @@ def _read_position(
         telling = (shown.sum(axis=1) >= 20) & (ones >= 0.2)
         if (per_square[k, turn][telling] > CONTRADICTED).any():
             return None
-    tile_id = int(candidates[k])
-    hits = []
-    for i in range(6):
-        slot = (i - int(turn)) % 6
-        wrong = ((codes[tile_id, slot] != bits[i]) & shown[i]).sum()
-        if shown[i].sum() < MIN_SQUARE_BITS or wrong > 1:
-            continue
-        quad = to_image(_unit_to_mm(squares[i], _frame_corners(warps[i])))
-        if ((quad < 0) | (quad > (w - 1, h - 1))).any():  # cut by the frame's edge
-            continue
-        hits.append((tile_id * MARKERS_PER_TILE + slot, quad))
-    if not hits:
+        return int(k), int(turn)
+
+
+def _soft_choice(grids: np.ndarray, framed: np.ndarray, candidates: np.ndarray
+                 ) -> tuple[int, int, np.ndarray] | None:
+    """The candidate and turn that the squares' brightness supports by the soft decoder's
+    blur model (:func:`vision.markers.soft_residuals`), and which squares read as its codes.
+
+    Blur leaves too many bits grey to call. Each square with a frame is fitted by every
+    candidate code; a tile and turn are taken when their summed log-likelihood beats every
+    other tile and turn by SOFT_TILE_LLR, and when at least two squares, each on its own,
+    are explained better by the tile's code than by any code of the whole dictionary in
+    any turn, the model explaining SOFT_MIN_R2 of the square: two markers agreeing where
+    the lattice puts a tile; and no square reads clearly as another code."""
+    idx = np.nonzero(framed)[0]
+    cols = 4 * (candidates[:, None] * MARKERS_PER_TILE + np.arange(6)[None, :]).ravel()
+    sse, best_any, total = soft_residuals(grids[idx], cols)
+    sse = sse.reshape(len(idx), len(candidates), 6)
+    ll = -0.5 * grids.shape[1] * np.log(sse)
+    score = np.zeros((len(candidates), 6))
+    for j, i in enumerate(idx):
+        for turn in range(6):
+            score[:, turn] += ll[j, :, (i - turn) % 6]
+    order = np.argsort(-score, axis=None)
+    if score.flat[order[0]] - score.flat[order[1]] < SOFT_TILE_LLR:
         return None
-    return tile_id, hits
+    k, turn = np.unravel_index(order[0], score.shape)
+    own = sse[np.arange(len(idx)), k, (idx - turn) % 6]
+    clear = (own <= best_any * (1 + 1e-4)) & (1 - own / total >= SOFT_MIN_R2)
+    # A square that reads clearly as some other code refutes the tile (a hand or a bean
+    # over a square explains it badly by every code, and says nothing).
+    refutes = ((0.5 * grids.shape[1] * np.log(own / best_any) >= SOFT_MIN_LLR)
+               & (1 - best_any / total >= SOFT_MIN_R2))
+    if clear.sum() < 2 or refutes.any():
+        return None
+    use = np.zeros(6, bool)
+    use[idx[clear]] = True
+    return int(k), int(turn), use
 
 
 def _frame_corners(warp: np.ndarray) -> np.ndarray:
@@ -291,9 +358,10 @@ def _frame_corners(warp: np.ndarray) -> np.ndarray:
 
 def _read_square(
     gray: np.ndarray, chroma: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """Bits (1 = white), which bits show, and where the frame lies (a 2x3 map from the
-    template's pixels to the patch's) in one resampled square (brightness and
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """Bits (1 = white), which bits show, where the frame lies (a 2x3 map from the
+    template's pixels to the patch's) and the mean brightness of its 9 x 9 modules (the
+    marker and a module of paper round it) in one resampled square (brightness and
     colourfulness), or None when no marker frame is there."""
     g = gray.astype(np.float32)
     template, _, paper = _frame_template()
@@ -315,7 +383,10 @@ def _read_square(
     win_clear = cv2.warpAffine(clear, warp, (n, n), flags=cv2.INTER_NEAREST | inverse)
     clear_bits = _module_means(win_clear.astype(np.float32))[1:-1, 1:-1].ravel() > 0.99
     shown = (np.abs(data - thr) > 0.15 * contrast) & clear_bits
-    return (data > thr).astype(np.int8), shown, warp
+    m = MODULE_PX
+    core = slice(m // 4, m - m // 4)
+    grid = win.reshape(_SIDE + 2, m, _SIDE + 2, m)[:, core, :, core].mean(axis=(1, 3))
+    return (data > thr).astype(np.int8), shown, warp, grid.ravel()
 
 
 def _module_means(win: np.ndarray) -> np.ndarray:
