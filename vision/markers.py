@@ -324,17 +324,24 @@ def _refine_window(corners: np.ndarray) -> int:
 # --- The soft decoder -------------------------------------------------------------------
 # Blur (defocus, motion), a quad found a fraction of a module off and a dim print all
 # leave a marker's modules grey: thresholded, 3-5 bits come out wrong and the hard read
-# above rightly refuses them. Read softly, each candidate's module brightnesses are
-# explained by every code in turn through the same small model: each module is an offset
-# plus a weighted sum of the code's 3 x 3 modules round it (one 3 x 3 blur kernel a
-# candidate, fitted to it, so motion in any direction and a shifted quad fit too). The
-# code whose model leaves the least residual wins when it beats every other code and
-# turn of the whole dictionary by a clear likelihood ratio.
+# above rightly refuses them. Read softly, each candidate's module brightnesses (its 7 x 7
+# and a ring of paper round them) are compared with every code and turn of the whole
+# dictionary as a camera would see it: the code's black-and-white pattern blurred by one
+# of a few kernels (round ones of several widths for defocus, streaks of several lengths
+# and four directions for motion), under an unknown black level and a positive contrast.
+# Under Gaussian noise the best fit's likelihood rests on its correlation with the
+# candidate; a code is read when its likelihood beats every other code and turn by a clear
+# ratio. The kernels are few and physical (no negative weights, no free shape), so a code
+# cannot be bent to fit another code's picture, nor a marker of another dictionary.
 SOFT_MARGIN = 1  # modules of paper round the black border that the model sees
 _SOFT_SIDE = _GRID + 2 * SOFT_MARGIN
+_SOFT_PAD = 2  # modules of paper beyond those, for the kernels' reach
+_SOFT_FINE = 8  # pixels a module when the kernels are applied
+SOFT_DEFOCUS = (0.15, 0.3, 0.45, 0.6, 0.8, 1.0)  # Gaussian sigmas, in modules
+SOFT_STREAKS = (0.6, 1.2, 1.8)  # motion streak lengths, in modules (over a 0.2 sigma)
 SOFT_SHORTLIST = 24  # codes and turns a candidate is fitted to, by a linear first score
 SOFT_MIN_LLR = 12.0  # log-likelihood ratio of the best code over the next
-SOFT_MIN_R2 = 0.75  # share of the candidate's variance the best code's model explains
+SOFT_MIN_R2 = 0.6  # share of the candidate's variance the best code's model explains
 
 
 @dataclass(frozen=True)
@@ -343,7 +350,8 @@ class SoftReads:
 
     ids (N,) dictionary ids, corners (N, 4, 2) reordered as the id says, llr (N,) log
     likelihood ratio of that reading over the best other code or turn, r2 (N,) share of
-    the modules' variance its model explains, contrast (N,) fitted white minus black.
+    the modules' variance its model explains, contrast (N,) fitted white minus black,
+    misfit (N,) the RMS residual per module over that contrast.
     """
 
     ids: np.ndarray
@@ -351,6 +359,7 @@ class SoftReads:
     llr: np.ndarray
     r2: np.ndarray
     contrast: np.ndarray
+    misfit: np.ndarray
 
     def accepted(self, min_llr: float = SOFT_MIN_LLR, min_r2: float = SOFT_MIN_R2) -> np.ndarray:
         """Mask of the readings clear enough to name their marker."""
@@ -364,31 +373,106 @@ def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
                     1.0, None, 0.0)
 
 
+def _soft_kernels() -> list[np.ndarray]:
+    """The blur kernels, on the fine grid (_SOFT_FINE pixels a module)."""
+    f = _SOFT_FINE
+    size = 4 * f + 1
+    kernels = []
+    for sigma in SOFT_DEFOCUS:
+        g = cv2.getGaussianKernel(size, sigma * f)
+        kernels.append(g @ g.T)
+    base = kernels[0]
+    for length in SOFT_STREAKS:
+        for angle in (0.0, 45.0, 90.0, 135.0):
+            line = np.zeros((size, size), np.float64)
+            c = size // 2
+            dx, dy = np.cos(np.radians(angle)), np.sin(np.radians(angle))
+            for t in np.linspace(-length * f / 2, length * f / 2, 4 * f + 1):
+                line[int(round(c + t * dy)), int(round(c + t * dx))] += 1
+            line = cv2.filter2D(line / line.sum(), -1, base, borderType=cv2.BORDER_CONSTANT)
+            kernels.append(line / line.sum())
+    return kernels
+
+
 @cache
-def _soft_models() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For every dictionary code and turn: its padded pattern (H, modules) as +-1 for the
-    linear first score, an orthonormal basis (H, modules, 10) of its blur model, and the
-    owner (H, 2): dictionary id and turn."""
+def _soft_models() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """For every dictionary code and turn (H = codes * 4, code ``mid`` turned ``k`` at
+    4 * mid + k): its pattern as +-1 over the modules seen (H, 81), for the linear first
+    score; its picture under every kernel, centred and of unit norm (H, kernels, 81); that
+    picture's norm before scaling (H, kernels), which turns a correlation into a contrast;
+    and the owners (H, 2): dictionary id and turn."""
     base = dictionary()
     bits = cv2.aruco.Dictionary_getBitsFromByteList
-    n = _SOFT_SIDE
+    pad = SOFT_MARGIN + _SOFT_PAD
     patterns, owners = [], []
     for mid in range(base.bytesList.shape[0]):
-        canon = np.ones((MARKER_BITS + 2, MARKER_BITS + 2), np.float32)
+        canon = np.ones((_GRID, _GRID), np.float32)
         canon[1:-1, 1:-1] = bits(base.bytesList[mid:mid + 1], MARKER_BITS)
         canon[0, :] = canon[-1, :] = canon[:, 0] = canon[:, -1] = 0
         for k in range(4):
-            patterns.append(np.pad(np.rot90(canon, -k), SOFT_MARGIN + 1, constant_values=1))
+            patterns.append(np.pad(np.rot90(canon, -k), pad, constant_values=1))
             owners.append((mid, k))
-    padded = np.array(patterns)  # (H, n + 2, n + 2), one more module of paper for the kernel
-    cols = [np.ones((len(padded), n * n), np.float32)]
-    for dy in range(3):
-        for dx in range(3):
-            cols.append(padded[:, dy:dy + n, dx:dx + n].reshape(len(padded), -1))
-    design = np.stack(cols, axis=2)
-    basis, _ = np.linalg.qr(design)
-    centre = padded[:, 1:-1, 1:-1].reshape(len(padded), -1)
-    return (2 * centre - 1).astype(np.float32), basis.astype(np.float32), np.array(owners)
+    padded = np.array(patterns).reshape(len(patterns), -1)  # (H, P) modules, 1 = white
+    side = _GRID + 2 * pad
+    f = _SOFT_FINE
+    # Where the decoder samples: 2 x 2 points a module of the 9 x 9 seen, on the fine grid.
+    uv = _sample_offsets(SOFT_MARGIN) * _GRID  # in modules from the marker's corner
+    xy = ((uv + pad) * f - 0.5).astype(np.float32)
+    pictures = []
+    for kernel in _soft_kernels():
+        # Each module's picture through the kernel, sampled: a (seen, P) linear map.
+        cols = []
+        for j in range(side * side):
+            delta = np.zeros((side * f, side * f), np.float32)
+            r, c = divmod(j, side)
+            delta[r * f:(r + 1) * f, c * f:(c + 1) * f] = 1
+            blurred = cv2.filter2D(delta, -1, kernel.astype(np.float32),
+                                   borderType=cv2.BORDER_CONSTANT)
+            seen = cv2.remap(blurred, xy[:, :1], xy[:, 1:], cv2.INTER_LINEAR)
+            cols.append(seen.reshape(-1, len(_SUB) ** 2).mean(axis=1))
+        a = np.stack(cols, axis=1)
+        pictures.append(_product(padded, a.T))  # (H, seen)
+    t = np.stack(pictures, axis=1)  # (H, kernels, seen)
+    t -= t.mean(axis=2, keepdims=True)
+    norm = np.linalg.norm(t, axis=2)
+    unit = t / np.maximum(norm, 1e-9)[..., None]
+    inner = padded.reshape(len(padded), side, side)[:, pad - SOFT_MARGIN:side - pad + SOFT_MARGIN,
+                                                    pad - SOFT_MARGIN:side - pad + SOFT_MARGIN]
+    signs = 2 * inner.reshape(len(padded), -1) - 1
+    return (signs.astype(np.float32), unit.astype(np.float32), norm.astype(np.float32),
+            np.array(owners))
+
+
+def soft_prepare() -> None:
+    """Build the soft decoder's tables now (about a second; a service's start), not on the
+    first frame that needs them."""
+    _soft_models()
+    _signs_t()
+
+
+def _soft_fit(m: np.ndarray, hyps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Residual sum of squares (N, K) of each candidate's centred modules ``m`` (N, 81)
+    under hypotheses ``hyps`` (N, K), at each one's best kernel and a positive contrast;
+    and that contrast (N, K) in grey levels."""
+    _, unit, norm, _ = _soft_models()
+    u = unit[hyps]
+    rho = np.matmul(u.reshape(len(m), -1, m.shape[1]), m[:, :, None]).reshape(u.shape[:3])
+    kernel = np.argmax(rho, axis=2)
+    best = np.take_along_axis(rho, kernel[..., None], axis=2)[..., 0]
+    total = (m * m).sum(axis=1)[:, None]
+    sse = np.maximum(total - np.maximum(best, 0) ** 2, 1e-6 * total + 1e-9)
+    contrast = best / np.take_along_axis(norm[hyps], kernel[..., None], axis=2)[..., 0]
+    return sse, contrast
+
+
+def _shortlist(m: np.ndarray) -> np.ndarray:
+    """(N, SOFT_SHORTLIST) hypotheses whose +-1 patterns correlate best with ``m``."""
+    return np.argpartition(-_product(m, _signs_t()), SOFT_SHORTLIST, axis=1)[:, :SOFT_SHORTLIST]
+
+
+@cache
+def _signs_t() -> np.ndarray:
+    return np.ascontiguousarray(_soft_models()[0].T)
 
 
 def soft_identify(gray: np.ndarray, quads: np.ndarray) -> SoftReads:
@@ -396,7 +480,7 @@ def soft_identify(gray: np.ndarray, quads: np.ndarray) -> SoftReads:
     quads = np.asarray(quads, np.float64).reshape(-1, 4, 2)
     if len(quads) == 0:
         z = np.zeros(0)
-        return SoftReads(np.zeros(0, int), np.zeros((0, 4, 2)), z, z, z)
+        return SoftReads(np.zeros(0, int), np.zeros((0, 4, 2)), z, z, z, z)
     quads = quads.copy()
     d1 = quads[:, 1] - quads[:, 0]
     d2 = quads[:, 2] - quads[:, 0]
@@ -404,31 +488,21 @@ def soft_identify(gray: np.ndarray, quads: np.ndarray) -> SoftReads:
     quads[ccw] = quads[ccw][:, ::-1]
     m = _module_means(gray, quads, _sample_offsets(SOFT_MARGIN))
     m = m - m.mean(axis=1, keepdims=True)
-    signs, basis, owners = _soft_models()
-    # Shortlist by correlation with the code's +-1 pattern, then fit each model.
-    first = _product(m, signs.T)
-    short = np.argpartition(-first, SOFT_SHORTLIST, axis=1)[:, :SOFT_SHORTLIST]
-    q = basis[short]  # (N, K, modules, 10)
-    proj = np.einsum("nkmj,nm->nkj", q, m)
-    total = (m * m).sum(axis=1)
-    sse = np.maximum(total[:, None] - (proj * proj).sum(axis=2), 1e-6 * total[:, None] + 1e-9)
+    short = _shortlist(m)
+    sse, contrast = _soft_fit(m, short)
     order = np.argsort(sse, axis=1)
     rows = np.arange(len(m))
     best, second = sse[rows, order[:, 0]], sse[rows, order[:, 1]]
     h = short[rows, order[:, 0]]
-    n_mod = m.shape[1]
-    llr = 0.5 * n_mod * np.log(second / best)
-    r2 = 1.0 - best / np.maximum(total, 1e-9)
-    # Fitted contrast: the model's white minus its black, from the fitted kernel.
-    coef = np.einsum("nmj,nm->nj", basis[h], m)
-    fitted = np.einsum("nmj,nj->nm", basis[h], coef)
-    pat = (signs[h] > 0)
-    white = (fitted * pat).sum(axis=1) / np.maximum(pat.sum(axis=1), 1)
-    black = (fitted * ~pat).sum(axis=1) / np.maximum((~pat).sum(axis=1), 1)
+    llr = 0.5 * m.shape[1] * np.log(second / best)
+    r2 = 1.0 - best / np.maximum((m * m).sum(axis=1), 1e-9)
+    owners = _soft_models()[3]
     ids, turns = owners[h, 0], owners[h, 1]
     order4 = (np.arange(4)[None, :] + turns[:, None]) % 4
     corners = quads[rows[:, None], order4]
-    return SoftReads(ids.astype(int), corners, llr, r2, white - black)
+    contrast = contrast[rows, order[:, 0]]
+    misfit = np.sqrt(best / m.shape[1]) / np.maximum(contrast, 1e-6)
+    return SoftReads(ids.astype(int), corners, llr, r2, contrast, misfit)
 
 
 # A second look for candidate squares, for frames that miss something: a wider threshold
@@ -489,25 +563,22 @@ def soft_markers(
 
 
 
-def soft_residuals(modules: np.ndarray, columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def soft_residuals(modules: np.ndarray, columns: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Codes fitted to squares already resampled square-on: ``modules`` (N, 81) are the
     mean brightness of each square's 9 x 9 modules (its 7 x 7 and one module of paper round
     them, row-major, the marker upright); ``columns`` the hypotheses (code ``mid`` turned
     ``k`` is ``4 * mid + k``). Returns the residual sum of squares of each hypothesis's
-    blur model (N, len(columns)), the best such sum over the whole dictionary (N,) and each
-    square's sum of squares about its mean (N,)."""
+    blurred picture (N, len(columns)), the best such sum over the whole dictionary (N,) and
+    each square's sum of squares about its mean (N,)."""
     m = np.asarray(modules, np.float32).reshape(len(modules), -1)
     m = m - m.mean(axis=1, keepdims=True)
-    signs, basis, _ = _soft_models()
-    total = (m * m).sum(axis=1)
-
-    floor = 1e-6 * total[:, None] + 1e-9
+    _, unit, _, _ = _soft_models()
     cols = np.asarray(columns, int)
-    b = basis[cols]  # the same hypotheses for every square: one matrix product
-    proj = _product(b.transpose(0, 2, 1).reshape(-1, b.shape[1]), m.T).reshape(len(cols), -1,
-                                                                                len(m))
-    fitted = np.maximum(total[:, None] - (proj * proj).sum(axis=1).T, floor)
-    short = np.argpartition(-_product(m, signs.T), SOFT_SHORTLIST, axis=1)[:, :SOFT_SHORTLIST]
-    sproj = np.einsum("nkmj,nm->nkj", basis[short], m)
-    best = np.maximum(total[:, None] - (sproj * sproj).sum(axis=2), floor).min(axis=1)
-    return fitted, best, total
+    # The same hypotheses for every square: one matrix product.
+    rho = _product(unit[cols].reshape(-1, m.shape[1]), m.T).reshape(len(cols), -1, len(m))
+    rho = np.maximum(rho.max(axis=1).T, 0)  # (N, columns), best kernel
+    total = (m * m).sum(axis=1)[:, None]
+    fitted = np.maximum(total - rho ** 2, 1e-6 * total + 1e-9)
+    best, _ = _soft_fit(m, _shortlist(m))
+    return fitted, np.minimum(best.min(axis=1), fitted.min(axis=1)), (m * m).sum(axis=1)

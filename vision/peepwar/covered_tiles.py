@@ -42,6 +42,7 @@ from vision.markers import (
     SOFT_MIN_R2,
     MarkerHits,
     colourfulness,
+    soft_prepare,
     soft_residuals,
     to_gray,
 )
@@ -54,6 +55,7 @@ MARGIN = 3  # modules of table round each square searched: tiles sit up to ~9 mm
 _SIDE = MARKER_BITS + 2  # modules across a marker, its black frame included
 PATCH = (_SIDE + 2 * MARGIN) * MODULE_PX
 PRINT_SHARE = 0.2  # of a square's modules paper, and as many black, to search a position
+INK_LEVEL = 0.65  # darker than this share of the paper round it: print
 CHROMA_TOLERANCE = 25.0  # colourfulness (max - min channel) off the paper's: not print
 MAX_READS = 3  # positions read a frame, most printed squares first
 MIN_BITS = 20  # bits shown, over all six squares, to name a tile
@@ -104,6 +106,7 @@ def covered_tile_hits(
 def prepare() -> None:
     """Build the code and template tables now (a service's start), not on a frame."""
     _codes()
+    soft_prepare()
     _frame_template()
     _patch_mm()
     _square_points()
@@ -172,7 +175,7 @@ def _printed(frame: np.ndarray, to_image: ToImage, placed: list[Hex], hexes: lis
         n = np.maximum(seen.sum(axis=2), 1)
         white = (gray >= 0.5 * paper) & (np.abs(chroma - paper_chroma) < CHROMA_TOLERANCE)
         level = np.where(white, gray, 0).sum(axis=2) / np.maximum(white.sum(axis=2), 1)
-        ink = (gray < 0.45 * level[..., None]) & (chroma < paper_chroma + CHROMA_TOLERANCE)
+        ink = (gray < INK_LEVEL * level[..., None]) & (chroma < paper_chroma + CHROMA_TOLERANCE)
     printed = ((seen.sum(axis=2) >= gray.shape[2] // 2) & (white.sum(axis=2) >= PRINT_SHARE * n)
                & (ink.sum(axis=2) >= PRINT_SHARE * n))
     squares = printed.sum(axis=1)
