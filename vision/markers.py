@@ -564,13 +564,14 @@ def soft_markers(
 
 
 def soft_residuals(modules: np.ndarray, columns: np.ndarray
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Codes fitted to squares already resampled square-on: ``modules`` (N, 81) are the
     mean brightness of each square's 9 x 9 modules (its 7 x 7 and one module of paper round
     them, row-major, the marker upright); ``columns`` the hypotheses (code ``mid`` turned
     ``k`` is ``4 * mid + k``). Returns the residual sum of squares of each hypothesis's
-    blurred picture (N, len(columns)), the best such sum over the whole dictionary (N,) and
-    each square's sum of squares about its mean (N,)."""
+    blurred picture (N, len(columns)); the best such sum over the whole dictionary and the
+    best of any other code or turn (N, 2), and the hypothesis that fits best (N,); and each
+    square's sum of squares about its mean (N,)."""
     m = np.asarray(modules, np.float32).reshape(len(modules), -1)
     m = m - m.mean(axis=1, keepdims=True)
     _, unit, _, _ = _soft_models()
@@ -580,5 +581,14 @@ def soft_residuals(modules: np.ndarray, columns: np.ndarray
     rho = np.maximum(rho.max(axis=1).T, 0)  # (N, columns), best kernel
     total = (m * m).sum(axis=1)[:, None]
     fitted = np.maximum(total - rho ** 2, 1e-6 * total + 1e-9)
-    best, _ = _soft_fit(m, _shortlist(m))
-    return fitted, np.minimum(best.min(axis=1), fitted.min(axis=1)), (m * m).sum(axis=1)
+    short = _shortlist(m)
+    sse, _ = _soft_fit(m, short)
+    # The best and next fit of the whole dictionary, each a different code or turn.
+    both = np.concatenate([sse, fitted], axis=1)
+    hyp = np.concatenate([short, np.broadcast_to(cols, fitted.shape)], axis=1)
+    order = np.argsort(both, axis=1)
+    rows = np.arange(len(m))
+    best = both[rows, order[:, 0]]
+    other = hyp[rows[:, None], order] != hyp[rows, order[:, 0]][:, None]
+    second = both[rows, order[rows, np.argmax(other, axis=1)]]
+    return fitted, np.stack([best, second], axis=1), hyp[rows, order[:, 0]], total[:, 0]

@@ -67,6 +67,8 @@ MIN_FRAME_DARK = 0.6  # of a located frame's modules dark: else no marker is the
 # 25 wrong on average, a square the edge of a hand or a bean lies over a few.
 CONTRADICTED = 6
 SOFT_TILE_LLR = 2 * SOFT_MIN_LLR  # a tile read softly: its lead over every other tile and turn
+SOFT_LONE_LLR = 20.0  # one square alone: its lead over every other code of the dictionary
+SOFT_LONE_R2 = 0.75  # and the share of it its code's picture explains
 
 
 def covered_tile_hits(
@@ -322,10 +324,12 @@ def _soft_choice(grids: np.ndarray, framed: np.ndarray, candidates: np.ndarray
     other tile and turn by SOFT_TILE_LLR, and when at least two squares, each on its own,
     are explained better by the tile's code than by any code of the whole dictionary in
     any turn, the model explaining SOFT_MIN_R2 of the square: two markers agreeing where
-    the lattice puts a tile; and no square reads clearly as another code."""
+    the lattice puts a tile (or one square that names it as clearly as SOFT_LONE_LLR and
+    SOFT_LONE_R2 ask); and no square reads clearly as another code."""
     idx = np.nonzero(framed)[0]
     cols = 4 * (candidates[:, None] * MARKERS_PER_TILE + np.arange(6)[None, :]).ravel()
-    sse, best_any, total = soft_residuals(grids[idx], cols)
+    sse, ranked, best_hyp, total = soft_residuals(grids[idx], cols)
+    best_any = ranked[:, 0]
     sse = sse.reshape(len(idx), len(candidates), 6)
     ll = -0.5 * grids.shape[1] * np.log(sse)
     score = np.zeros((len(candidates), 6))
@@ -342,8 +346,17 @@ def _soft_choice(grids: np.ndarray, framed: np.ndarray, candidates: np.ndarray
     # over a square explains it badly by every code, and says nothing).
     refutes = ((0.5 * grids.shape[1] * np.log(own / best_any) >= SOFT_MIN_LLR)
                & (1 - best_any / total >= SOFT_MIN_R2))
-    if clear.sum() < 2 or refutes.any():
+    if refutes.any():
         return None
+    if clear.sum() < 2:
+        # One square alone names the tile only as clearly as a lone soft marker must
+        # (its lead over every other code and turn of the dictionary, and its fit).
+        own_col = 4 * (candidates[k] * MARKERS_PER_TILE + (idx - turn) % 6)
+        lead = 0.5 * grids.shape[1] * np.log(ranked[:, 1] / own)
+        sole = (clear & (best_hyp == own_col) & (lead >= SOFT_LONE_LLR)
+                & (1 - own / total >= SOFT_LONE_R2))
+        if clear.sum() != 1 or not sole.any():
+            return None
     use = np.zeros(6, bool)
     use[idx[clear]] = True
     return int(k), int(turn), use
