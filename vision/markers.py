@@ -418,19 +418,21 @@ def _soft_models() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     # Where the decoder samples: 2 x 2 points a module of the 9 x 9 seen, on the fine grid.
     uv = _sample_offsets(SOFT_MARGIN) * _GRID  # in modules from the marker's corner
     xy = ((uv + pad) * f - 0.5).astype(np.float32)
+    # Each module's picture through a kernel is the middle module's, shifted: sampled at
+    # every sample point less every module's offset, it gives a (seen, P) linear map.
+    mid = side // 2
+    rows, cols = np.divmod(np.arange(side * side), side)
+    shift = np.stack([cols - mid, rows - mid], axis=1).astype(np.float32) * f
+    at = np.ascontiguousarray((xy[:, None, :] - shift[None, :, :]).transpose(1, 0, 2))
     pictures = []
     for kernel in _soft_kernels():
-        # Each module's picture through the kernel, sampled: a (seen, P) linear map.
-        cols = []
-        for j in range(side * side):
-            delta = np.zeros((side * f, side * f), np.float32)
-            r, c = divmod(j, side)
-            delta[r * f:(r + 1) * f, c * f:(c + 1) * f] = 1
-            blurred = cv2.filter2D(delta, -1, kernel.astype(np.float32),
-                                   borderType=cv2.BORDER_CONSTANT)
-            seen = cv2.remap(blurred, xy[:, :1], xy[:, 1:], cv2.INTER_LINEAR)
-            cols.append(seen.reshape(-1, len(_SUB) ** 2).mean(axis=1))
-        a = np.stack(cols, axis=1)
+        delta = np.zeros((side * f, side * f), np.float32)
+        delta[mid * f:(mid + 1) * f, mid * f:(mid + 1) * f] = 1
+        blurred = cv2.filter2D(delta, -1, kernel.astype(np.float32),
+                               borderType=cv2.BORDER_CONSTANT)
+        seen = cv2.remap(blurred, at[..., 0], at[..., 1], cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+        a = seen.T.reshape(-1, len(_SUB) ** 2, side * side).mean(axis=1)
         pictures.append(_product(padded, a.T))  # (H, seen)
     t = np.stack(pictures, axis=1)  # (H, kernels, seen)
     t -= t.mean(axis=2, keepdims=True)

@@ -73,7 +73,7 @@ SOFT_LONE_R2 = 0.75  # and the share of it its code's picture explains
 
 def covered_tile_hits(
     frame: np.ndarray, to_image: ToImage, placed: list[Hex], found_ids: set[int],
-    place: Place | None = None,
+    place: Place | None = None, soft_read: set[int] | None = None,
 ) -> MarkerHits:
     """Markers of tiles next to ``placed`` ones that the detector could not find.
 
@@ -81,7 +81,8 @@ def covered_tile_hits(
     tile at a lattice position lies in table mm (by default the ideal lattice:
     tile (q, r) centred at ``tile_centre_mm((q, r))``); ``found_ids`` are the tile
     ids already seen, which are not looked for again. Returns hits as
-    :func:`vision.markers.detect_markers` does.
+    :func:`vision.markers.detect_markers` does; the ids of tiles named by the soft
+    decoder (:func:`_soft_choice`) rather than by their bits are added to ``soft_read``.
     """
     place = place or _ideal_place
     empty = _empty_neighbours(placed)
@@ -95,8 +96,10 @@ def covered_tile_hits(
         found = _read_position(frame, to_image, place(hx), found_ids)
         if found is None:
             continue
-        tile_id, hits = found
+        tile_id, hits, soft = found
         found_ids = found_ids | {tile_id}
+        if soft and soft_read is not None:
+            soft_read.add(tile_id)
         for mid, quad in hits:
             ids.append(mid)
             corners.append(quad)
@@ -226,7 +229,7 @@ def _unit_to_mm(corners_mm: np.ndarray, unit: np.ndarray) -> np.ndarray:
 
 def _read_position(
     frame: np.ndarray, to_image: ToImage, at: Pose2D, found_ids: set[int]
-) -> tuple[int, list[tuple[int, np.ndarray]]] | None:
+) -> tuple[int, list[tuple[int, np.ndarray]], bool] | None:
     """The tile lying upright at ``at`` (a lattice position) and its markers, if its codes
     say so clearly."""
     squares = [at.apply(s.corners_mm) for s in tile_slots()[:6]]
@@ -277,7 +280,7 @@ def _read_position(
         hits.append((tile_id * MARKERS_PER_TILE + slot, quad))
     if not hits:
         return None
-    return tile_id, hits
+    return tile_id, hits, choice is None
 
 
 def _hard_choice(bits: np.ndarray, shown: np.ndarray, candidates: np.ndarray

@@ -453,12 +453,14 @@ def find_tiles(
         poses = [g.pose for g in members]
         anchor = next(i for i, g in enumerate(members) if g.tile_id == ref)
         ref_view.lattice = fit_lattice(poses, anchor)
-        found = covered_tiles_near(frame, ref_view, poses, set(range(MAX_TILES)) - {NEUTRAL_ID})
+        blurred: set[int] = set()
+        found = covered_tiles_near(frame, ref_view, poses, set(range(MAX_TILES)) - {NEUTRAL_ID},
+                                   blurred)
         if len(found):
             again = find_tiles(frame, intrinsics, hits.with_new(found), covered=True,
                                layout=layout, _soft=soft_ids)
             if any(t.tile_id == NEUTRAL_ID for t in again.tiles):
-                again.warnings.append(_covered_warning(NEUTRAL_ID, (0, 0)))
+                again.warnings.append(_covered_warning(NEUTRAL_ID, (0, 0), blurred))
                 again.markers_found = view.markers_found
                 return again
     if neutral is None and NEUTRAL_ID not in groups:
@@ -551,7 +553,9 @@ def find_tiles(
             f"the Neutral Territory (tile 0) is hidden: tiles placed by where tile "
             f"{remembered[1]} lay before ({', '.join(map(str, layout[remembered[1]][:2]))})")
     if covered and view.tiles:
-        found = covered_tiles_near(frame, view, [t.pose for t in view.tiles], set(groups))
+        blurred: set[int] = set()
+        found = covered_tiles_near(frame, view, [t.pose for t in view.tiles], set(groups),
+                                   blurred)
         if len(found):
             # Tiles found so show where the next ones lie: a chain of covered tiles is
             # followed out from the tiles the detector found, a few rounds deep.
@@ -561,7 +565,7 @@ def find_tiles(
             for tile_id in sorted(set(found.ids // MARKERS_PER_TILE)):
                 at = next((t for t in again.tiles if t.tile_id == tile_id), None)
                 if at is not None:
-                    again.warnings.append(_covered_warning(tile_id, at.hex))
+                    again.warnings.append(_covered_warning(tile_id, at.hex, blurred))
             again.markers_found = view.markers_found
             return again
     return view
@@ -584,28 +588,43 @@ def _uncorroborated(groups: dict[int, _Group], soft: Mapping[int, float]) -> set
     """The soft-read markers (ids in ``soft``) that nothing corroborates.
 
     A tile whose markers were all read softly stands when two or more of them agree on
-    one pose of the printed tile (one homography takes all their printed corners to
-    within a tenth of a marker of where they were seen; the one that disagrees most is
-    dropped until they agree). A lone soft marker stands only with a clearer reading
-    (SOFT_LONE_LLR) and when the tile it names lies on the lattice that the corroborated
-    tiles make, within SOFT_LONE_MM and SOFT_LONE_DEG: a misread id of a real marker would
-    lie on the lattice as well, so the lattice alone is not enough. Soft markers of a tile
-    that hard-read markers place are checked by the joint fit with the others.
+    one pose of the printed tile: one rigid pose through the homography the other tiles'
+    hard-read markers give (or, with none, one affine map of the print) takes their printed
+    corners to within a tenth of a marker (at least 2 px) of where they were seen; the
+    marker that disagrees most is dropped until they agree. A lone soft marker stands only
+    with a clearer reading (SOFT_LONE_LLR) and when the tile it names lies on the lattice
+    that the corroborated tiles make, within SOFT_LONE_MM and SOFT_LONE_DEG: a misread id
+    of a real marker would lie on the lattice as well, so the lattice alone is not enough.
+    Soft markers of a tile that hard-read markers place are checked by the joint fit.
     """
     def mid(g: _Group, slot: int) -> int:
         return g.tile_id * MARKERS_PER_TILE + slot
 
     weak: set[int] = set()
+    hard = [_copy(g) for g in groups.values() if not all(mid(g, s) in soft for s in g.slots)]
+    soft_only = [_copy(g) for g in groups.values()
+                 if all(mid(g, s) in soft for s in g.slots)]
+    if not soft_only:
+        return weak
+    table = _table_fit(hard)
+
+    def residuals(g: _Group) -> np.ndarray:
+        if table is not None:
+            hom = table[0]
+            pose = fit_rigid(g.local.reshape(-1, 2),
+                             apply_h(np.linalg.inv(hom), g.image.reshape(-1, 2)))
+            pred = apply_h(hom, pose.apply(g.local.reshape(-1, 2)))
+        else:
+            src = np.hstack([g.local.reshape(-1, 2), np.ones((g.local.shape[0] * 4, 1))])
+            affine, *_ = np.linalg.lstsq(src, g.image.reshape(-1, 2), rcond=None)
+            pred = src @ affine
+        return _marker_rms(pred.reshape(-1, 4, 2), g.image)
+
     sure: list[_Group] = []
     lone: list[_Group] = []
-    for g in groups.values():
-        if not all(mid(g, s) in soft for s in g.slots):
-            sure.append(_copy(g))
-            continue
-        g = _copy(g)
+    for g in soft_only:
         while len(g.slots) >= 2:
-            h = dlt_homography(g.local.reshape(-1, 2), g.image.reshape(-1, 2))
-            res = _marker_rms(apply_h(h, g.local.reshape(-1, 2)).reshape(-1, 4, 2), g.image)
+            res = residuals(g)
             side = np.linalg.norm(g.image[:, 1] - g.image[:, 0], axis=1)
             worst = int(np.argmax(res / side))
             if res[worst] <= max(2.0, 0.1 * side[worst]):
@@ -614,16 +633,14 @@ def _uncorroborated(groups: dict[int, _Group], soft: Mapping[int, float]) -> set
             g.keep(np.arange(len(g.slots)) != worst)
         (sure if len(g.slots) >= 2 else lone).append(g)
     for g in lone:
-        if soft[mid(g, g.slots[0])] < SOFT_LONE_LLR or not sure:
+        if soft[mid(g, g.slots[0])] < SOFT_LONE_LLR or not (hard or sure):
             weak.add(mid(g, g.slots[0]))
     lone = [g for g in lone if mid(g, g.slots[0]) not in weak]
     if not lone:
         return weak
-    ref = max(sure, key=lambda g: len(g.slots))
-    hom = _reference_homography(ref)
-    _initial_poses(sure, hom, ref.tile_id)
-    hom, _ = _joint_refine(sure, hom, ref.tile_id)
-    lattice = fit_lattice([g.pose for g in sure], sure.index(ref))
+    fit = _table_fit(hard + sure)
+    assert fit is not None
+    hom, lattice = fit
     inv = np.linalg.inv(hom)
     for g in lone:
         pose = fit_rigid(g.local.reshape(-1, 2), apply_h(inv, g.image.reshape(-1, 2)))
@@ -631,6 +648,19 @@ def _uncorroborated(groups: dict[int, _Group], soft: Mapping[int, float]) -> set
         if offset > SOFT_LONE_MM or abs(angle_off) > SOFT_LONE_DEG:
             weak.add(mid(g, g.slots[0]))
     return weak
+
+
+def _table_fit(groups: list[_Group]) -> tuple[np.ndarray, Lattice] | None:
+    """The homography (in the frame of the tile showing most markers) and the lattice
+    that ``groups`` (copies: poses are set, misreads dropped) make, or None if empty."""
+    if not groups:
+        return None
+    groups = [_copy(g) for g in groups]
+    ref = max(groups, key=lambda g: len(g.slots))
+    hom = _reference_homography(ref)
+    _initial_poses(groups, hom, ref.tile_id)
+    hom, _ = _joint_refine(groups, hom, ref.tile_id)
+    return hom, fit_lattice([g.pose for g in groups], groups.index(ref))
 
 
 def _frame_from_layout(members: list[_Group], layout: Layout) -> tuple[np.ndarray, int] | None:
@@ -656,18 +686,20 @@ def _frame_from_layout(members: list[_Group], layout: Layout) -> tuple[np.ndarra
 
 
 def covered_tiles_near(frame: np.ndarray, view: TableView, poses: list[Pose2D],
-                       seen: set[int]) -> MarkerHits:
+                       seen: set[int], soft_read: set[int] | None = None) -> MarkerHits:
     """Markers of tiles beside the tiles at ``poses`` (in ``view``'s frame) whose every
     marker the detector missed (:mod:`vision.peepwar.covered_tiles`); tiles ``seen`` are not
     looked for. Positions are taken from ``view.lattice``, fitted to all the tiles, not
     from the frame's origin alone (a reference tile turned a few degrees would turn a
-    position 170 mm away by centimetres)."""
+    position 170 mm away by centimetres). Tiles named through blur go into ``soft_read``."""
     lattice = view.lattice or Lattice()
     placed = list(dict.fromkeys(lattice.index(np.array([(p.x, p.y) for p in poses]))))
-    return covered_tile_hits(frame, view.to_image, placed, seen, lattice.place)
+    return covered_tile_hits(frame, view.to_image, placed, seen, lattice.place, soft_read)
 
 
-def _covered_warning(tile_id: int, at: Hex) -> str:
+def _covered_warning(tile_id: int, at: Hex, blurred: set[int]) -> str:
+    if tile_id in blurred:
+        return _soft_warning(tile_id, at)
     return (f"tile {tile_id} at {at[0]},{at[1]} was found by markers that pieces or a hand "
             "partly cover: uncover one for a surer fit")
 
