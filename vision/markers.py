@@ -565,32 +565,35 @@ def soft_markers(
 
 
 
-def soft_residuals(modules: np.ndarray, columns: np.ndarray
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Codes fitted to squares already resampled square-on: ``modules`` (N, 81) are the
-    mean brightness of each square's 9 x 9 modules (its 7 x 7 and one module of paper round
-    them, row-major, the marker upright); ``columns`` the hypotheses (code ``mid`` turned
-    ``k`` is ``4 * mid + k``). Returns the residual sum of squares of each hypothesis's
-    blurred picture (N, len(columns)); the best such sum over the whole dictionary and the
-    best of any other code or turn (N, 2), and the hypothesis that fits best (N,); and each
-    square's sum of squares about its mean (N,)."""
-    m = np.asarray(modules, np.float32).reshape(len(modules), -1)
-    m = m - m.mean(axis=1, keepdims=True)
+def soft_ranking(modules: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The whole dictionary fitted to squares already resampled square-on: ``modules``
+    (N, 81) are the mean brightness of each square's 9 x 9 modules (its 7 x 7 and one
+    module of paper round them, row-major, the marker upright). Returns the residual sum
+    of squares of the best hypothesis and of the best other code or turn (N, 2), the best
+    hypothesis (N,; code ``mid`` turned ``k`` is ``4 * mid + k``) and each square's sum of
+    squares about its mean (N,)."""
+    m = _centred(modules)
+    short = _shortlist(m)
+    sse, _ = _soft_fit(m, short)
+    order = np.argsort(sse, axis=1)
+    rows = np.arange(len(m))
+    ranked = np.stack([sse[rows, order[:, 0]], sse[rows, order[:, 1]]], axis=1)
+    return ranked, short[rows, order[:, 0]], (m * m).sum(axis=1)
+
+
+def soft_residuals(modules: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    """The residual sum of squares (N, len(columns)) of hypotheses ``columns`` fitted to
+    each of the squares ``modules`` (as :func:`soft_ranking` takes them)."""
+    m = _centred(modules)
     _, unit, _, _ = _soft_models()
     cols = np.asarray(columns, int)
     # The same hypotheses for every square: one matrix product.
     rho = _product(unit[cols].reshape(-1, m.shape[1]), m.T).reshape(len(cols), -1, len(m))
     rho = np.maximum(rho.max(axis=1).T, 0)  # (N, columns), best kernel
     total = (m * m).sum(axis=1)[:, None]
-    fitted = np.maximum(total - rho ** 2, 1e-6 * total + 1e-9)
-    short = _shortlist(m)
-    sse, _ = _soft_fit(m, short)
-    # The best and next fit of the whole dictionary, each a different code or turn.
-    both = np.concatenate([sse, fitted], axis=1)
-    hyp = np.concatenate([short, np.broadcast_to(cols, fitted.shape)], axis=1)
-    order = np.argsort(both, axis=1)
-    rows = np.arange(len(m))
-    best = both[rows, order[:, 0]]
-    other = hyp[rows[:, None], order] != hyp[rows, order[:, 0]][:, None]
-    second = both[rows, order[rows, np.argmax(other, axis=1)]]
-    return fitted, np.stack([best, second], axis=1), hyp[rows, order[:, 0]], total[:, 0]
+    return np.maximum(total - rho ** 2, 1e-6 * total + 1e-9)
+
+
+def _centred(modules: np.ndarray) -> np.ndarray:
+    m = np.asarray(modules, np.float32).reshape(len(modules), -1)
+    return m - m.mean(axis=1, keepdims=True)

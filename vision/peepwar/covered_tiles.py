@@ -43,6 +43,7 @@ from vision.markers import (
     MarkerHits,
     colourfulness,
     soft_prepare,
+    soft_ranking,
     soft_residuals,
     to_gray,
 )
@@ -330,9 +331,18 @@ def _soft_choice(grids: np.ndarray, framed: np.ndarray, candidates: np.ndarray
     the lattice puts a tile (or one square that names it as clearly as SOFT_LONE_LLR and
     SOFT_LONE_R2 ask); and no square reads clearly as another code."""
     idx = np.nonzero(framed)[0]
+    ranked, best_hyp, total = soft_ranking(grids[idx])
+    # A tile is only taken where a square reads as one of its vertex codes, upright, better
+    # than as any other code: without such a square, nothing to fit (the common case, and
+    # the cheap one).
+    code, turned = np.divmod(best_hyp, 4)
+    tile, slot = np.divmod(code, MARKERS_PER_TILE)
+    if not ((turned == 0) & (slot < 6) & np.isin(tile, candidates)
+            & (1 - ranked[:, 0] / total >= SOFT_MIN_R2)).any():
+        return None
     cols = 4 * (candidates[:, None] * MARKERS_PER_TILE + np.arange(6)[None, :]).ravel()
-    sse, ranked, best_hyp, total = soft_residuals(grids[idx], cols)
-    best_any = ranked[:, 0]
+    sse = soft_residuals(grids[idx], cols)
+    best_any = np.minimum(ranked[:, 0], sse.min(axis=1))
     sse = sse.reshape(len(idx), len(candidates), 6)
     ll = -0.5 * grids.shape[1] * np.log(sse)
     score = np.zeros((len(candidates), 6))
@@ -355,7 +365,7 @@ def _soft_choice(grids: np.ndarray, framed: np.ndarray, candidates: np.ndarray
         # One square alone names the tile only as clearly as a lone soft marker must
         # (its lead over every other code and turn of the dictionary, and its fit).
         own_col = 4 * (candidates[k] * MARKERS_PER_TILE + (idx - turn) % 6)
-        lead = 0.5 * grids.shape[1] * np.log(ranked[:, 1] / own)
+        lead = 0.5 * grids.shape[1] * np.log(ranked[:, 1] / own)  # where own is the best
         sole = (clear & (best_hyp == own_col) & (lead >= SOFT_LONE_LLR)
                 & (1 - own / total >= SOFT_LONE_R2))
         if clear.sum() != 1 or not sole.any():
