@@ -339,7 +339,7 @@ _SOFT_PAD = 2  # modules of paper beyond those, for the kernels' reach
 _SOFT_FINE = 8  # pixels a module when the kernels are applied
 SOFT_DEFOCUS = (0.15, 0.3, 0.45, 0.6, 0.8, 1.0)  # Gaussian sigmas, in modules
 SOFT_STREAKS = (0.6, 1.2, 1.8)  # motion streak lengths, in modules (over a 0.2 sigma)
-SOFT_SHORTLIST = 24  # codes and turns a candidate is fitted to, by a linear first score
+SOFT_SHORTLIST = 64  # codes and turns a candidate is fitted to, by a linear first score
 SOFT_MIN_LLR = 12.0  # log-likelihood ratio of the best code over the next
 SOFT_MIN_R2 = 0.6  # share of the candidate's variance the best code's model explains
 

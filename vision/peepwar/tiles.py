@@ -45,6 +45,8 @@ COVERED_ROUNDS = 3  # rounds of looking for covered tiles beside those placed, a
 SOFT_LONE_LLR = 20.0
 SOFT_LONE_MM = 10.0
 SOFT_LONE_DEG = 8.0
+SOFT_AGREE = 0.15  # soft markers of one tile agree: centres within this share of a side
+SOFT_AGREE_DEG = 20.0  # and each turned as the print says within this
 SOFT_CONFIDENCE = 0.5  # a tile placed by soft readings alone: its confidence scaled by this
 # tile id -> (q, r, rotation) where a tile lay in an earlier frame (rotation in sixths)
 Layout = Mapping[int, tuple[int, int, int]]
@@ -588,13 +590,14 @@ def _uncorroborated(groups: dict[int, _Group], soft: Mapping[int, float]) -> set
     """The soft-read markers (ids in ``soft``) that nothing corroborates.
 
     A tile whose markers were all read softly stands when two or more of them agree on
-    one pose of the printed tile: one rigid pose through the homography the other tiles'
-    hard-read markers give (or, with none, one affine map of the print) takes their printed
-    corners to within a tenth of a marker (at least 2 px) of where they were seen; the
-    marker that disagrees most is dropped until they agree. A lone soft marker stands only
-    with a clearer reading (SOFT_LONE_LLR) and when the tile it names lies on the lattice
-    that the corroborated tiles make, within SOFT_LONE_MM and SOFT_LONE_DEG: a misread id
-    of a real marker would lie on the lattice as well, so the lattice alone is not enough.
+    one print: one affine map of the tile, fitted to their corners, puts each one's centre
+    within SOFT_AGREE of a marker side (of at least 20 px) of where it was seen, turned as
+    seen within SOFT_AGREE_DEG (a misread slot lies tens of mm off, a misread turn 90
+    degrees); the marker that disagrees most is dropped until they agree. A lone soft
+    marker stands only with a clearer reading (SOFT_LONE_LLR) and when the tile it names
+    lies on the lattice that the corroborated tiles make, within SOFT_LONE_MM and
+    SOFT_LONE_DEG: a misread id of a real marker would lie on the lattice as well, so the
+    lattice alone is not enough.
     Soft markers of a tile that hard-read markers place are checked by the joint fit.
     """
     def mid(g: _Group, slot: int) -> int:
@@ -606,28 +609,30 @@ def _uncorroborated(groups: dict[int, _Group], soft: Mapping[int, float]) -> set
                  if all(mid(g, s) in soft for s in g.slots)]
     if not soft_only:
         return weak
-    table = _table_fit(hard)
 
-    def residuals(g: _Group) -> np.ndarray:
-        if table is not None:
-            hom = table[0]
-            pose = fit_rigid(g.local.reshape(-1, 2),
-                             apply_h(np.linalg.inv(hom), g.image.reshape(-1, 2)))
-            pred = apply_h(hom, pose.apply(g.local.reshape(-1, 2)))
-        else:
-            src = np.hstack([g.local.reshape(-1, 2), np.ones((g.local.shape[0] * 4, 1))])
-            affine, *_ = np.linalg.lstsq(src, g.image.reshape(-1, 2), rcond=None)
-            pred = src @ affine
-        return _marker_rms(pred.reshape(-1, 4, 2), g.image)
+    def disagreement(g: _Group) -> np.ndarray:
+        """Each marker's distance from where one affine map of the print, fitted to all
+        the tile's soft markers, puts it: by its centre, in marker sides (at least 20 px;
+        a blurred marker's outline grows round its centre, so corners would disagree), and
+        by its turn, in units of SOFT_AGREE_DEG (blur skews a small quad by degrees; a
+        misread turn is 90)."""
+        src = np.hstack([g.local.reshape(-1, 2), np.ones((g.local.shape[0] * 4, 1))])
+        affine, *_ = np.linalg.lstsq(src, g.image.reshape(-1, 2), rcond=None)
+        pred = (src @ affine).reshape(-1, 4, 2)
+        side = np.linalg.norm(g.image[:, 1] - g.image[:, 0], axis=1)
+        off = np.linalg.norm(pred.mean(axis=1) - g.image.mean(axis=1), axis=1)
+        seen_dir, pred_dir = g.image[:, 1] - g.image[:, 0], pred[:, 1] - pred[:, 0]
+        turn = np.degrees(np.abs(np.angle(
+            (seen_dir[:, 0] + 1j * seen_dir[:, 1]) / (pred_dir[:, 0] + 1j * pred_dir[:, 1]))))
+        return np.maximum(off / np.maximum(side, 20.0) / SOFT_AGREE, turn / SOFT_AGREE_DEG)
 
     sure: list[_Group] = []
     lone: list[_Group] = []
     for g in soft_only:
         while len(g.slots) >= 2:
-            res = residuals(g)
-            side = np.linalg.norm(g.image[:, 1] - g.image[:, 0], axis=1)
-            worst = int(np.argmax(res / side))
-            if res[worst] <= max(2.0, 0.1 * side[worst]):
+            res = disagreement(g)
+            worst = int(np.argmax(res))
+            if res[worst] <= 1.0:
                 break
             weak.add(mid(g, g.slots[worst]))
             g.keep(np.arange(len(g.slots)) != worst)
