@@ -131,10 +131,13 @@ def _sample_offsets(margin: int = 0) -> np.ndarray:
 def _module_means(gray: np.ndarray, quads: np.ndarray, uv: np.ndarray) -> np.ndarray:
     """Mean brightness of every module of every quad, (N, modules): ``uv`` are the
     unit-square sample points, 4 a module, module by module."""
-    hs = _homographies(quads)
     hom = np.concatenate([uv, np.ones((len(uv), 1))], axis=1)
-    img = np.matmul(hom[None, :, :], hs.transpose(0, 2, 1))
-    xy = (img[:, :, :2] / img[:, :, 2:3]).astype(np.float32)
+    with np.errstate(divide="ignore", invalid="ignore"):  # a degenerate quad: see below
+        hs = _homographies(quads)
+        img = np.matmul(hom[None, :, :], hs.transpose(0, 2, 1))
+        xy = (img[:, :, :2] / img[:, :, 2:3]).astype(np.float32)
+    bad = ~np.isfinite(xy).all(axis=(1, 2))
+    xy[bad] = 0  # a quad with three corners in a line has no inside: read as blank
     samples = cv2.remap(gray, xy[:, :, 0], xy[:, :, 1], cv2.INTER_LINEAR,
                         borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
     return samples.reshape(len(quads), -1, len(_SUB) ** 2).mean(axis=2)

@@ -84,6 +84,11 @@ def test_noise_and_paper_are_not_read():
     pictures.append(half)
     for picture in pictures:
         assert not soft_identify(picture, quad[None]).accepted()[0]
+    # A quad with its corners in a line (the square finder's rescue pass can return one).
+    line = np.array([[[10.0, 10.0], [20, 20], [30, 30], [40, 40]]])
+    with np.errstate(all="raise"):
+        assert not soft_identify(pictures[0], line).accepted()[0]
+        assert identify(pictures[0], line)[0].size == 0
 
 
 @pytest.mark.parametrize("name", ["DICT_4X4_50", "DICT_6X6_250", "DICT_7X7_50"])
