@@ -36,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from companion.rules.peepwar.board import cells_of, parse_cell  # noqa: E402
 from vision.geometry import apply_h  # noqa: E402
 from vision.peepwar.cells import cell_outline_mm  # noqa: E402
+from vision.peepwar.covered_tiles import prepare  # noqa: E402
 from vision.peepwar.tiles import find_tiles  # noqa: E402
 from vision.render import SceneSpec, render_scene  # noqa: E402
 from vision.render.layout import Misplacement  # noqa: E402
@@ -78,6 +79,7 @@ def main() -> int:
     best: list[float] = []
     worst = (0.0, -1, -1, 0)
     t_start = time.perf_counter()
+    prepare()  # the code and soft-decoder tables, as a service builds them at start
     find_tiles(render_scene(10**6, spec).frame)  # warm caches (code tables, art)
     for seed in range(args.first_seed, args.first_seed + args.scenes):
         scene = render_scene(seed, spec)

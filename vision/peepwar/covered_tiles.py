@@ -36,7 +36,17 @@ import numpy as np
 from companion.rules.peepwar.board import DIRECTIONS, Hex, tile_centre_mm
 from vision.geometry import Pose2D
 from vision.kit_layout import MARKER_BITS, MARKERS_PER_TILE, MAX_TILES, marker_bits, tile_slots
-from vision.markers import MIN_CONTRAST, MarkerHits, colourfulness, to_gray
+from vision.markers import (
+    MIN_CONTRAST,
+    SOFT_MIN_LLR,
+    SOFT_MIN_R2,
+    MarkerHits,
+    colourfulness,
+    soft_prepare,
+    soft_ranking,
+    soft_residuals,
+    to_gray,
+)
 
 ToImage = Callable[[np.ndarray], np.ndarray]  # (N, 2) mm -> (N, 2) frame pixels
 Place = Callable[[Hex], Pose2D]  # lattice position -> an upright tile's pose there (mm)
@@ -46,6 +56,7 @@ MARGIN = 3  # modules of table round each square searched: tiles sit up to ~9 mm
 _SIDE = MARKER_BITS + 2  # modules across a marker, its black frame included
 PATCH = (_SIDE + 2 * MARGIN) * MODULE_PX
 PRINT_SHARE = 0.2  # of a square's modules paper, and as many black, to search a position
+INK_LEVEL = 0.65  # darker than this share of the paper round it: print
 CHROMA_TOLERANCE = 25.0  # colourfulness (max - min channel) off the paper's: not print
 MAX_READS = 3  # positions read a frame, most printed squares first
 MIN_BITS = 20  # bits shown, over all six squares, to name a tile
@@ -56,11 +67,14 @@ MIN_FRAME_DARK = 0.6  # of a located frame's modules dark: else no marker is the
 # Errors on a square showing most of its bits that refute a tile: a wrong code has 12 of
 # 25 wrong on average, a square the edge of a hand or a bean lies over a few.
 CONTRADICTED = 6
+SOFT_TILE_LLR = 2 * SOFT_MIN_LLR  # a tile read softly: its lead over every other tile and turn
+SOFT_LONE_LLR = 20.0  # one square alone: its lead over every other code of the dictionary
+SOFT_LONE_R2 = 0.75  # and the share of it its code's picture explains
 
 
 def covered_tile_hits(
     frame: np.ndarray, to_image: ToImage, placed: list[Hex], found_ids: set[int],
-    place: Place | None = None,
+    place: Place | None = None, soft_read: set[int] | None = None,
 ) -> MarkerHits:
     """Markers of tiles next to ``placed`` ones that the detector could not find.
 
@@ -68,7 +82,8 @@ def covered_tile_hits(
     tile at a lattice position lies in table mm (by default the ideal lattice:
     tile (q, r) centred at ``tile_centre_mm((q, r))``); ``found_ids`` are the tile
     ids already seen, which are not looked for again. Returns hits as
-    :func:`vision.markers.detect_markers` does.
+    :func:`vision.markers.detect_markers` does; the ids of tiles named by the soft
+    decoder (:func:`_soft_choice`) rather than by their bits are added to ``soft_read``.
     """
     place = place or _ideal_place
     empty = _empty_neighbours(placed)
@@ -82,8 +97,10 @@ def covered_tile_hits(
         found = _read_position(frame, to_image, place(hx), found_ids)
         if found is None:
             continue
-        tile_id, hits = found
+        tile_id, hits, soft = found
         found_ids = found_ids | {tile_id}
+        if soft and soft_read is not None:
+            soft_read.add(tile_id)
         for mid, quad in hits:
             ids.append(mid)
             corners.append(quad)
@@ -95,6 +112,7 @@ def covered_tile_hits(
 def prepare() -> None:
     """Build the code and template tables now (a service's start), not on a frame."""
     _codes()
+    soft_prepare()
     _frame_template()
     _patch_mm()
     _square_points()
@@ -163,7 +181,7 @@ def _printed(frame: np.ndarray, to_image: ToImage, placed: list[Hex], hexes: lis
         n = np.maximum(seen.sum(axis=2), 1)
         white = (gray >= 0.5 * paper) & (np.abs(chroma - paper_chroma) < CHROMA_TOLERANCE)
         level = np.where(white, gray, 0).sum(axis=2) / np.maximum(white.sum(axis=2), 1)
-        ink = (gray < 0.45 * level[..., None]) & (chroma < paper_chroma + CHROMA_TOLERANCE)
+        ink = (gray < INK_LEVEL * level[..., None]) & (chroma < paper_chroma + CHROMA_TOLERANCE)
     printed = ((seen.sum(axis=2) >= gray.shape[2] // 2) & (white.sum(axis=2) >= PRINT_SHARE * n)
                & (ink.sum(axis=2) >= PRINT_SHARE * n))
     squares = printed.sum(axis=1)
@@ -212,7 +230,7 @@ def _unit_to_mm(corners_mm: np.ndarray, unit: np.ndarray) -> np.ndarray:
 
 def _read_position(
     frame: np.ndarray, to_image: ToImage, at: Pose2D, found_ids: set[int]
-) -> tuple[int, list[tuple[int, np.ndarray]]] | None:
+) -> tuple[int, list[tuple[int, np.ndarray]], bool] | None:
     """The tile lying upright at ``at`` (a lattice position) and its markers, if its codes
     say so clearly."""
     squares = [at.apply(s.corners_mm) for s in tile_slots()[:6]]
@@ -227,17 +245,50 @@ def _read_position(
     bits = np.zeros((6, MARKER_BITS * MARKER_BITS), np.int8)
     shown = np.zeros((6, MARKER_BITS * MARKER_BITS), bool)
     warps = np.zeros((6, 2, 3), np.float32)
+    grids = np.zeros((6, (_SIDE + 2) ** 2), np.float32)
+    framed = np.zeros(6, bool)
     for i in range(6):
         rows = slice(i * PATCH, (i + 1) * PATCH)
         read = _read_square(gray[rows], chroma[rows])
         if read is not None:
-            bits[i], shown[i], warps[i] = read
-    if shown.sum() < MIN_BITS:
-        return None
+            bits[i], shown[i], warps[i], grids[i] = read
+            framed[i] = True
     codes = _codes()
     candidates = np.array([t for t in range(MAX_TILES) if t not in found_ids])
     if not len(candidates):
         return None
+    choice = _hard_choice(bits, shown, candidates) if shown.sum() >= MIN_BITS else None
+    if choice is None and framed.sum() < 2:
+        return None
+    if choice is not None:
+        k, turn = choice
+        tile_id = int(candidates[k])
+        wrong = np.array([((codes[tile_id, (i - turn) % 6] != bits[i]) & shown[i]).sum()
+                          for i in range(6)])
+        use = (shown.sum(axis=1) >= MIN_SQUARE_BITS) & (wrong <= 1)
+    else:
+        soft = _soft_choice(grids, framed, candidates)
+        if soft is None:
+            return None
+        k, turn, use = soft
+        tile_id = int(candidates[k])
+    hits = []
+    for i in np.nonzero(use)[0]:
+        slot = (i - int(turn)) % 6
+        quad = to_image(_unit_to_mm(squares[i], _frame_corners(warps[i])))
+        if ((quad < 0) | (quad > (w - 1, h - 1))).any():  # cut by the frame's edge
+            continue
+        hits.append((tile_id * MARKERS_PER_TILE + slot, quad))
+    if not hits:
+        return None
+    return tile_id, hits, choice is None
+
+
+def _hard_choice(bits: np.ndarray, shown: np.ndarray, candidates: np.ndarray
+                 ) -> tuple[int, int] | None:
+    """The candidate (index into ``candidates``) and turn whose codes the bits shown
+    match clearly, or None."""
+    codes = _codes()
     # Errors per (candidate tile, turn, square): the codes each hypothesis puts where.
     per_square = np.stack([
         ((codes[candidates][:, [(i - turn) % 6 for i in range(6)]] != bits) & shown).sum(2)
@@ -250,6 +301,7 @@ def _read_position(
     best, second = errors.flat[order[0]], errors.flat[order[1]]
     if best <= MAX_ERROR_RATE * shown.sum() and second - best >= MIN_LEAD:
         k, turn = np.unravel_index(order[0], errors.shape)
+        return int(k), int(turn)
     else:
         # A hand or a peep over part of a square costs more bits than that: two squares
         # matching outright, where no other tile or turn matches one, say it as clearly,
@@ -263,20 +315,64 @@ def _read_position(
         telling = (shown.sum(axis=1) >= 20) & (ones >= 0.2)
         if (per_square[k, turn][telling] > CONTRADICTED).any():
             return None
-    tile_id = int(candidates[k])
-    hits = []
-    for i in range(6):
-        slot = (i - int(turn)) % 6
-        wrong = ((codes[tile_id, slot] != bits[i]) & shown[i]).sum()
-        if shown[i].sum() < MIN_SQUARE_BITS or wrong > 1:
-            continue
-        quad = to_image(_unit_to_mm(squares[i], _frame_corners(warps[i])))
-        if ((quad < 0) | (quad > (w - 1, h - 1))).any():  # cut by the frame's edge
-            continue
-        hits.append((tile_id * MARKERS_PER_TILE + slot, quad))
-    if not hits:
+        return int(k), int(turn)
+
+
+def _soft_choice(grids: np.ndarray, framed: np.ndarray, candidates: np.ndarray
+                 ) -> tuple[int, int, np.ndarray] | None:
+    """The candidate and turn that the squares' brightness supports by the soft decoder's
+    blur model (:func:`vision.markers.soft_residuals`), and which squares read as its codes.
+
+    Blur leaves too many bits grey to call. Each square with a frame is fitted by every
+    candidate code; a tile and turn are taken when their summed log-likelihood beats every
+    other tile and turn by SOFT_TILE_LLR, and when at least two squares, each on its own,
+    are explained better by the tile's code than by any code of the whole dictionary in
+    any turn, the model explaining SOFT_MIN_R2 of the square: two markers agreeing where
+    the lattice puts a tile (or one square that names it as clearly as SOFT_LONE_LLR and
+    SOFT_LONE_R2 ask); and no square reads clearly as another code."""
+    idx = np.nonzero(framed)[0]
+    ranked, best_hyp, total = soft_ranking(grids[idx])
+    # A tile is only taken where a square reads as one of its vertex codes, upright, better
+    # than as any other code: without such a square, nothing to fit (the common case, and
+    # the cheap one).
+    code, turned = np.divmod(best_hyp, 4)
+    tile, slot = np.divmod(code, MARKERS_PER_TILE)
+    if not ((turned == 0) & (slot < 6) & np.isin(tile, candidates)
+            & (1 - ranked[:, 0] / total >= SOFT_MIN_R2)).any():
         return None
-    return tile_id, hits
+    cols = 4 * (candidates[:, None] * MARKERS_PER_TILE + np.arange(6)[None, :]).ravel()
+    sse = soft_residuals(grids[idx], cols)
+    best_any = np.minimum(ranked[:, 0], sse.min(axis=1))
+    sse = sse.reshape(len(idx), len(candidates), 6)
+    ll = -0.5 * grids.shape[1] * np.log(sse)
+    score = np.zeros((len(candidates), 6))
+    for j, i in enumerate(idx):
+        for turn in range(6):
+            score[:, turn] += ll[j, :, (i - turn) % 6]
+    order = np.argsort(-score, axis=None)
+    if score.flat[order[0]] - score.flat[order[1]] < SOFT_TILE_LLR:
+        return None
+    k, turn = np.unravel_index(order[0], score.shape)
+    own = sse[np.arange(len(idx)), k, (idx - turn) % 6]
+    clear = (own <= best_any * (1 + 1e-4)) & (1 - own / total >= SOFT_MIN_R2)
+    # A square that reads clearly as some other code refutes the tile (a hand or a bean
+    # over a square explains it badly by every code, and says nothing).
+    refutes = ((0.5 * grids.shape[1] * np.log(own / best_any) >= SOFT_MIN_LLR)
+               & (1 - best_any / total >= SOFT_MIN_R2))
+    if refutes.any():
+        return None
+    if clear.sum() < 2:
+        # One square alone names the tile only as clearly as a lone soft marker must
+        # (its lead over every other code and turn of the dictionary, and its fit).
+        own_col = 4 * (candidates[k] * MARKERS_PER_TILE + (idx - turn) % 6)
+        lead = 0.5 * grids.shape[1] * np.log(ranked[:, 1] / own)  # where own is the best
+        sole = (clear & (best_hyp == own_col) & (lead >= SOFT_LONE_LLR)
+                & (1 - own / total >= SOFT_LONE_R2))
+        if clear.sum() != 1 or not sole.any():
+            return None
+    use = np.zeros(6, bool)
+    use[idx[clear]] = True
+    return int(k), int(turn), use
 
 
 def _frame_corners(warp: np.ndarray) -> np.ndarray:
@@ -291,9 +387,10 @@ def _frame_corners(warp: np.ndarray) -> np.ndarray:
 
 def _read_square(
     gray: np.ndarray, chroma: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """Bits (1 = white), which bits show, and where the frame lies (a 2x3 map from the
-    template's pixels to the patch's) in one resampled square (brightness and
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """Bits (1 = white), which bits show, where the frame lies (a 2x3 map from the
+    template's pixels to the patch's) and the mean brightness of its 9 x 9 modules (the
+    marker and a module of paper round it) in one resampled square (brightness and
     colourfulness), or None when no marker frame is there."""
     g = gray.astype(np.float32)
     template, _, paper = _frame_template()
@@ -315,7 +412,10 @@ def _read_square(
     win_clear = cv2.warpAffine(clear, warp, (n, n), flags=cv2.INTER_NEAREST | inverse)
     clear_bits = _module_means(win_clear.astype(np.float32))[1:-1, 1:-1].ravel() > 0.99
     shown = (np.abs(data - thr) > 0.15 * contrast) & clear_bits
-    return (data > thr).astype(np.int8), shown, warp
+    m = MODULE_PX
+    core = slice(m // 4, m - m // 4)
+    grid = win.reshape(_SIDE + 2, m, _SIDE + 2, m)[:, core, :, core].mean(axis=(1, 3))
+    return (data > thr).astype(np.int8), shown, warp, grid.ravel()
 
 
 def _module_means(win: np.ndarray) -> np.ndarray:

@@ -20,7 +20,7 @@ provided every remembered tile in view still lies where it did.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -31,7 +31,7 @@ from companion.rules.peepwar.board import Hex, tile_centre_mm
 from vision.geometry import Pose2D, apply_h, fit_rigid
 from vision.kit_layout import MARKERS_PER_TILE, MAX_TILES, NEUTRAL_ID, tile_slots
 from vision.lens import Intrinsics, distort_points, undistort_points
-from vision.markers import MarkerHits, detect_markers
+from vision.markers import MarkerHits, detect_markers, soft_markers
 from vision.peepwar.covered_tiles import covered_tile_hits
 from vision.peepwar.lattice import Lattice, fit_lattice
 
@@ -39,6 +39,15 @@ from vision.peepwar.lattice import Lattice, fit_lattice
 MAX_OFFSET_MM = 25.0
 MAX_ANGLE_OFF_DEG = 15.0
 COVERED_ROUNDS = 3  # rounds of looking for covered tiles beside those placed, a frame
+# A tile read only from soft-decoded markers (vision.markers.soft_markers) stands when two
+# of them agree on its pose; a lone one needs a clearer reading and a pose on the lattice
+# the other tiles make.
+SOFT_LONE_LLR = 20.0
+SOFT_LONE_MM = 10.0
+SOFT_LONE_DEG = 8.0
+SOFT_AGREE = 0.15  # soft markers of one tile agree: centres within this share of a side
+SOFT_AGREE_DEG = 20.0  # and each turned as the print says within this
+SOFT_CONFIDENCE = 0.5  # a tile placed by soft readings alone: its confidence scaled by this
 # tile id -> (q, r, rotation) where a tile lay in an earlier frame (rotation in sixths)
 Layout = Mapping[int, tuple[int, int, int]]
 
@@ -339,6 +348,7 @@ def find_tiles(
     covered: bool = True,
     layout: Layout | None = None,
     _rounds: int | None = None,
+    _soft: Mapping[int, float] | None = None,
 ) -> TableView:
     """Every tile in ``frame``, placed on the lattice, and the table-to-image homography.
 
@@ -349,6 +359,12 @@ def find_tiles(
     frame with no tiles or without the Neutral tile gives a view with no tiles and a
     warning that says what to do, unless ``layout`` (where tiles lay in earlier frames)
     places them without it: see :func:`_frame_from_layout`.
+
+    When the Neutral tile is missing, or candidate squares lie beside the placed tiles
+    unread, the candidates are read again by the soft decoder
+    (:func:`vision.markers.soft_markers`); a tile that stands on soft readings alone must
+    be corroborated (:func:`_uncorroborated`) and is placed with a warning. ``_soft``
+    (marker id to log-likelihood ratio) names the soft-read markers among ``hits``.
     """
     h_img, w_img = frame.shape[:2]
     view = TableView((w_img, h_img))
@@ -366,7 +382,35 @@ def find_tiles(
         hits = hits.with_new(detect_markers(frame, pale_colours=True))
         groups = _group_markers(hits, _ideal(hits, intrinsics))
     view.markers_found = len(hits)
+
+    def soft_pass() -> TableView | None:
+        """The frame read again with the unread squares soft-decoded (and, the first time
+        round, searched for once more with looser settings), if that finds markers."""
+        if _soft is not None or not (searched or len(hits.unread)):
+            return None
+        soft, llr = soft_markers(frame, hits, _tile_markers_except(set(groups)),
+                                 search_again=searched)
+        if not len(soft):
+            return None
+        again = find_tiles(frame, intrinsics, hits.with_new(soft), covered, layout, _rounds,
+                           dict(zip(soft.ids.tolist(), llr.tolist(), strict=True)))
+        again.markers_found = view.markers_found
+        return again
+
+    soft_ids = dict(_soft or {})
+    if soft_ids:
+        weak = _uncorroborated(groups, soft_ids)
+        if weak:
+            keep = ~np.isin(hits.ids, list(weak))
+            rest = MarkerHits(hits.ids[keep], hits.corners[keep], hits.unread)
+            again = find_tiles(frame, intrinsics, rest, covered, layout, _rounds,
+                               {k: v for k, v in soft_ids.items() if k not in weak})
+            again.markers_found = view.markers_found
+            return again
     if not groups:
+        again = soft_pass()
+        if again is not None:
+            return again
         view.warnings.append(
             "no tiles in view: check that the camera sees the table and the tiles are lit"
         )
@@ -375,7 +419,12 @@ def find_tiles(
     # Fit in the frame of the tile showing most markers (a Neutral tile glimpsed through
     # one half-covered marker must not steer the fit), then move to the Neutral's frame.
     members = list(groups.values())
-    ref = max(members, key=lambda g: (len(g.slots), g.tile_id == NEUTRAL_ID)).tile_id
+
+    def hard_slots(g: _Group) -> int:
+        return sum(g.tile_id * MARKERS_PER_TILE + s not in soft_ids for s in g.slots)
+
+    ref = max(members, key=lambda g: (hard_slots(g), len(g.slots), g.tile_id == NEUTRAL_ID)
+              ).tile_id
     hom = _reference_homography(groups[ref])
     _initial_poses(members, hom, ref)
     hom, residuals = _joint_refine(members, hom, ref)
@@ -406,14 +455,21 @@ def find_tiles(
         poses = [g.pose for g in members]
         anchor = next(i for i, g in enumerate(members) if g.tile_id == ref)
         ref_view.lattice = fit_lattice(poses, anchor)
-        found = covered_tiles_near(frame, ref_view, poses, set(range(MAX_TILES)) - {NEUTRAL_ID})
+        blurred: set[int] = set()
+        found = covered_tiles_near(frame, ref_view, poses, set(range(MAX_TILES)) - {NEUTRAL_ID},
+                                   blurred)
         if len(found):
             again = find_tiles(frame, intrinsics, hits.with_new(found), covered=True,
-                               layout=layout)
+                               layout=layout, _soft=soft_ids)
             if any(t.tile_id == NEUTRAL_ID for t in again.tiles):
-                again.warnings.append(_covered_warning(NEUTRAL_ID, (0, 0)))
+                again.warnings.append(_covered_warning(NEUTRAL_ID, (0, 0), blurred))
                 again.markers_found = view.markers_found
                 return again
+    if neutral is None and NEUTRAL_ID not in groups:
+        # No table frame without the Neutral tile: read the squares no code read softly.
+        again = soft_pass()
+        if again is not None and any(t.tile_id == NEUTRAL_ID for t in again.tiles):
+            return again
     remembered = None
     if neutral is None and layout:
         remembered = _frame_from_layout(members, layout)
@@ -466,10 +522,12 @@ def find_tiles(
             if g is not neutral:  # the Neutral tile names the lattice: always placed
                 continue
         rms = float(np.sqrt(np.mean(res**2)))
+        confidence = _confidence(len(g.slots), rms, offset, angle_off)
+        if hard_slots(g) == 0:  # read through blur only: less sure than any print read clear
+            confidence = round(SOFT_CONFIDENCE * confidence, 3)
         det = TileDetection(
             g.tile_id, q, r, rotation, g.pose, round(offset, 2), round(angle_off, 2),
-            _confidence(len(g.slots), rms, offset, angle_off), tuple(sorted(g.slots)),
-            round(rms, 3),
+            confidence, tuple(sorted(g.slots)), round(rms, 3),
         )
         other = placed.get((q, r))
         if other is not None:
@@ -481,6 +539,9 @@ def find_tiles(
             det = keep
         placed[(q, r)] = det
     view.tiles = sorted(placed.values(), key=lambda t: t.tile_id)
+    for t in view.tiles:
+        if soft_ids and all(t.tile_id * MARKERS_PER_TILE + s in soft_ids for s in t.markers_seen):
+            view.warnings.append(_soft_warning(t.tile_id, t.hex))
     if remembered is not None:
         moved = [t.tile_id for t in view.tiles
                  if t.tile_id in layout and tuple(layout[t.tile_id]) != (t.q, t.r, t.rotation)]
@@ -494,20 +555,117 @@ def find_tiles(
             f"the Neutral Territory (tile 0) is hidden: tiles placed by where tile "
             f"{remembered[1]} lay before ({', '.join(map(str, layout[remembered[1]][:2]))})")
     if covered and view.tiles:
-        found = covered_tiles_near(frame, view, [t.pose for t in view.tiles], set(groups))
+        blurred: set[int] = set()
+        found = covered_tiles_near(frame, view, [t.pose for t in view.tiles], set(groups),
+                                   blurred)
         if len(found):
             # Tiles found so show where the next ones lie: a chain of covered tiles is
             # followed out from the tiles the detector found, a few rounds deep.
             rounds = COVERED_ROUNDS if _rounds is None else _rounds
             again = find_tiles(frame, intrinsics, hits.with_new(found), covered=rounds > 1,
-                               layout=layout, _rounds=rounds - 1)
+                               layout=layout, _rounds=rounds - 1, _soft=soft_ids)
             for tile_id in sorted(set(found.ids // MARKERS_PER_TILE)):
                 at = next((t for t in again.tiles if t.tile_id == tile_id), None)
                 if at is not None:
-                    again.warnings.append(_covered_warning(tile_id, at.hex))
+                    again.warnings.append(_covered_warning(tile_id, at.hex, blurred))
             again.markers_found = view.markers_found
             return again
     return view
+
+
+def _tile_markers_except(tiles: set[int]) -> Callable[[np.ndarray], np.ndarray]:
+    """Mask over marker ids: the markers of tiles other than ``tiles``."""
+    def wanted(ids: np.ndarray) -> np.ndarray:
+        ids = np.asarray(ids)
+        return (ids < MAX_TILES * MARKERS_PER_TILE) & ~np.isin(ids // MARKERS_PER_TILE,
+                                                               list(tiles))
+    return wanted
+
+
+def _copy(g: _Group) -> _Group:
+    return _Group(g.tile_id, list(g.slots), g.local.copy(), g.image.copy())
+
+
+def _uncorroborated(groups: dict[int, _Group], soft: Mapping[int, float]) -> set[int]:
+    """The soft-read markers (ids in ``soft``) that nothing corroborates.
+
+    A tile whose markers were all read softly stands when two or more of them agree on
+    one print: one affine map of the tile, fitted to their corners, puts each one's centre
+    within SOFT_AGREE of a marker side (of at least 20 px) of where it was seen, turned as
+    seen within SOFT_AGREE_DEG (a misread slot lies tens of mm off, a misread turn 90
+    degrees); the marker that disagrees most is dropped until they agree. A lone soft
+    marker stands only with a clearer reading (SOFT_LONE_LLR) and when the tile it names
+    lies on the lattice that the corroborated tiles make, within SOFT_LONE_MM and
+    SOFT_LONE_DEG: a misread id of a real marker would lie on the lattice as well, so the
+    lattice alone is not enough.
+    Soft markers of a tile that hard-read markers place are checked by the joint fit.
+    """
+    def mid(g: _Group, slot: int) -> int:
+        return g.tile_id * MARKERS_PER_TILE + slot
+
+    weak: set[int] = set()
+    hard = [_copy(g) for g in groups.values() if not all(mid(g, s) in soft for s in g.slots)]
+    soft_only = [_copy(g) for g in groups.values()
+                 if all(mid(g, s) in soft for s in g.slots)]
+    if not soft_only:
+        return weak
+
+    def disagreement(g: _Group) -> np.ndarray:
+        """Each marker's distance from where one affine map of the print, fitted to all
+        the tile's soft markers, puts it: by its centre, in marker sides (at least 20 px;
+        a blurred marker's outline grows round its centre, so corners would disagree), and
+        by its turn, in units of SOFT_AGREE_DEG (blur skews a small quad by degrees; a
+        misread turn is 90)."""
+        src = np.hstack([g.local.reshape(-1, 2), np.ones((g.local.shape[0] * 4, 1))])
+        affine, *_ = np.linalg.lstsq(src, g.image.reshape(-1, 2), rcond=None)
+        pred = (src @ affine).reshape(-1, 4, 2)
+        side = np.linalg.norm(g.image[:, 1] - g.image[:, 0], axis=1)
+        off = np.linalg.norm(pred.mean(axis=1) - g.image.mean(axis=1), axis=1)
+        seen_dir, pred_dir = g.image[:, 1] - g.image[:, 0], pred[:, 1] - pred[:, 0]
+        turn = np.degrees(np.abs(np.angle(
+            (seen_dir[:, 0] + 1j * seen_dir[:, 1]) / (pred_dir[:, 0] + 1j * pred_dir[:, 1]))))
+        return np.maximum(off / np.maximum(side, 20.0) / SOFT_AGREE, turn / SOFT_AGREE_DEG)
+
+    sure: list[_Group] = []
+    lone: list[_Group] = []
+    for g in soft_only:
+        while len(g.slots) >= 2:
+            res = disagreement(g)
+            worst = int(np.argmax(res))
+            if res[worst] <= 1.0:
+                break
+            weak.add(mid(g, g.slots[worst]))
+            g.keep(np.arange(len(g.slots)) != worst)
+        (sure if len(g.slots) >= 2 else lone).append(g)
+    for g in lone:
+        if soft[mid(g, g.slots[0])] < SOFT_LONE_LLR or not (hard or sure):
+            weak.add(mid(g, g.slots[0]))
+    lone = [g for g in lone if mid(g, g.slots[0]) not in weak]
+    if not lone:
+        return weak
+    fit = _table_fit(hard + sure)
+    assert fit is not None
+    hom, lattice = fit
+    inv = np.linalg.inv(hom)
+    for g in lone:
+        pose = fit_rigid(g.local.reshape(-1, 2), apply_h(inv, g.image.reshape(-1, 2)))
+        _, _, offset, angle_off = lattice.snap(pose)
+        if offset > SOFT_LONE_MM or abs(angle_off) > SOFT_LONE_DEG:
+            weak.add(mid(g, g.slots[0]))
+    return weak
+
+
+def _table_fit(groups: list[_Group]) -> tuple[np.ndarray, Lattice] | None:
+    """The homography (in the frame of the tile showing most markers) and the lattice
+    that ``groups`` (copies: poses are set, misreads dropped) make, or None if empty."""
+    if not groups:
+        return None
+    groups = [_copy(g) for g in groups]
+    ref = max(groups, key=lambda g: len(g.slots))
+    hom = _reference_homography(ref)
+    _initial_poses(groups, hom, ref.tile_id)
+    hom, _ = _joint_refine(groups, hom, ref.tile_id)
+    return hom, fit_lattice([g.pose for g in groups], groups.index(ref))
 
 
 def _frame_from_layout(members: list[_Group], layout: Layout) -> tuple[np.ndarray, int] | None:
@@ -533,17 +691,24 @@ def _frame_from_layout(members: list[_Group], layout: Layout) -> tuple[np.ndarra
 
 
 def covered_tiles_near(frame: np.ndarray, view: TableView, poses: list[Pose2D],
-                       seen: set[int]) -> MarkerHits:
+                       seen: set[int], soft_read: set[int] | None = None) -> MarkerHits:
     """Markers of tiles beside the tiles at ``poses`` (in ``view``'s frame) whose every
     marker the detector missed (:mod:`vision.peepwar.covered_tiles`); tiles ``seen`` are not
     looked for. Positions are taken from ``view.lattice``, fitted to all the tiles, not
     from the frame's origin alone (a reference tile turned a few degrees would turn a
-    position 170 mm away by centimetres)."""
+    position 170 mm away by centimetres). Tiles named through blur go into ``soft_read``."""
     lattice = view.lattice or Lattice()
     placed = list(dict.fromkeys(lattice.index(np.array([(p.x, p.y) for p in poses]))))
-    return covered_tile_hits(frame, view.to_image, placed, seen, lattice.place)
+    return covered_tile_hits(frame, view.to_image, placed, seen, lattice.place, soft_read)
 
 
-def _covered_warning(tile_id: int, at: Hex) -> str:
+def _covered_warning(tile_id: int, at: Hex, blurred: set[int]) -> str:
+    if tile_id in blurred:
+        return _soft_warning(tile_id, at)
     return (f"tile {tile_id} at {at[0]},{at[1]} was found by markers that pieces or a hand "
             "partly cover: uncover one for a surer fit")
+
+
+def _soft_warning(tile_id: int, at: Hex) -> str:
+    return (f"tile {tile_id} at {at[0]},{at[1]} was read from blurred or faint markers: hold "
+            "the camera still and in focus for a surer reading")
