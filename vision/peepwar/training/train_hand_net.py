@@ -51,7 +51,6 @@ def build_net():
 
     def block(a: int, b: int) -> list:
         return [nn.Conv2d(a, b, 3, padding=1, bias=False), nn.BatchNorm2d(b), nn.ReLU(),
-                nn.Conv2d(b, b, 3, padding=1, bias=False), nn.BatchNorm2d(b), nn.ReLU(),
                 nn.MaxPool2d(2)]
 
     # A strided first layer: a hand is tens of millimetres, and a frame has thirty cells to
