@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from companion.rules.peepwar.board import cells_of
-from vision.peepwar import occlusion
+from vision.peepwar import hand_net, occlusion
 from vision.peepwar.mosaic import Mosaic, build_mosaic
 from vision.peepwar.piece_pixels import classify
 from vision.peepwar.pieces import read_pieces
@@ -105,6 +105,7 @@ def test_print_seen_through_a_reflection_is_not_a_hand(monkeypatch) -> None:
     px = classify(glared, profile)
     assert px.print_hidden.sum() >= 1000 * m.px_per_mm**2  # the glare hides the ink ...
     monkeypatch.setattr(occlusion, "GLARE_SHARE", 2.0)  # ... and, never seen through,
+    monkeypatch.setattr(hand_net, "available", lambda: False)  # (the rules alone)
     assert len(_occluded(glared, profile) & set(cells_of((1, 0)))) >= 4  # it is a "hand"
     monkeypatch.undo()
     reading = read_pieces(glared, profile)

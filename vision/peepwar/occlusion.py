@@ -98,14 +98,23 @@ GLARE_SHARE = 0.7
 def find_occluders(mosaic: Mosaic, px: PixelClasses, egg: np.ndarray) -> np.ndarray:
     """The mask (uint8 0/1, the mosaic's size) of what hides the tiles in ``mosaic``:
     hands, arms, sleeves. ``egg`` marks the Supply Centers' discs, never a hand."""
+    return find_occluders_and_reach(mosaic, px, egg)[0]
+
+
+def find_occluders_and_reach(mosaic: Mosaic, px: PixelClasses, egg: np.ndarray
+                             ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`find_occluders`, and the part of it found as an arm reaching in from past
+    the board's edge (uint8 0/1): the one sign of a hand that no window round a cell shows."""
     found = _Occlusion(mosaic, px, egg)
     found.big_regions()
+    before = found.occluder.copy()
     found.reaching_in()
+    reached = found.occluder & (1 - before)
     found.unknown_occluders()
     found.hidden_print()
     found.pale_skin()
     found.specks_in_pieces()
-    return found.occluder
+    return found.occluder, reached & found.occluder
 
 
 class _Occlusion:

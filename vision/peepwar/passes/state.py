@@ -44,6 +44,8 @@ class FrameState:
         self.egg = np.zeros((h, w), np.uint8)  # Supply Centers' discs: no pieces there
         self.egg_core = np.zeros((h, w), np.uint8)  # ... their parts no peep leans over
         self.occluder = np.zeros((h, w), np.uint8)
+        self.hand_p: dict[str, float] | None = None  # each cell's, when the hand net judged
+        self.hand_kept = np.zeros((h, w), np.uint8)  # the rules' hands the net confirmed
         self.body = np.zeros((h, w), np.uint8)  # peeps found
         self.eggs: list[tuple[float, float, float]] = []  # Supply Centers: x, y, radius (px)
         # Central cells where none was found: the region round the tile's centre (foreground,
