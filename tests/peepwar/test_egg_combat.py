@@ -147,7 +147,9 @@ def test_a_whole_fight_settled_by_the_egg(tmp_path: Path, rules: PeepWar) -> Non
             # The egg changes hands, and the last shake's refractory time (counted from when
             # it was reported) ends: a shake begun inside it could lose the jolts it needs.
             time.sleep(rig.cfg.SHAKE_REFRACTORY_MS / 1000 + 0.15)
-            rig.accel.shake(0.35)
+            # Six shakes of the wrist (0.35 s gave four jolts, one over the three needed:
+            # a busy machine that stalls the egg's loop for a jolt lost the shake).
+            rig.accel.shake(0.6)
             log.wait("shake")
             table.draw(colour)
             bean = log.wait("bean")

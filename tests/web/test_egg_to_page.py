@@ -77,8 +77,10 @@ def test_egg_draws_resolve_a_fight_shown_on_the_page(tmp_path: Path) -> None:
                 continue
             owner = c.attacker if c.beans(c.attacker) else c.defender
             n = len(ref.game.actions)
-            time.sleep(0.35)  # the last shake's refractory time
-            rig.accel.shake(0.3)
+            # The last shake's refractory time, and a shake with jolts to spare (one lost
+            # while a busy machine stalls the egg's loop must not lose the shake).
+            time.sleep(rig.cfg.SHAKE_REFRACTORY_MS / 1000 + 0.15)
+            rig.accel.shake(0.6)
             rig.colour.put_bean(BEANS[owner])
             deadline = time.monotonic() + 5
             while len(ref.game.actions) == n:
