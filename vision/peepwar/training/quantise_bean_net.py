@@ -61,8 +61,10 @@ def calibration_windows(files: list[Path], per_scene: int = PER_SCENE, seed: int
     return out
 
 
-def quantise(float_model: Path, out: Path, windows: list[np.ndarray]) -> None:
-    """Write ``float_model`` quantised to 8 bits to ``out``, calibrated on ``windows``."""
+def quantise(float_model: Path, out: Path, windows: list[np.ndarray],
+             input_name: str = "planes") -> None:
+    """Write ``float_model`` quantised to 8 bits to ``out``, calibrated on ``windows`` (fed
+    as ``input_name``)."""
     from onnxruntime.quantization import (
         CalibrationDataReader,
         CalibrationMethod,
@@ -82,7 +84,7 @@ def quantise(float_model: Path, out: Path, windows: list[np.ndarray]) -> None:
 
         def get_next(self) -> dict | None:
             x = next(self.left, None)
-            return None if x is None else {"planes": x}
+            return None if x is None else {input_name: x}
 
     with tempfile.TemporaryDirectory() as tmp:
         prepared = Path(tmp) / "prepared.onnx"
