@@ -90,7 +90,12 @@ def mark_occluded(st: FrameState) -> None:
     it under the hands found). Its confidence is lower the less of it is covered."""
     covered, outside = cell_shares(st)
     # In a cell the net calls clear, only a hand it saw next door reaches in.
-    kept = cell_shares(st, st.hand_kept)[0] if st.hand_p is not None else covered
+    if st.hand_p is None:
+        kept = covered
+    elif st.hand_kept.any():  # (most frames have no hand: no second dilation)
+        kept = cell_shares(st, st.hand_kept)[0]
+    else:
+        kept = np.zeros_like(covered)
     for i, name in enumerate(st.m.cell_names):
         share = covered[i]
         c = st.cells[name]
