@@ -466,7 +466,8 @@ def test_beans_side_by_side_are_told_apart(seed, cell, player, n):
 def test_a_close_call_between_colours_names_two_players(seed):
     """A bean whose colour is nearly another player's is warned of, naming both; a pixel
     the majority filter gave to a bean's player can have that player as its own runner-up,
-    which once read "a bean between red and red" on these seeds."""
+    which once read "a bean between red and red" (seeds 14 and 31, with an earlier bean net;
+    these seeds hold close calls with the shipped one)."""
     _, obs = _bench_scene(seed)
     close = [w for w in obs["warnings"] if " between " in w and " bean " in w]
     assert close, "these seeds hold close calls"
