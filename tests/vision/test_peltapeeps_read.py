@@ -134,6 +134,25 @@ def test_notch_and_curve_told_apart_by_their_depth_profile(kind, edge_mm, off_de
     assert [(t, round(a / 10)) for a, t, *_ in disc.free_connectors] == [(kind, 9)]
 
 
+@pytest.mark.parametrize("kind", ["notch", "curve"])
+@pytest.mark.parametrize("paint_to", [0.66, 0.69])
+def test_marks_painted_out_towards_the_rim_are_not_taken_for_the_cut(kind, paint_to) -> None:
+    # A set whose marks reach past the usual 0.62 R (a path-traced set's wave marks do):
+    # the acrylic starts again beyond them, so the cut's depth is counted from there.
+    th = np.radians(np.arange(rims.ANGLES) * 360.0 / rims.ANGLES)
+    xs = np.cos(th)[:, None] * rims.RADII[None, :] * DISC_RADIUS_MM
+    ys = np.sin(th)[:, None] * rims.RADII[None, :] * DISC_RADIUS_MM
+    rim = 1.0 - 1.0 / DISC_RADIUS_MM
+    inside = piece_sdf(xs * rim, ys * rim, [(90.0, kind)]) > 1.0
+    radii = rims.RADII
+    paint = (radii >= 0.56) & (radii < paint_to + 0.005)
+    disc = rims.Disc(0.0, 0.0, 20.0, team=0)
+    disc.labels = np.where(inside & ~paint[None, :], 0, rims.TABLE).astype(np.int16)
+    rims.connectors([disc], np.zeros((8, 8), np.uint8), 1.0, pairs=[])
+    assert [(t, round(a / 10)) for a, t, *_ in disc.free_connectors] == [(kind, 9)]
+    assert min(c[3] for c in disc.free_connectors) > 0.9  # and sure of the shape
+
+
 def test_a_piece_of_a_colour_no_team_has_is_pointed_out() -> None:
     scene = render_layout(3, SPEC, teams=["red", "blue", "green", "yellow"])
     others = [p for p in scene.truth.pieces if p.team in ("green", "yellow")]

@@ -706,16 +706,26 @@ def _cut_templates(g: PieceGeometry, filled: bool = False
     return np.array(rows), tuple(kinds)
 
 
+BODY_UNTIL = 0.7  # radii: no cut reaches further in (the catalog's limit, 0.3 of the radius)
+
+
 def _depth_profile(d: Disc, ang: float, teams: Collection[int]) -> np.ndarray:
     """Where ``teams``' acrylic first stops along each ray within the zones'
-    ``shape_half_deg`` of ``ang`` (radii, at most 1)."""
+    ``shape_half_deg`` of ``ang`` (radii, at most 1), counted from the last place
+    inside :data:`BODY_UNTIL` where the acrylic starts again: marks painted further
+    out than usual, or a glint on the body, have acrylic beyond them; a cut does not."""
     assert d.labels is not None
     step = 360.0 / ANGLES
     k0 = round(ang / step)
     half = round(d.zones.shape_half_deg / step)
     rows = np.arange(k0 - half, k0 + half + 1) % ANGLES
     start = int(np.searchsorted(RADII, PROFILE_FROM))
-    off = ~np.isin(d.labels[rows, start:], list(teams))
+    own = np.isin(d.labels[rows, start:], list(teams))
+    n_body = int(np.searchsorted(RADII, BODY_UNTIL)) - start
+    again = ~own[:, :n_body] & own[:, 1:n_body + 1]  # off here, the acrylic next
+    last = n_body - 1 - np.argmax(again[:, ::-1], axis=1)
+    begin = np.where(again.any(axis=1), last + 1, 0)
+    off = ~own & (np.arange(own.shape[1])[None, :] >= begin[:, None])
     first = np.where(off.any(axis=1), off.argmax(axis=1) + start, len(RADII) - 1)
     return np.minimum(RADII[first], 1.0)
 
