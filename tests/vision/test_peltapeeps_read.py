@@ -191,3 +191,22 @@ def test_a_curve_on_a_plain_rim_joins_and_one_over_a_notch_is_named(theta, kind)
         assert len(clash) == 1 and clash[0].startswith("red:E1 and blue:S2 near (")
         assert clash[0].endswith("cannot lie so: the curve of blue:S2 would block a notch of "
                                  "red:E1: a curve may not cover an opening")
+
+
+def test_the_lamps_reflection_over_pieces_is_named_and_a_clean_photo_has_none() -> None:
+    # A reflection blows the camera out to white where it falls: the pieces under it
+    # lose their colour, so the reader names the place rather than keep quiet.
+    scene = render_layout(2, SPEC, teams=["red", "blue"])
+    clean = read_layout(scene.frame, _profile(["red", "blue"]), FULL)
+    assert not [w for w in clean.warnings if "reflection" in w]
+    by_uid = {p.uid: p for p in scene.truth.pieces}
+    a, b = (by_uid[u] for u in scene.truth.joins[0])  # two pieces that join
+    x, y = (a.centre_px[0] + b.centre_px[0]) / 2, (a.centre_px[1] + b.centre_px[1]) / 2
+    frame = scene.frame.copy()
+    yy, xx = np.mgrid[: frame.shape[0], : frame.shape[1]]
+    frame[np.hypot(xx - x, yy - y) < 0.8 * a.radius_px] = (250, 252, 253)
+    glared = read_layout(frame, _profile(["red", "blue"]), FULL)
+    named = [w for w in glared.warnings if "reflection" in w]
+    assert len(named) == 1 and "take the photo again" in named[0]
+    wx, wy = (float(v) for v in named[0].split("near (")[1].split(")")[0].split(","))
+    assert np.hypot(wx - x, wy - y) < 0.2 * a.radius_px

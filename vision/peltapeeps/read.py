@@ -23,6 +23,8 @@ The steps (each in its own module):
    tell and any clash (no legal layout has one) settled for the whole layout.
 5. Joins: for every two touching discs, the rules engine's own contact test
    (:func:`companion.rules.peltapeeps.layout.contact`) on the recovered poses.
+6. :mod:`~vision.peltapeeps.glare` — patches of the lamp's reflection among the
+   pieces, where colour is lost, each named in a warning.
 
 Doubtful pieces are named in warnings (where, and what is in doubt) rather
 than guessed silently.
@@ -43,7 +45,7 @@ from calibration.profile import Profile
 from companion.rules.peltapeeps.catalog import Catalog, Piece
 from companion.rules.peltapeeps.layout import Placed, contact
 from vision.errors import PhotoError
-from vision.peltapeeps import colours, discs, face, identify, rims
+from vision.peltapeeps import colours, discs, face, glare, identify, rims
 from vision.peltapeeps.geometry import PieceGeometry, lying, outline
 from vision.peltapeeps.reading import LayoutReading, SeenJoin, SeenPiece
 from vision.srgb import SRGB_TO_LINEAR
@@ -171,8 +173,23 @@ def read_layout(frame_bgr: np.ndarray, profile: Profile,
     pieces, placed = _apart(found, touching, pieces, placed, back, reading.warnings)
     reading.pieces = pieces
     reading.joins = _joins(found, touching, placed, catalog, back, reading.warnings)
+    _glare(feats, table, found, back * s1, s1, reading.warnings)
     reading.seconds = time.perf_counter() - t0
     return reading
+
+
+def _glare(feats: np.ndarray, table: discs.TableModel, found: list[rims.Disc],
+           to_small: float, s1: float, warnings: list[str]) -> None:
+    """A warning for each patch of the lamp's reflection among the pieces: what lies
+    under it has lost its colour, so pieces there may be missing or misread."""
+    if not found:
+        return
+    radius = float(np.median([d.r for d in found])) * to_small
+    for x, y in glare.glare_patches(feats, table, radius,
+                                    [(d.x * to_small, d.y * to_small) for d in found]):
+        warnings.append(f"the lamp's reflection washes out the pieces near ({x / s1:.0f}, "
+                        f"{y / s1:.0f}): pieces there may be missing or misread; move the "
+                        "lamp or the camera and take the photo again")
 
 
 @dataclass
