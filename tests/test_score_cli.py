@@ -154,6 +154,20 @@ def test_the_table_shows_every_line_of_the_sheet(scene) -> None:
     assert text.count("Not in play: ") == 1
 
 
+def test_a_line_resting_on_a_piece_read_unsure_is_named(scene) -> None:
+    from dataclasses import replace
+
+    reading, cat = truth_reading(scene), default_catalog("full")
+    seats = [("Ann", "blue"), ("Bob", "green")]
+    assert "read unsure" not in format_sheet(score_result(reading, cat, seats, None), "layout.jpg")
+    blue = next(p for p in reading.pieces if p.team == "blue")
+    reading.pieces = [replace(p, confidence=0.5) if p is blue else p for p in reading.pieces]
+    result = score_result(reading, cat, seats, None)
+    assert result["to_check"] == {"Ann": [blue.uid]}
+    assert f"check Ann's line: it rests on pieces read unsure ({blue.uid})" \
+        in format_sheet(result, "layout.jpg").splitlines()
+
+
 # --- with the reader (vision/peltapeeps/read.py) --------------------------------------------
 
 def test_prints_the_breakdown_from_the_photo(capsys, scene, files) -> None:

@@ -41,6 +41,7 @@ from vision.errors import VisionError
 from vision.peltapeeps.reading import (
     LayoutReading,
     ReadingError,
+    owners,
     score_reading,
     unplayed_pieces,
 )
@@ -189,6 +190,30 @@ def _unplayed(raw: Any, catalog: Catalog, allowed: Sequence[str]
     return out
 
 
+def to_check(reading: LayoutReading, seats: Sequence[tuple[str, str]] | None
+             ) -> dict[str, list[str]]:
+    """Each player whose line rests on a piece read unsure (named in a warning: its cut-outs
+    fit only roughly, its team, face or a cut in doubt), with those pieces.
+
+    On the path-traced development photos 94 of the 116 lines scored wrong have one
+    (and 17 of the 44 right ones); on the 2D ones 2 of 3 wrong lines and 21 of 122
+    right ones (docs/peltapeeps.md). A piece confirmed or corrected on the page is
+    sure.
+
+    >>> from vision.peltapeeps.reading import SeenPiece
+    >>> sure = SeenPiece("red:E1", "red", "E1", True, (0.0, 0.0), 40.0, 0.0)
+    >>> unsure = SeenPiece("blue:E3", "blue", "E3", True, (80.0, 0.0), 40.0, 0.0, 0.5)
+    >>> to_check(LayoutReading([sure, unsure], [], (400, 300)), [("ann", "red"), ("bob", "blue")])
+    {'bob': ['blue:E3']}
+    """
+    owner = owners(reading, seats)
+    out: dict[str, list[str]] = {}
+    for p in sorted(reading.pieces, key=lambda p: p.uid):
+        if p.confidence < 1.0 and p.team in owner:
+            out.setdefault(owner[p.team], []).append(p.uid)
+    return out
+
+
 def describe(reading: LayoutReading, catalog: Catalog,
              seats: Sequence[tuple[str, str]] | None,
              unplayed: Mapping[str, Sequence[str]] | None) -> dict[str, Any]:
@@ -218,6 +243,7 @@ def describe(reading: LayoutReading, catalog: Catalog,
                         for u in alone)
     return {
         "verdict": verdict.to_json(),
+        "to_check": to_check(reading, seats),
         "set": catalog.label(),
         "seats": [list(s) for s in used],
         "unplayed": left,

@@ -145,6 +145,8 @@ def format_sheet(result: Mapping[str, Any], photo: str) -> str:
         lines.append("")
         lines.append(result["headline"] if verdict["level"] == LAYOUT else
                      "No winner named: check the photo (--page shows what was read)")
+    for player, uids in result["to_check"].items():
+        lines.append(f"check {player}'s line: it rests on pieces read unsure ({', '.join(uids)})")
     unplayed = {t: ids for t, ids in result["unplayed"].items() if ids}
     lines.append("Not in play: " + ("; ".join(f"{t} {' '.join(ids)}" for t, ids in
                                               unplayed.items()) or "none"))
@@ -236,7 +238,7 @@ def run(args: argparse.Namespace) -> int:
             "headline": result["headline"], "sheet": result["sheet"],
             "seats": result["seats"], "unplayed": result["unplayed"], "seen": result["seen"],
             "face_up": result["face_up"], "join_count": result["joins"],
-            "warnings": result["warnings"]}
+            "to_check": result["to_check"], "warnings": result["warnings"]}
         print(json.dumps(data, indent=2))
     else:
         print(format_sheet(result, str(args.photo)))

@@ -310,6 +310,19 @@ def test_a_reading_in_doubt_leads_with_it_and_names_no_winner(browser, served_in
         "doubt (see the warnings). No winner is named")
     assert page.inner_text("#headline") == "No winner named"
     assert page.inner_text("#set-used") == "Set: default full set, 16 pieces a colour"
+    # The pieces in doubt are marked on the photo, and so is each line resting on one.
+    from vision.render.peltapeeps_truth import truth_reading
+
+    teams = [p.team for p in truth_reading(scene).pieces]
+
+    def marked() -> tuple[list[str], set[str]]:
+        pieces = page.locator("#overlay g.piece.unsure")
+        rows = page.locator("#totals tr.to-check")
+        return ([pieces.nth(k).get_attribute("data-index") for k in range(pieces.count())],
+                {rows.nth(k).get_attribute("data-player") for k in range(rows.count())})
+
+    assert marked() == ([str(i) for i in range(unsure)], set(teams[:unsure]))
+    assert page.locator("#totals tr.to-check .check").first.inner_text() == "check"
 
     # Confirming one piece in doubt (open it, save it unchanged) leaves 6 of 8 sure: a layout.
     scored = int(page.get_attribute("body", "data-scored"))
@@ -318,6 +331,7 @@ def test_a_reading_in_doubt_leads_with_it_and_names_no_winner(browser, served_in
     page.click("#piece-ok")
     page.wait_for_function(f"Number(document.body.dataset.scored) > {scored}")
     assert not verdict.is_visible()
+    assert marked() == ([str(i) for i in range(1, unsure)], set(teams[1:unsure]))
     totals = _totals(page)
     best = max(totals.values())
     leaders = [t for t, v in totals.items() if v == best]

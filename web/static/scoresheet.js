@@ -77,7 +77,8 @@ function pieceSvg(p, i) {
     ? `<polygon points="${p.outline_px.map(([x, y]) => `${x.toFixed(1)},${y.toFixed(1)}`).join(" ")}"/>`
     : `<circle cx="${cx}" cy="${cy}" r="${r}"/>`;
   const size = Math.max(r * 0.42, 10);
-  return `<g class="piece ${p.face_up ? "up" : "down"}" data-index="${i}" data-uid="${esc(p.uid)}" ` +
+  const unsure = p.confidence !== undefined && p.confidence < 1 ? " unsure" : "";
+  return `<g class="piece ${p.face_up ? "up" : "down"}${unsure}" data-index="${i}" data-uid="${esc(p.uid)}" ` +
     `style="--team:${colour}" stroke-width="${(r * 0.09).toFixed(1)}" tabindex="0" role="button" ` +
     `aria-label="${esc(p.team)} ${esc(p.piece)} face ${p.face_up ? "up" : "down"}">` +
     shape +
@@ -145,8 +146,14 @@ function drawSheet() {
   drawVerdict(res);
   const teamsOf = {};
   res.seats.forEach(([player, team]) => { (teamsOf[player] = teamsOf[player] || []).push(team); });
+  // A line resting on a piece read unsure is marked: confirm or fix those pieces.
+  const check = (player) => {
+    const uids = (res.to_check || {})[player];
+    return uids ? ` <span class="check" title="rests on pieces read unsure: ${esc(uids.join(", "))}">check</span>` : "";
+  };
   $("totals").querySelector("tbody").innerHTML = Object.entries(res.sheet).map(([player, line]) =>
-    `<tr data-player="${esc(player)}"><th>${(teamsOf[player] || []).map(swatch).join("")}${esc(player)}</th>` +
+    `<tr data-player="${esc(player)}"${(res.to_check || {})[player] ? ' class="to-check"' : ""}>` +
+    `<th>${(teamsOf[player] || []).map(swatch).join("")}${esc(player)}${check(player)}</th>` +
     LINES.map((k) => `<td class="${k}">${line[k]}</td>`).join("") + "</tr>").join("");
   const counts = Object.entries(res.seen).map(([team, n]) =>
     `${swatch(team)}${esc(team)} ${n} seen (${res.face_up[team] || 0} face up)`);
