@@ -201,7 +201,12 @@ def test_json_with_seats_and_nothing_unplayed(capsys, scene, files) -> None:
                       "--unplayed-none")
     assert rc == 0
     data = json.loads(out)
-    assert {"pieces", "joins", "sheet", "warnings", "image_size", "unplayed"} <= set(data)
+    assert {"pieces", "joins", "sheet", "warnings", "image_size", "unplayed", "to_check"} \
+        <= set(data)
+    assert data["to_check"] == {
+        player: sorted(p["uid"] for p in data["pieces"] if p["team"] == team
+                       and p["confidence"] < 1) for player, team in data["seats"]
+        if any(p["team"] == team and p["confidence"] < 1 for p in data["pieces"])}
     assert list(data["sheet"]) == ["Ann", "Bob"]
     assert data["seats"] == [["Ann", "blue"], ["Bob", "green"]]
     assert data["sheet"]["Ann"]["unplayed"] == data["sheet"]["Bob"]["unplayed"] == 0

@@ -332,6 +332,16 @@ def test_a_reading_in_doubt_leads_with_it_and_names_no_winner(browser, served_in
     page.wait_for_function(f"Number(document.body.dataset.scored) > {scored}")
     assert not verdict.is_visible()
     assert marked() == ([str(i) for i in range(1, unsure)], set(teams[1:unsure]))
+    assert page.locator("#overlay g.piece[data-index='0'] text.unsure-mark").count() == 0
+    assert page.locator("#overlay g.piece[data-index='1'] text.unsure-mark").text_content() == "?"
+    # Confirming the others too leaves no line to check.
+    for i in range(1, unsure):
+        scored = int(page.get_attribute("body", "data-scored"))
+        page.click(f"#overlay g.piece[data-index='{i}']")
+        page.wait_for_selector("#piece-dialog[open]")
+        page.click("#piece-ok")
+        page.wait_for_function(f"Number(document.body.dataset.scored) > {scored}")
+    assert marked() == ([], set())
     totals = _totals(page)
     best = max(totals.values())
     leaders = [t for t, v in totals.items() if v == best]

@@ -51,14 +51,11 @@ def glare_patches(feats: np.ndarray, table: discs.TableModel, radius: float,
         return []
     white &= ~discs.is_table_planes(c0, c1, light, table)
     n, labels, stats, centroids = cv2.connectedComponentsWithStats(white.astype(np.uint8), 8)
+    # Which patches reach near a piece: one mask of discs round the pieces, one pass.
+    near = np.zeros(white.shape, np.uint8)
+    for x, y in pieces:
+        cv2.circle(near, (round(x), round(y)), round(NEAR_RADII * radius), 1, -1)
+    reached = np.bincount(labels[near > 0], minlength=n) > 0
     min_area = MIN_SHARE * math.pi * radius * radius
-    out = []
-    centres = np.array(pieces, np.float64).reshape(-1, 2)
-    for k in range(1, n):
-        if stats[k, cv2.CC_STAT_AREA] < min_area:
-            continue
-        ys, xs = np.nonzero(labels == k)
-        near = np.hypot(xs[None, :] - centres[:, :1], ys[None, :] - centres[:, 1:]).min()
-        if near <= NEAR_RADII * radius:
-            out.append((round(float(centroids[k][0]), 1), round(float(centroids[k][1]), 1)))
-    return out
+    return [(round(float(centroids[k][0]), 1), round(float(centroids[k][1]), 1))
+            for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= min_area and reached[k]]

@@ -711,9 +711,10 @@ BODY_UNTIL = 0.7  # radii: no cut reaches further in (the catalog's limit, 0.3 o
 
 def _depth_profile(d: Disc, ang: float, teams: Collection[int]) -> np.ndarray:
     """Where ``teams``' acrylic first stops along each ray within the zones'
-    ``shape_half_deg`` of ``ang`` (radii, at most 1), counted from the last place
-    inside :data:`BODY_UNTIL` where the acrylic starts again: marks painted further
-    out than usual, or a glint on the body, have acrylic beyond them; a cut does not."""
+    ``shape_half_deg`` of ``ang`` (radii, at most 1), counted from where the acrylic
+    starts again after the last gap in it inside :data:`BODY_UNTIL`: marks painted
+    further out than usual, or a glint on the body, have acrylic beyond them; a cut
+    does not."""
     assert d.labels is not None
     step = 360.0 / ANGLES
     k0 = round(ang / step)
@@ -722,6 +723,7 @@ def _depth_profile(d: Disc, ang: float, teams: Collection[int]) -> np.ndarray:
     start = int(np.searchsorted(RADII, PROFILE_FROM))
     own = np.isin(d.labels[rows, start:], list(teams))
     n_body = int(np.searchsorted(RADII, BODY_UNTIL)) - start
+    assert 0 < n_body < own.shape[1], "BODY_UNTIL must lie between PROFILE_FROM and the rim"
     again = ~own[:, :n_body] & own[:, 1:n_body + 1]  # off here, the acrylic next
     last = n_body - 1 - np.argmax(again[:, ::-1], axis=1)
     begin = np.where(again.any(axis=1), last + 1, 0)

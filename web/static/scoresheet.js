@@ -77,14 +77,17 @@ function pieceSvg(p, i) {
     ? `<polygon points="${p.outline_px.map(([x, y]) => `${x.toFixed(1)},${y.toFixed(1)}`).join(" ")}"/>`
     : `<circle cx="${cx}" cy="${cy}" r="${r}"/>`;
   const size = Math.max(r * 0.42, 10);
-  const unsure = p.confidence !== undefined && p.confidence < 1 ? " unsure" : "";
-  return `<g class="piece ${p.face_up ? "up" : "down"}${unsure}" data-index="${i}" data-uid="${esc(p.uid)}" ` +
+  const unsure = p.confidence !== undefined && p.confidence < 1;
+  return `<g class="piece ${p.face_up ? "up" : "down"}${unsure ? " unsure" : ""}" data-index="${i}" data-uid="${esc(p.uid)}" ` +
     `style="--team:${colour}" stroke-width="${(r * 0.09).toFixed(1)}" tabindex="0" role="button" ` +
     `aria-label="${esc(p.team)} ${esc(p.piece)} face ${p.face_up ? "up" : "down"}">` +
     shape +
     `<text x="${cx}" y="${cy - size * 0.15}" font-size="${size.toFixed(1)}">${esc(p.piece)}</text>` +
     `<text class="face" x="${cx}" y="${cy + size * 0.85}" font-size="${(size * 0.7).toFixed(1)}">` +
-    `${p.face_up ? "▲ up" : "▽ down"}</text></g>`;
+    `${p.face_up ? "▲ up" : "▽ down"}</text>` +
+    // Read unsure: a badge, not a colour (a red piece's outline is red already).
+    (unsure ? `<text class="unsure-mark" x="${cx + r * 0.62}" y="${cy - r * 0.62}" ` +
+      `font-size="${(size * 1.1).toFixed(1)}">?</text>` : "") + "</g>";
 }
 
 function joinSvg(j, k, where) {
@@ -147,12 +150,13 @@ function drawSheet() {
   const teamsOf = {};
   res.seats.forEach(([player, team]) => { (teamsOf[player] = teamsOf[player] || []).push(team); });
   // A line resting on a piece read unsure is marked: confirm or fix those pieces.
+  const unsureOf = (player) => Object.hasOwn(res.to_check || {}, player) ? res.to_check[player] : null;
   const check = (player) => {
-    const uids = (res.to_check || {})[player];
+    const uids = unsureOf(player);
     return uids ? ` <span class="check" title="rests on pieces read unsure: ${esc(uids.join(", "))}">check</span>` : "";
   };
   $("totals").querySelector("tbody").innerHTML = Object.entries(res.sheet).map(([player, line]) =>
-    `<tr data-player="${esc(player)}"${(res.to_check || {})[player] ? ' class="to-check"' : ""}>` +
+    `<tr data-player="${esc(player)}"${unsureOf(player) ? ' class="to-check"' : ""}>` +
     `<th>${(teamsOf[player] || []).map(swatch).join("")}${esc(player)}${check(player)}</th>` +
     LINES.map((k) => `<td class="${k}">${line[k]}</td>`).join("") + "</tr>").join("");
   const counts = Object.entries(res.seen).map(([team, n]) =>
