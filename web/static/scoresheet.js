@@ -150,15 +150,14 @@ function drawSheet() {
   const teamsOf = {};
   res.seats.forEach(([player, team]) => { (teamsOf[player] = teamsOf[player] || []).push(team); });
   // A line resting on a piece read unsure is marked: confirm or fix those pieces.
-  const unsureOf = (player) => Object.hasOwn(res.to_check || {}, player) ? res.to_check[player] : null;
-  const check = (player) => {
-    const uids = unsureOf(player);
-    return uids ? ` <span class="check" title="rests on pieces read unsure: ${esc(uids.join(", "))}">check</span>` : "";
+  const row = ([player, line]) => {
+    const uids = Object.hasOwn(res.to_check || {}, player) ? res.to_check[player] : null;
+    const mark = uids ? ` <span class="check" title="rests on pieces read unsure: ${esc(uids.join(", "))}">check</span>` : "";
+    return `<tr data-player="${esc(player)}"${uids ? ' class="to-check"' : ""}>` +
+      `<th>${(teamsOf[player] || []).map(swatch).join("")}${esc(player)}${mark}</th>` +
+      LINES.map((k) => `<td class="${k}">${line[k]}</td>`).join("") + "</tr>";
   };
-  $("totals").querySelector("tbody").innerHTML = Object.entries(res.sheet).map(([player, line]) =>
-    `<tr data-player="${esc(player)}"${unsureOf(player) ? ' class="to-check"' : ""}>` +
-    `<th>${(teamsOf[player] || []).map(swatch).join("")}${esc(player)}${check(player)}</th>` +
-    LINES.map((k) => `<td class="${k}">${line[k]}</td>`).join("") + "</tr>").join("");
+  $("totals").querySelector("tbody").innerHTML = Object.entries(res.sheet).map(row).join("");
   const counts = Object.entries(res.seen).map(([team, n]) =>
     `${swatch(team)}${esc(team)} ${n} seen (${res.face_up[team] || 0} face up)`);
   $("counts").innerHTML = counts.join(" · ") + ` · ${res.joins} join${res.joins === 1 ? "" : "s"}`;
