@@ -118,3 +118,47 @@ def test_a_disc_half_washed_by_a_reflection_is_kept_and_bare_table_is_not() -> N
     assert kept(121.0, 149.0, True)
     assert not kept(121.0, 149.0, False)  # taken for paint or table, the disc was dropped
     assert not kept(300.0, 150.0, True)  # bare table
+
+
+def test_a_table_lit_brighter_under_the_lamp_than_at_its_border_is_still_table() -> None:
+    # A lamp above the middle of a pinkish table: by the pieces the table is far
+    # brighter than anywhere on the photo's border. Measured against the border's
+    # lightness the bright table by an orange disc was "not table" and, being nearer
+    # orange than yellow, the disc's own colour: its rim vanished and it was dropped.
+    teams = ("orange", "yellow")
+    lut = colours.chroma_table(colours.team_models(profile_for_teams(
+        {t: TEAM_COLOURS[t] for t in teams})))
+    h, w = 450, 600
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    pool = 0.55 + 1.1 * np.exp(-((xs - 300) ** 2 + (ys - 225) ** 2) / (2 * 170.0**2))
+    lin = np.empty((h, w, 3), np.float32)
+    lin[:] = (0.10, 0.05, 0.35)  # a pinkish red, linear BGR
+    cv2.circle(lin, (300, 225), 40, linear_colour(TEAM_COLOURS["orange"]).tolist(), -1,
+               cv2.LINE_AA)
+    lin *= pool[..., None]
+    srgb = _noisy(np.clip(lin, 0, 1))
+    lin = SRGB_TO_LINEAR[srgb]
+    feats = discs.features(srgb)
+    table = discs.table_model(feats)
+    centre, corner = table.shading(np.array([300.0, 5.0]), np.array([225.0, 5.0]), w, h)
+    assert centre > 1.15 * corner
+    # Bare table beside the disc is table; the disc itself is not.
+    f = feats[225, 300 + 60]
+    shade = table.shading(np.array([360.0]), np.array([225.0]), w, h)
+    assert bool(discs.is_table(f[None, :2], f[None, 2] / shade, table)[0])
+    f = feats[225, 300]
+    assert not bool(discs.is_table(f[None, :2], f[None, 2] / table.shading(
+        np.array([300.0]), np.array([225.0]), w, h), table)[0])
+    gains = np.ones(3)
+
+    def kept(model: discs.TableModel) -> list[rims.Disc]:
+        found = [rims.Disc(302.0, 223.0, 38.0, 0)]
+        rims.refine(lin, found, gains, lut, model)
+        return read._keep_discs(found, lin, model, gains, lut)
+
+    (disc,) = kept(table)
+    assert abs(disc.x - 300) < 2 and abs(disc.y - 225) < 2 and abs(disc.r - 40) < 2.5
+    assert disc.rim_share > 0.9
+    flat = discs.TableModel(table.chroma, table.spread, table.light_hi, table.light,
+                            table.modes, table.mode_spread)
+    assert not kept(flat)  # the failure being fixed

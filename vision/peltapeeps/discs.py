@@ -14,7 +14,7 @@ long side); :mod:`vision.peltapeeps.rims` checks and refines each candidate.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -41,6 +41,26 @@ class TableModel:
     # each of its colours and their spreads, (M, 2) each; None for a table of one colour.
     modes: np.ndarray | None = None
     mode_spread: np.ndarray | None = None
+    # How the table's lightness falls off over the photo (a lamp's pool of light,
+    # the lens's vignetting): log lightness relative to the border's, a quadratic
+    # in the photo's coordinates scaled to -1..1 (1, u, v, u², uv, v²).
+    shade: np.ndarray = field(default_factory=lambda: np.zeros(6, np.float32))
+
+    def shading(self, x: np.ndarray, y: np.ndarray, w: int, h: int) -> np.ndarray:
+        """The table's lightness at pixels (x, y) of a w x h copy of the photo, as a
+        share of its lightness at the photo's border (1 on a table lit evenly)."""
+        u = np.asarray(x, np.float32) * (2.0 / w) - 1.0
+        v = np.asarray(y, np.float32) * (2.0 / h) - 1.0
+        c = self.shade
+        return np.exp(c[0] + c[1] * u + c[2] * v + c[3] * u * u + c[4] * u * v
+                      + c[5] * v * v).astype(np.float32)
+
+    def shading_image(self, w: int, h: int) -> np.ndarray:
+        """(h, w) :meth:`shading` of every pixel of a w x h copy of the photo."""
+        if not self.shade.any():
+            return np.ones((h, w), np.float32)
+        return self.shading(np.arange(w, dtype=np.float32)[None, :] + 0.5,
+                            np.arange(h, dtype=np.float32)[:, None] + 0.5, w, h)
 
 
 def features(bgr: np.ndarray) -> np.ndarray:
@@ -69,9 +89,78 @@ def table_model(feats: np.ndarray) -> TableModel:
     near = np.hypot(*((band[:, :2] - chroma) / np.maximum(spread, CHROMA_FLOOR)).T) < 3
     light = band[near, 2] if near.sum() > 50 else band[:, 2]
     modes, mode_spread = _table_colours(band[:, :2], spread, float(near.mean()))
-    return TableModel(chroma, np.maximum(spread, CHROMA_FLOOR),
+    flat = TableModel(chroma, np.maximum(spread, CHROMA_FLOOR),
                       float(np.percentile(light, 97)), float(np.median(light)),
                       modes, mode_spread)
+    return replace(flat, shade=_shade(feats, flat))
+
+
+SHADE_SIDE = 200  # px on the long side of the grid the table's lightness is fitted on
+SHADE_MIN_SHARE = 0.2  # the fit needs at least this share of the photo to be table
+SHADE_LIMIT = math.log(2.5)  # the fitted lightness stays within 1/2.5 .. 2.5 of the border's
+SHADE_ROUNDS = 4  # reweighting rounds of the robust fit
+
+
+def _shade(feats: np.ndarray, table: TableModel) -> np.ndarray:
+    """The table's log lightness over the photo relative to its border (the
+    coefficients of :attr:`TableModel.shade`).
+
+    A lamp lights the middle of the table more than its edges and the lens darkens
+    the corners, so lightness read at the border says little about the table under
+    the pieces: a table-coloured pixel there may be much brighter than any at the
+    border. Every pixel of the table's colour (each of its colours, for a patterned
+    table, measured against that colour's own lightness at the border) takes part
+    in a robust least-squares fit of a smooth surface; pieces of the table's colour
+    and the pieces' shadows weigh little in it, being few and far from the surface.
+    """
+    h, w = feats.shape[:2]
+    step = max(1, round(max(h, w) / SHADE_SIDE))
+    grid = feats[step // 2::step, step // 2::step]
+    gh, gw = grid.shape[:2]
+    ys, xs = np.mgrid[0:gh, 0:gw]
+    u = ((xs + 0.5) * step * (2.0 / w) - 1.0).ravel()
+    v = ((ys + 0.5) * step * (2.0 / h) - 1.0).ravel()
+    c0, c1 = grid[..., 0].ravel(), grid[..., 1].ravel()
+    log_light = np.log(np.maximum(grid[..., 2].ravel(), 0.02))
+    border = (np.minimum(np.minimum(u + 1, 1 - u) * w, np.minimum(v + 1, 1 - v) * h)
+              < 2 * BORDER * max(h, w))
+    if table.modes is None:
+        d = ((c0 - table.chroma[0]) / table.spread[0]) ** 2 \
+            + ((c1 - table.chroma[1]) / table.spread[1]) ** 2
+        kind = np.where(d < CHROMA_K**2, 0, -1)
+    else:
+        assert table.mode_spread is not None
+        d = np.stack([((c0 - m0) / s0) ** 2 + ((c1 - m1) / s1) ** 2
+                      for (m0, m1), (s0, s1) in zip(table.modes, table.mode_spread,
+                                                     strict=True)])
+        kind = np.where(d.min(axis=0) < CHROMA_K**2, d.argmin(axis=0), -1)
+    # Each colour's lightness at the border is its reference.
+    rel = np.full(len(kind), np.nan, np.float32)
+    for k in np.unique(kind[kind >= 0]):
+        ref = (kind == k) & border
+        if ref.sum() < 10:
+            continue
+        rel[kind == k] = log_light[kind == k] - np.median(log_light[ref])
+    ok = np.isfinite(rel)
+    none = np.zeros(6, np.float32)
+    if ok.mean() < SHADE_MIN_SHARE:
+        return none
+    a = np.stack([np.ones_like(u), u, v, u * u, u * v, v * v], axis=1)[ok]
+    b = rel[ok]
+    weight = np.ones(len(b), np.float32)
+    coef = none.astype(np.float64)
+    for _ in range(SHADE_ROUNDS):
+        sw = np.sqrt(weight)
+        coef = np.linalg.lstsq(a * sw[:, None], b * sw, rcond=None)[0]
+        res = b - a @ coef
+        scale = max(1.4826 * float(np.median(np.abs(res))), 0.01)
+        # Tukey's biweight: a piece or a shadow far off the surface weighs nothing.
+        t = np.clip(res / (4.685 * scale), -1, 1)
+        weight = ((1 - t * t) ** 2).astype(np.float32)
+    fitted = np.stack([np.ones_like(u), u, v, u * u, u * v, v * v], axis=1) @ coef
+    if np.abs(fitted).max() > SHADE_LIMIT:
+        return none
+    return coef.astype(np.float32)
 
 
 PATTERN_SPREAD = 0.06  # a table's chromaticity spread beyond this may be several colours
@@ -167,6 +256,8 @@ def is_table(chroma: np.ndarray, light: np.ndarray, table: TableModel) -> np.nda
 
     Chromaticity noise grows as light falls (a few sensor levels are a large
     share of a dark pixel), so the tolerance widens below the table's lightness.
+    ``light`` is as if lit like the border: divided by :meth:`TableModel.shading`
+    where it was taken.
     """
     return is_table_planes(chroma[..., 0], chroma[..., 1], light, table)
 
@@ -195,7 +286,8 @@ def piece_mask(feats: np.ndarray, table: TableModel) -> np.ndarray:
     else:
         d = (feats[..., :2] - table.chroma) / table.spread
         far = (d[..., 0] ** 2 + d[..., 1] ** 2) > CHROMA_K**2
-    bright = feats[..., 2] > table.light_hi * BRIGHTER
+    h, w = feats.shape[:2]
+    bright = feats[..., 2] > table.light_hi * BRIGHTER * table.shading_image(w, h)
     mask = (far | bright).astype(np.uint8)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
     return cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(

@@ -49,7 +49,8 @@ def glare_patches(feats: np.ndarray, table: discs.TableModel, radius: float,
     white = (np.abs(c0) < WHITE_CHROMA) & (np.abs(c1) < WHITE_CHROMA) & (light > WHITE_LIGHT)
     if not white.any() or not len(pieces):
         return []
-    white &= ~discs.is_table_planes(c0, c1, light, table)
+    h, w = light.shape
+    white &= ~discs.is_table_planes(c0, c1, light / table.shading_image(w, h), table)
     n, labels, stats, centroids = cv2.connectedComponentsWithStats(white.astype(np.uint8), 8)
     # Which patches reach near a piece: one mask of discs round the pieces, one pass.
     near = np.zeros(white.shape, np.uint8)

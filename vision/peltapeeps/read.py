@@ -220,6 +220,7 @@ def _find(frame: np.ndarray, radius: float, models: colours.TeamModels,
     cols = _disc_colours(lin, cands)
     # Candidates the colour of the table are not pieces: keep them out of the lamp's colour.
     light = np.cbrt(np.maximum(cols @ np.array([0.0722, 0.7152, 0.2126], np.float32), 0))
+    light /= table.shading(cands[:, 0], cands[:, 1], work.shape[1], work.shape[0])
     tableish = discs.is_table(colours.chroma(cols), light, table)
     cands, cols = cands[~tableish], cols[~tableish]
     if not len(cands):
@@ -305,6 +306,7 @@ def _size_scores(small: np.ndarray, models: colours.TeamModels, lut: colours.Chr
         cols = _disc_colours(lin, cands)
         # Circles the colour of the table are not pieces (a pattern's printed circles).
         light = np.cbrt(np.maximum(cols @ np.array([0.0722, 0.7152, 0.2126], np.float32), 0))
+        light /= table.shading(cands[:, 0], cands[:, 1], img.shape[1], img.shape[0])
         piece = ~discs.is_table(colours.chroma(cols), light, table)
         cands, cols = cands[piece][:SIZE_TOP], cols[piece][:SIZE_TOP]
         score = 0.0

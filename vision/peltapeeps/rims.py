@@ -167,13 +167,16 @@ LABEL_BLOCK = 1 << 16  # samples labelled at a time: their temporaries stay in t
 
 
 def label_samples(samples: np.ndarray, gains: np.ndarray, lut: ChromaTable,
-                  table: TableModel, teams: np.ndarray | None = None) -> np.ndarray:
+                  table: TableModel, teams: np.ndarray | None = None,
+                  shade: np.ndarray | None = None) -> np.ndarray:
     """Team index (or TABLE) of linear BGR samples.
 
     Nearest team's glare line if near, unless the table's colour. With ``teams``
     (samples are (D, ANGLES, RADII, 3) around discs of those teams), a disc's own
     label also needs its acrylic's lightness and glare: far darker is the table,
     a shadow or a cut edge; far more white is the table or paint, not glare.
+    ``shade`` (broadcast to the samples' shape less the colour axis) is the table's
+    lightness where each was taken (:meth:`TableModel.shading`).
     """
     # The lightness of all samples in one product, as it always was taken (BLAS may
     # sum its three terms in its own order); the rest, sample by sample or disc by
@@ -186,18 +189,21 @@ def label_samples(samples: np.ndarray, gains: np.ndarray, lut: ChromaTable,
     for s in range(0, len(samples), step):
         block = slice(s, s + step)
         out[block] = _labels(samples[block], light[block], gains, lut, table,
-                             None if teams is None else teams[block])
+                             None if teams is None else teams[block],
+                             None if shade is None else shade[block])
     return out
 
 
 def _labels(samples: np.ndarray, light: np.ndarray, gains: np.ndarray, lut: ChromaTable,
-            table: TableModel, teams: np.ndarray | None) -> np.ndarray:
+            table: TableModel, teams: np.ndarray | None,
+            shade: np.ndarray | None = None) -> np.ndarray:
     """:func:`label_samples` of some samples, given their lightness."""
     # Chromaticities one channel at a time and table cells as flat indices: the same
     # numbers as lut.index(chroma(samples / gains)), with far fewer temporaries.
     cell = lut.flat_index(*chroma_planes(samples, gains))
     best, dmin = lut.team.ravel()[cell], lut.distance.ravel()[cell]
-    tab = is_table_planes(*chroma_planes(samples), light, table)
+    tab = is_table_planes(*chroma_planes(samples), light if shade is None else light / shade,
+                          table)
     if teams is not None:
         # Every disc at once (a loop over thousands of candidates was most of the time).
         tk = teams[:, None, None]
@@ -268,7 +274,8 @@ def missed(img_lin: np.ndarray, found: list[Disc], gains: np.ndarray, lut: Chrom
     distance transform peaks at about a radius in each of them (and stays small
     in the slivers of tabs and rims left over).
     """
-    labels = label_samples(img_lin, gains, lut, table)
+    labels = label_samples(img_lin, gains, lut, table,
+                           shade=table.shading_image(img_lin.shape[1], img_lin.shape[0]))
     cover = np.zeros(labels.shape, np.uint8)
     for d in found:
         cv2.circle(cover, (round(d.x), round(d.y)), round(1.08 * d.r), 1, -1)
@@ -312,8 +319,12 @@ def refine(img_lin: np.ndarray, discs: list[Disc], gains: np.ndarray, lut: Chrom
         if not moving:
             return
         samples = _polar(img_lin, moving, RADII.astype(np.float32))
+        h, w = img_lin.shape[:2]
         labels = label_samples(samples, gains, lut, table,
-                               np.array([d.team for d in moving]))
+                               np.array([d.team for d in moving]),
+                               table.shading(np.array([d.x for d in moving]),
+                                             np.array([d.y for d in moving]), w, h
+                                             )[:, None, None])
         for d, lab in zip(moving, labels, strict=True):
             d.labels = lab
         if k == rounds:
