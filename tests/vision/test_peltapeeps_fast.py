@@ -229,8 +229,10 @@ def test_missed_in_boxes_matches_the_whole_photo(monkeypatch) -> None:
     labels[150:190, 170:240] = 3  # square-sided: its box's edges are its own
     labels[::7, ::11] = 2  # specks
     found = [rims.Disc(100.0, 150.0, 20.0, 0)]
-    monkeypatch.setattr(rims, "label_samples", lambda *a: labels)
-    got = rims.missed(np.zeros((200, 300, 3), np.float32), found, np.ones(3), None, None, 20.0)
+    monkeypatch.setattr(rims, "label_samples", lambda *a, **k: labels)
+    table = discs.TableModel(np.zeros(2), np.ones(2), 0.5, 0.4)
+    got = rims.missed(np.zeros((200, 300, 3), np.float32), found, np.ones(3), None, table,
+                      20.0)
     want = _missed_plain(labels, found, 20.0)
     assert [(d.x, d.y, d.team) for d in got] == want
     assert len(want) == 6  # the half disc at the left edge is too thin to peak

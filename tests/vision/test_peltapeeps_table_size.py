@@ -162,3 +162,19 @@ def test_a_table_lit_brighter_under_the_lamp_than_at_its_border_is_still_table()
     flat = discs.TableModel(table.chroma, table.spread, table.light_hi, table.light,
                             table.modes, table.mode_spread)
     assert not kept(flat)  # the failure being fixed
+
+
+def test_the_pale_shapes_of_a_print_are_table_though_lighter_than_its_ground() -> None:
+    # Pale grey shapes printed on a magenta ground: each colour of the table has its
+    # own bright end, so a grey pixel is held to the grey's, not the magenta's.
+    ground, pale = (0.16, 0.05, 0.30), (0.45, 0.45, 0.45)
+    lin = np.full((300, 400, 3), ground, np.float32)
+    for x in range(0, 400, 50):
+        lin[:, x:x + 18] = pale
+    table = discs.table_model(discs.features(_noisy(lin)))
+    assert table.modes is not None and table.mode_light_hi is not None
+    f = _chroma_of(pale)
+    assert bool(discs.is_table(f[None, :2], f[None, 2], table)[0])
+    one_end = discs.TableModel(table.chroma, table.spread, table.light_hi, table.light,
+                               table.modes, table.mode_spread)
+    assert not bool(discs.is_table(f[None, :2], f[None, 2], one_end)[0])

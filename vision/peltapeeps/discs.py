@@ -2,8 +2,10 @@
 
 The table is whatever fills the photo's border: its chromaticity is steady
 (a wood grain or a cast shadow changes its brightness, not its hue), while the
-acrylic is strongly coloured. A pixel is *piece* when its chromaticity is far
-from the table's or it is much brighter than the table. The mask's distance
+acrylic is strongly coloured. Its lightness is not steady: a lamp lights the
+middle of the photo more than the border, so the table's lightness is fitted over
+the whole photo (:func:`_shade`). A pixel is *piece* when its chromaticity is far
+from the table's or it is much brighter than the table is there. The mask's distance
 transform peaks at about a disc's radius, which sets the scale; a circle
 search on the lightness edges then gives candidate discs.
 
@@ -35,28 +37,32 @@ _EPS = 1e-4
 class TableModel:
     chroma: np.ndarray  # median (3R/S - 1, 3B/S - 1)
     spread: np.ndarray  # robust std of each
-    light_hi: float  # a bright-end lightness (cube root of Y) of the table
-    light: float  # its median lightness
+    light_hi: float  # a bright-end lightness (cube root of Y) of the table at the border
+    light: float  # its median lightness there
     # A patterned table (checks, prints, a cloth of two colours): the chromaticities of
     # each of its colours and their spreads, (M, 2) each; None for a table of one colour.
     modes: np.ndarray | None = None
     mode_spread: np.ndarray | None = None
-    # How the table's lightness falls off over the photo (a lamp's pool of light,
-    # the lens's vignetting): log lightness relative to the border's, a quadratic
-    # in the photo's coordinates scaled to -1..1 (1, u, v, u², uv, v²).
+    # Each colour's bright-end lightness (its border pixels'), (M,); a print's pale
+    # shapes are lighter than its ground without being anything but table.
+    mode_light_hi: np.ndarray | None = None
+    # How the table's lightness changes over the photo (a lamp's pool of light, the
+    # lens's vignetting): log lightness relative to the border's, a quadratic in the
+    # photo's coordinates scaled to -1..1 (1, u, v, u², uv, v²): :func:`_shade`.
     shade: np.ndarray = field(default_factory=lambda: np.zeros(6, np.float32))
 
     def shading(self, x: np.ndarray, y: np.ndarray, w: int, h: int) -> np.ndarray:
-        """The table's lightness at pixels (x, y) of a w x h copy of the photo, as a
-        share of its lightness at the photo's border (1 on a table lit evenly)."""
+        """The table's lightness at (x, y) of a w x h copy of the photo (pixel
+        (i, j) spans x from i to i + 1), as a share of its lightness at the photo's
+        border: 1 on a table lit evenly."""
         u = np.asarray(x, np.float32) * (2.0 / w) - 1.0
         v = np.asarray(y, np.float32) * (2.0 / h) - 1.0
         c = self.shade
-        return np.exp(c[0] + c[1] * u + c[2] * v + c[3] * u * u + c[4] * u * v
-                      + c[5] * v * v).astype(np.float32)
+        log = c[0] + c[1] * u + c[2] * v + c[3] * u * u + c[4] * u * v + c[5] * v * v
+        return np.exp(np.clip(log, -SHADE_LIMIT, SHADE_LIMIT)).astype(np.float32)
 
     def shading_image(self, w: int, h: int) -> np.ndarray:
-        """(h, w) :meth:`shading` of every pixel of a w x h copy of the photo."""
+        """(h, w) :meth:`shading` at the centre of every pixel of a w x h copy."""
         if not self.shade.any():
             return np.ones((h, w), np.float32)
         return self.shading(np.arange(w, dtype=np.float32)[None, :] + 0.5,
@@ -92,18 +98,36 @@ def table_model(feats: np.ndarray) -> TableModel:
     flat = TableModel(chroma, np.maximum(spread, CHROMA_FLOOR),
                       float(np.percentile(light, 97)), float(np.median(light)),
                       modes, mode_spread)
+    if modes is not None:
+        kind = _nearest_mode(band[:, 0], band[:, 1], flat)
+        flat = replace(flat, mode_light_hi=np.array(
+            [np.percentile(band[kind == k, 2], 97) if (kind == k).sum() > 50
+             else flat.light_hi for k in range(len(modes))], np.float32))
     return replace(flat, shade=_shade(feats, flat))
 
 
 SHADE_SIDE = 200  # px on the long side of the grid the table's lightness is fitted on
 SHADE_MIN_SHARE = 0.2  # the fit needs at least this share of the photo to be table
-SHADE_LIMIT = math.log(2.5)  # the fitted lightness stays within 1/2.5 .. 2.5 of the border's
+SHADE_LIMIT = math.log(2.5)  # the table's lightness stays within 1/2.5 .. 2.5 of the border's
 SHADE_ROUNDS = 4  # reweighting rounds of the robust fit
 
 
+def _nearest_mode(c0: np.ndarray, c1: np.ndarray, table: TableModel) -> np.ndarray:
+    """Index of each chromaticity's table colour (its only one on a plain table),
+    -1 beyond every colour's spread."""
+    if table.modes is None:
+        d = ((c0 - table.chroma[0]) / table.spread[0]) ** 2 \
+            + ((c1 - table.chroma[1]) / table.spread[1]) ** 2
+        return np.where(d < CHROMA_K**2, 0, -1)
+    assert table.mode_spread is not None
+    d = np.stack([((c0 - m0) / s0) ** 2 + ((c1 - m1) / s1) ** 2
+                  for (m0, m1), (s0, s1) in zip(table.modes, table.mode_spread, strict=True)])
+    return np.where(d.min(axis=0) < CHROMA_K**2, d.argmin(axis=0), -1)
+
+
 def _shade(feats: np.ndarray, table: TableModel) -> np.ndarray:
-    """The table's log lightness over the photo relative to its border (the
-    coefficients of :attr:`TableModel.shade`).
+    """The table's log lightness over the photo relative to its border: the
+    coefficients of :attr:`TableModel.shade`.
 
     A lamp lights the middle of the table more than its edges and the lens darkens
     the corners, so lightness read at the border says little about the table under
@@ -112,6 +136,9 @@ def _shade(feats: np.ndarray, table: TableModel) -> np.ndarray:
     table, measured against that colour's own lightness at the border) takes part
     in a robust least-squares fit of a smooth surface; pieces of the table's colour
     and the pieces' shadows weigh little in it, being few and far from the surface.
+    A surface no finer than a quadratic cannot follow a sharp pool of light (a
+    spotlight, a lamp's reflection on a glossy table); a finer one would follow a
+    cluster of pieces of the table's own colour and call them table.
     """
     h, w = feats.shape[:2]
     step = max(1, round(max(h, w) / SHADE_SIDE))
@@ -120,20 +147,10 @@ def _shade(feats: np.ndarray, table: TableModel) -> np.ndarray:
     ys, xs = np.mgrid[0:gh, 0:gw]
     u = ((xs + 0.5) * step * (2.0 / w) - 1.0).ravel()
     v = ((ys + 0.5) * step * (2.0 / h) - 1.0).ravel()
-    c0, c1 = grid[..., 0].ravel(), grid[..., 1].ravel()
     log_light = np.log(np.maximum(grid[..., 2].ravel(), 0.02))
     border = (np.minimum(np.minimum(u + 1, 1 - u) * w, np.minimum(v + 1, 1 - v) * h)
               < 2 * BORDER * max(h, w))
-    if table.modes is None:
-        d = ((c0 - table.chroma[0]) / table.spread[0]) ** 2 \
-            + ((c1 - table.chroma[1]) / table.spread[1]) ** 2
-        kind = np.where(d < CHROMA_K**2, 0, -1)
-    else:
-        assert table.mode_spread is not None
-        d = np.stack([((c0 - m0) / s0) ** 2 + ((c1 - m1) / s1) ** 2
-                      for (m0, m1), (s0, s1) in zip(table.modes, table.mode_spread,
-                                                     strict=True)])
-        kind = np.where(d.min(axis=0) < CHROMA_K**2, d.argmin(axis=0), -1)
+    kind = _nearest_mode(grid[..., 0].ravel(), grid[..., 1].ravel(), table)
     # Each colour's lightness at the border is its reference.
     rel = np.full(len(kind), np.nan, np.float32)
     for k in np.unique(kind[kind >= 0]):
@@ -142,13 +159,12 @@ def _shade(feats: np.ndarray, table: TableModel) -> np.ndarray:
             continue
         rel[kind == k] = log_light[kind == k] - np.median(log_light[ref])
     ok = np.isfinite(rel)
-    none = np.zeros(6, np.float32)
     if ok.mean() < SHADE_MIN_SHARE:
-        return none
-    a = np.stack([np.ones_like(u), u, v, u * u, u * v, v * v], axis=1)[ok]
-    b = rel[ok]
+        return np.zeros(6, np.float32)
+    terms = np.stack([np.ones_like(u), u, v, u * u, u * v, v * v], axis=1)
+    a, b = terms[ok], rel[ok]
     weight = np.ones(len(b), np.float32)
-    coef = none.astype(np.float64)
+    coef = np.zeros(6)
     for _ in range(SHADE_ROUNDS):
         sw = np.sqrt(weight)
         coef = np.linalg.lstsq(a * sw[:, None], b * sw, rcond=None)[0]
@@ -157,9 +173,6 @@ def _shade(feats: np.ndarray, table: TableModel) -> np.ndarray:
         # Tukey's biweight: a piece or a shadow far off the surface weighs nothing.
         t = np.clip(res / (4.685 * scale), -1, 1)
         weight = ((1 - t * t) ** 2).astype(np.float32)
-    fitted = np.stack([np.ones_like(u), u, v, u * u, u * v, v * v], axis=1) @ coef
-    if np.abs(fitted).max() > SHADE_LIMIT:
-        return none
     return coef.astype(np.float32)
 
 
@@ -232,14 +245,21 @@ def _clusters(data: np.ndarray, k: int, tries: int = 3, rounds: int = 20) -> np.
     return best
 
 
-def _near_modes(c0: np.ndarray, c1: np.ndarray, table: TableModel) -> np.ndarray:
-    """Chromaticities within a patterned table's spread of one of its colours."""
+def _near_modes(c0: np.ndarray, c1: np.ndarray, table: TableModel,
+                light: np.ndarray | None = None) -> np.ndarray:
+    """Chromaticities within a patterned table's spread of one of its colours (and,
+    with ``light``, no lighter than that colour's bright end allows)."""
     assert table.modes is not None and table.mode_spread is not None
     near = np.zeros(np.shape(c0), bool)
-    for (m0, m1), (s0, s1) in zip(table.modes, table.mode_spread, strict=True):
+    his = table.mode_light_hi if table.mode_light_hi is not None \
+        else np.full(len(table.modes), table.light_hi)
+    for (m0, m1), (s0, s1), hi in zip(table.modes, table.mode_spread, his, strict=True):
         d0 = (c0 - m0) / s0
         d1 = (c1 - m1) / s1
-        near |= (d0**2 + d1**2) < CHROMA_K**2
+        this = (d0**2 + d1**2) < CHROMA_K**2
+        if light is not None:
+            this &= light < hi * LIGHTER
+        near |= this
     return near
 
 
@@ -271,7 +291,7 @@ def is_table_planes(c0: np.ndarray, c1: np.ndarray, light: np.ndarray, table: Ta
         # Each of a patterned table's colours has its own spread (its texture and noise
         # in it); widened for dark samples as well, several colours would take in
         # the darker acrylic near any of them (green pieces on a print with green).
-        return _near_modes(c0, c1, table) & (light < table.light_hi * LIGHTER)
+        return _near_modes(c0, c1, table, light)
     d0 = (c0 - table.chroma[0]) / table.spread[0]
     d1 = (c1 - table.chroma[1]) / table.spread[1]
     near = (d0**2 + d1**2) < (CHROMA_K * noise) ** 2
