@@ -191,10 +191,20 @@ def _mode_filter(label: np.ndarray, fg: np.ndarray, n_players: int, px_per_mm: f
     flat = (ys - box[0].start) * sub.shape[1] + (xs - box[1].start)
     classes = list(range(n_players)) + [UNKNOWN]
     # Counts of 255s (cv2.compare's true), at most k * k * 255: within 16 bits.
-    votes = np.stack([cv2.boxFilter(cv2.compare(sub, c, cv2.CMP_EQ), cv2.CV_16U, (k, k),
-                                    normalize=False).ravel()[flat] for c in classes])
+    # The commonest class, the first of equals (as np.argmax over every class's votes would
+    # give it, without stacking them).
+    best = np.full(len(flat), classes[0], np.uint8)
+    most = None
+    for c in classes:
+        votes = cv2.boxFilter(cv2.compare(sub, c, cv2.CMP_EQ), cv2.CV_16U, (k, k),
+                              normalize=False).ravel()[flat]
+        if most is None:
+            most = votes
+            continue
+        best[votes > most] = c
+        np.maximum(most, votes, out=most)
     out = label.copy()
-    out[ys, xs] = np.asarray(classes, np.uint8)[np.argmax(votes, axis=0)]
+    out.ravel()[ys * out.shape[1] + xs] = best
     return out
 
 

@@ -110,8 +110,10 @@ def count_beans(st: FrameState) -> None:
     H, W = lab.shape
     ctx = int(math.ceil(bean_net.CONTEXT_MM * s))
     # Only regions with some player's colour can hold a bean of theirs.
-    coloured = np.bincount(lab.ravel()[np.flatnonzero(st.px.label < len(st.px.players))],
-                           minlength=n).tolist()
+    # (A histogram of the labels under a mask: whole counts, as np.bincount gives them, without
+    # gathering the labels first.)
+    coloured = cv2.calcHist([lab], [0], cv2.compare(st.px.label, len(st.px.players), cv2.CMP_LT),
+                            [n], [0, n]).ravel().tolist()
     ran = np.zeros(n, bool)
     boxes: list[tuple[int, tuple[int, int, int, int]]] = []
     for i, (x, y, w, h, area) in enumerate(stats[1:].tolist(), 1):
