@@ -358,7 +358,8 @@ def _nearest_models(lin: np.ndarray, white_lin: np.ndarray, cell: np.ndarray,
     """
     n_players, n_px = len(means) // 2, len(cell)
     # Distances (tenths) to every model: bean, peep, bean, ... one row each.
-    both = np.ascontiguousarray(_distance_table(means.tobytes(), invs.tobytes())[cell].T)
+    # (np.take and OpenCV's transpose: twice as fast as fancy indexing and numpy's copy.)
+    both = cv2.transpose(np.take(_distance_table(means.tobytes(), invs.tobytes()), cell, axis=0))
     per_player = np.minimum(both[0::2], both[1::2])  # the nearer of bean and peep
     best = np.zeros(n_px, np.intp)  # the first of equals, as np.argmin
     best_d = per_player[0].copy()
@@ -383,9 +384,10 @@ def _nearest_models(lin: np.ndarray, white_lin: np.ndarray, cell: np.ndarray,
     at = 2 * best * n_px + np.arange(n_px)  # the best player's bean model in ``both``
     bd, pd = both.ravel()[at].astype(np.int16), both.ravel()[at + n_px].astype(np.int16)
     peep = pd < bd
-    close = np.abs(pd - bd) <= LUT_CLOSE
-    if close.any():
-        peep[close] = _peep_nearer(lin[close], white_lin[close], best[close], means, invs)
+    close = np.flatnonzero(np.abs(pd - bd) <= LUT_CLOSE)  # (indices: rows gathered faster)
+    if len(close):
+        peep[close] = _peep_nearer(np.take(lin, close, axis=0), white_lin[close], best[close],
+                                   means, invs)
     return label, margin, runner_up, peep
 
 
@@ -418,9 +420,25 @@ def _pixel_features(balanced: np.ndarray, white: np.ndarray, flat: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """At flat mosaic indices ``flat``: white-balanced linear BGR, the paper's linear
     brightness nearby, and each pixel's cell in the quantised feature grid."""
-    lin = SRGB_TO_LINEAR[np.take(balanced.reshape(-1, 3), flat, axis=0)]  # float32 already
+    lin = _linear(np.take(balanced.reshape(-1, 3), flat, axis=0))
     white_lin = SRGB_TO_LINEAR[np.clip(white.ravel()[flat], 0, 255).astype(np.uint8)]
     return lin, white_lin, _feature_cells(lin, white_lin)
+
+
+def _linear(srgb: np.ndarray) -> np.ndarray:
+    """Linear light (float32) of 8-bit sRGB rows (N x 3): SRGB_TO_LINEAR looked up by OpenCV,
+    a third of the time numpy's indexing takes.
+
+    >>> v = np.array([[0, 128, 255]], np.uint8)
+    >>> bool(np.array_equal(_linear(v), SRGB_TO_LINEAR[v]))
+    True
+    """
+    if not srgb.size:
+        return SRGB_TO_LINEAR[srgb]
+    return cv2.LUT(srgb, _LINEAR_LUT)
+
+
+_LINEAR_LUT = SRGB_TO_LINEAR.astype(np.float32).reshape(256, 1)
 
 
 def _distances(cell: np.ndarray, means: np.ndarray, invs: np.ndarray
