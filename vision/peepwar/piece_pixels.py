@@ -91,7 +91,7 @@ def _paper_white(image: np.ndarray, paper: np.ndarray) -> np.ndarray:
     if len(at) < 50:
         return np.ones(3, np.float32)
     r, c = np.divmod(at, sub.shape[1])
-    px = image.reshape(-1, image.shape[2])[3 * r * image.shape[1] + 3 * c, :3]
+    px = np.take(image.reshape(-1, image.shape[2]), 3 * r * image.shape[1] + 3 * c, axis=0)[:, :3]
     lum = np.maximum(np.maximum(px[:, 0], px[:, 1]), px[:, 2])
     counts = np.bincount(lum, minlength=256)
     lo, hi = _percentile_of_counts(counts, 55), _percentile_of_counts(counts, 97)
@@ -323,10 +323,9 @@ def classify(mosaic: Mosaic, profile: Profile) -> PixelClasses:
         flat_label[idx] = UNKNOWN
     edge = fg & ~core
     if edge.any():
-        # Player k as k + 1, nothing and unknown as 0 (players win ties): uint8 wraps
-        # UNKNOWN (255) to 0, and NONE (254) goes to 255, then to 0.
-        code = label + np.uint8(1)
-        code[code == 255] = 0
+        # Player k as k + 1, nothing and unknown as 0 (players win ties): a saturating add
+        # takes UNKNOWN (255) and NONE (254) to 255, then 255 goes to 0.
+        code = cv2.threshold(cv2.add(label, 1), 254, 0, cv2.THRESH_TOZERO_INV)[1]
         grown = cv2.dilate(code, np.ones((3, 3), np.uint8))
         unk = cv2.dilate(cv2.compare(label, UNKNOWN, cv2.CMP_EQ), np.ones((3, 3), np.uint8))
         at = np.flatnonzero(edge)
