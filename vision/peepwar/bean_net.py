@@ -58,11 +58,23 @@ class Planes:
     ink: np.ndarray  # bool
 
 
-def net_input(planes: Planes, box: tuple[int, int, int, int], step: int = STRIDE) -> np.ndarray:
+def input_shape(box: tuple[int, int, int, int], step: int = STRIDE) -> tuple[int, int, int]:
+    """The shape of :func:`net_input`'s answer for ``box`` and ``step``.
+
+    >>> input_shape((10, 0, 60, 38), 8)
+    (7, 40, 56)
+    """
+    h, w = box[3] - box[1], box[2] - box[0]
+    return CHANNELS, h + (-h % step), w + (-w % step)
+
+
+def net_input(planes: Planes, box: tuple[int, int, int, int], step: int = STRIDE,
+              out: np.ndarray | None = None) -> np.ndarray:
     """The net's input (CHANNELS x H x W float32, H and W padded to multiples of ``step``,
     itself a multiple of STRIDE) over the box ``(x0, y0, x1, y1)`` of planes at
     ``NET_PX_PER_MM`` (the mosaic's own scale): input pixel (x, y) is plane pixel
-    (x0 + x, y0 + y).
+    (x0 + x, y0 + y). ``out``: an array of zeros of :func:`input_shape` to write it in (a
+    batch's slot), else a new one.
 
     >>> colour = np.full((40, 60, 3), 200, np.uint8); colour[:, 30:] = (50, 100, 200)
     >>> coloured = np.zeros((40, 60), bool); coloured[:, 30:] = True
@@ -80,7 +92,8 @@ def net_input(planes: Planes, box: tuple[int, int, int, int], step: int = STRIDE
     sl = (slice(y0, y1), slice(x0, x1))
     h, w = y1 - y0, x1 - x0
     # Padding reads as bare paper: every plane is 0 there.
-    out = np.zeros((CHANNELS, h + (-h % step), w + (-w % step)), np.float32)
+    if out is None:
+        out = np.zeros(input_shape(box, step), np.float32)
     inside = out[:, :h, :w]
     per_white = 1.0 / np.maximum(planes.white[sl], 1.0)
     for c in range(3):

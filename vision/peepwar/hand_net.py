@@ -18,7 +18,7 @@ It is trained by ``python -m vision.peepwar.training.train_hand_net`` (needs the
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -57,28 +57,40 @@ def cell_inputs(st: FrameState) -> tuple[list[str], np.ndarray]:
         return cv2.resize(a[:hs * step, :ws * step], (ws, hs), interpolation=how)
 
     cells = np.full((hs + 2 * half, ws + 2 * half), -1, np.int16)
-    cells[half:half + hs, half:half + ws] = down(m.cell_map, cv2.INTER_NEAREST)
+    inner_cells = down(m.cell_map, cv2.INTER_NEAREST)
+    cells[half:half + hs, half:half + ws] = inner_cells
     n_cells = len(m.cell_names)
-    at = cells.ravel().astype(np.intp) + 1  # off the tiles (-1) counts in bin 0
+    # Areas and middles counted over the unpadded map (the padding is off the tiles, bin 0):
+    # sums of whole coordinates are exact in float64, so the padding's offset is added after.
+    at = inner_cells.ravel().astype(np.intp) + 1  # off the tiles (-1) counts in bin 0
     area = np.bincount(at, minlength=n_cells + 1)[1:].astype(np.float64)
     hp, wp = cells.shape
-    cx = np.bincount(at, np.tile(np.arange(wp, dtype=np.float64), hp),
-                     minlength=n_cells + 1)[1:] / np.maximum(area, 1)
-    cy = np.bincount(at, np.repeat(np.arange(hp, dtype=np.float64), wp),
-                     minlength=n_cells + 1)[1:] / np.maximum(area, 1)
+    cols, rows = _coordinates(hs, ws)
+    cx = (np.bincount(at, cols, minlength=n_cells + 1)[1:] + half * area) / np.maximum(area, 1)
+    cy = (np.bincount(at, rows, minlength=n_cells + 1)[1:] + half * area) / np.maximum(area, 1)
 
-    small = np.zeros((8, hp, wp), np.float32)
+    # The planes, padded with zeros (only the border is cleared: the inside is written).
+    small = np.empty((8, hp, wp), np.float32)
+    small[:, :half] = 0
+    small[:, half + hs:] = 0
+    small[:, half:half + hs, :half] = 0
+    small[:, half:half + hs, half + ws:] = 0
     inner = small[:, half:half + hs, half:half + ws]
-    white = np.maximum(down(px.white.astype(np.float32)), 1.0)
+    white = np.maximum(down(px.white.astype(np.float32, copy=False)), 1.0)
     balanced = down(px.balanced).astype(np.float32)
     for c in range(3):
-        np.clip(balanced[..., c] / white - 1.0, -1.0, 0.6, out=inner[c])
+        np.divide(balanced[..., c], white, out=inner[c])
+        np.subtract(inner[c], 1.0, out=inner[c])
+        np.clip(inner[c], -1.0, 0.6, out=inner[c])
     # Four masks to a picture (OpenCV's area resize takes four channels at most). The last
     # plane is "on the board" until the windows are cut, so that the padding, 0 in every
     # plane, reads as off the tiles.
-    four = cv2.merge([(px.label < len(px.players)).view(np.uint8), px.fg.view(np.uint8),
-                      (st.occluder > 0).view(np.uint8), (st.egg > 0).view(np.uint8)])
-    inner[3:7] = down(four * np.uint8(255)).transpose(2, 0, 1) * np.float32(1 / 255)
+    # (Each mask made 0/255 as it is found: scaling the merged picture after costs four.)
+    four = cv2.merge([cv2.compare(px.label, len(px.players), cv2.CMP_LT),
+                      px.fg.view(np.uint8) * np.uint8(255),
+                      cv2.compare(st.occluder, 0, cv2.CMP_GT), cv2.compare(st.egg, 0, cv2.CMP_GT)])
+    for c, plane in enumerate(cv2.split(down(four)), 3):
+        np.multiply(plane, np.float32(1 / 255), out=inner[c])
     inner[7] = down((m.on_tiles & m.in_frame).view(np.uint8) * np.uint8(255)) * (1 / 255)
 
     names, out = [], np.empty((n_cells, CHANNELS, SIZE, SIZE), np.float32)
@@ -95,6 +107,15 @@ def cell_inputs(st: FrameState) -> tuple[list[str], np.ndarray]:
     out = out[:len(names)]
     out[:, 7] = 1.0 - out[:, 7]
     return names, out
+
+
+@lru_cache(maxsize=4)  # a mosaic's size changes only when tiles come or go
+def _coordinates(h: int, w: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each pixel's column and row (float64, row by row) in an h x w plane (read-only)."""
+    cols = np.tile(np.arange(w, dtype=np.float64), h)
+    rows = np.repeat(np.arange(h, dtype=np.float64), w)
+    cols.flags.writeable = rows.flags.writeable = False
+    return cols, rows
 
 
 @cache

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import cv2
 import numpy as np
@@ -117,8 +117,9 @@ class Mosaic:
     def to_mm(self, pts_px) -> np.ndarray:
         return np.asarray(pts_px, float) / self.px_per_mm + self.origin_mm
 
-    @property
+    @cached_property
     def on_tiles(self) -> np.ndarray:
+        """Which pixels lie on a tile (found once: the passes ask for it again and again)."""
         return self.cell_map >= 0
 
 

@@ -110,8 +110,10 @@ def count_beans(st: FrameState) -> None:
     H, W = lab.shape
     ctx = int(math.ceil(bean_net.CONTEXT_MM * s))
     # Only regions with some player's colour can hold a bean of theirs.
-    coloured = np.bincount(lab.ravel()[np.flatnonzero(st.px.label < len(st.px.players))],
-                           minlength=n).tolist()
+    # (A histogram of the labels under a mask: whole counts, as np.bincount gives them, without
+    # gathering the labels first.)
+    coloured = cv2.calcHist([lab], [0], cv2.compare(st.px.label, len(st.px.players), cv2.CMP_LT),
+                            [n], [0, n]).ravel().tolist()
     ran = np.zeros(n, bool)
     boxes: list[tuple[int, tuple[int, int, int, int]]] = []
     for i, (x, y, w, h, area) in enumerate(stats[1:].tolist(), 1):
@@ -136,12 +138,16 @@ def _peaks_in(st: FrameState, boxes: list[tuple[int, tuple[int, int, int, int]]]
     boxes of one shape run as one batch: (key, mosaic point, heat) each."""
     batches: dict[tuple[int, ...], list] = {}
     for key, box in boxes:
-        x_in = bean_net.net_input(planes(st), box, bean_net.BATCH_STEP)
-        batches.setdefault(x_in.shape, []).append((key, box, x_in))
+        batches.setdefault(bean_net.input_shape(box, bean_net.BATCH_STEP), []).append((key, box))
     answers = []  # (key, box, the net's answer): every batch's, for one peak search
-    for group in batches.values():
-        out = bean_net.run(np.stack([g[2] for g in group]))
-        answers += [(key, box, one) for (key, box, _), one in zip(group, out, strict=True)]
+    for shape, group in batches.items():
+        # Each input written straight into its slot of the batch (stacking them after
+        # would copy every one again).
+        x_in = np.zeros((len(group), *shape), np.float32)
+        for k, (_, box) in enumerate(group):
+            bean_net.net_input(planes(st), box, bean_net.BATCH_STEP, out=x_in[k])
+        out = bean_net.run(x_in)
+        answers += [(key, box, one) for (key, box), one in zip(group, out, strict=True)]
     for (key, box, _), found in zip(answers, bean_net.peaks_of_batch(
             [one for _, _, one in answers], floor), strict=True):
         for p in found:
