@@ -175,8 +175,8 @@ def label_samples(samples: np.ndarray, gains: np.ndarray, lut: ChromaTable,
     (samples are (D, ANGLES, RADII, 3) around discs of those teams), a disc's own
     label also needs its acrylic's lightness and glare: far darker is the table,
     a shadow or a cut edge; far more white is the table or paint, not glare.
-    ``shade`` (broadcast to the samples' shape less the colour axis) is the table's
-    lightness where each was taken (:meth:`TableModel.shading`).
+    ``shade`` is the table's lightness where each sample was taken
+    (:meth:`TableModel.shading`): the samples' first axis, the rest broadcast.
     """
     # The lightness of all samples in one product, as it always was taken (BLAS may
     # sum its three terms in its own order); the rest, sample by sample or disc by
