@@ -178,35 +178,3 @@ def test_the_pale_shapes_of_a_print_are_table_though_lighter_than_its_ground() -
     one_end = discs.TableModel(table.chroma, table.spread, table.light_hi, table.light,
                                table.modes, table.mode_spread)
     assert not bool(discs.is_table(f[None, :2], f[None, 2], one_end)[0])
-
-
-def test_a_cluster_of_pieces_of_the_tables_colour_does_not_lift_the_tables_lightness() -> None:
-    # Green acrylic on green baize, a third brighter than it, over a fifth of an evenly
-    # lit photo: the fit of the table's lightness must not rise under the cluster
-    # (it would call the pieces table), nor sink at the corners.
-    green = linear_colour(TEAM_COLOURS["green"]).astype(np.float32)
-    h, w = 600, 800
-    lin = np.empty((h, w, 3), np.float32)
-    lin[:] = green * 0.45
-    cluster = np.zeros((h, w), np.uint8)
-    for y in range(100, 500, 46):
-        for x in range(200, 600, 46):
-            if (x - 400) ** 2 + (y - 300) ** 2 < 200**2:
-                cv2.circle(lin, (x, y), 22, green.tolist(), -1)
-                cv2.circle(cluster, (x, y), 22, 1, -1)
-    assert 0.15 < cluster.mean() < 0.25
-    feats = discs.features(_noisy(lin))
-    table = discs.table_model(feats)
-    shade = table.shading_image(w, h)
-    assert abs(float(shade[300, 400]) - 1) < 0.03 and abs(float(shade[0, 0]) - 1) < 0.03
-    assert discs.piece_mask(feats, table)[cluster > 0].mean() > 0.9
-
-
-def test_the_piece_mask_holds_each_colour_of_a_print_to_its_own_bright_end() -> None:
-    ground, pale = (0.16, 0.05, 0.30), (0.45, 0.45, 0.45)
-    lin = np.full((300, 400, 3), ground, np.float32)
-    for x in range(0, 400, 50):
-        lin[:, x:x + 18] = pale
-    feats = discs.features(_noisy(lin))
-    table = discs.table_model(feats)
-    assert discs.piece_mask(feats, table).mean() < 0.01  # no pieces, all table

@@ -109,7 +109,7 @@ def table_model(feats: np.ndarray) -> TableModel:
 SHADE_SIDE = 200  # px on the long side of the grid the table's lightness is fitted on
 SHADE_MIN_SHARE = 0.2  # the fit needs at least this share of the photo to be table
 SHADE_LIMIT = math.log(2.5)  # the table's lightness stays within 1/2.5 .. 2.5 of the border's
-SHADE_ROUNDS = 6  # reweighting rounds of the robust fit
+SHADE_ROUNDS = 4  # reweighting rounds of the robust fit
 
 
 def _nearest_mode(c0: np.ndarray, c1: np.ndarray, table: TableModel) -> np.ndarray:
@@ -145,11 +145,11 @@ def _shade(feats: np.ndarray, table: TableModel) -> np.ndarray:
     grid = feats[step // 2::step, step // 2::step]
     gh, gw = grid.shape[:2]
     ys, xs = np.mgrid[0:gh, 0:gw]
-    u = ((xs * step + step // 2 + 0.5) * (2.0 / w) - 1.0).ravel()  # pixel centres
-    v = ((ys * step + step // 2 + 0.5) * (2.0 / h) - 1.0).ravel()
+    u = ((xs + 0.5) * step * (2.0 / w) - 1.0).ravel()
+    v = ((ys + 0.5) * step * (2.0 / h) - 1.0).ravel()
     log_light = np.log(np.maximum(grid[..., 2].ravel(), 0.02))
-    # The band table_model reads the border's colour from.
-    border = (np.minimum(u + 1, 1 - u) < 2 * BORDER) | (np.minimum(v + 1, 1 - v) < 2 * BORDER)
+    border = (np.minimum(np.minimum(u + 1, 1 - u) * w, np.minimum(v + 1, 1 - v) * h)
+              < 2 * BORDER * max(h, w))
     kind = _nearest_mode(grid[..., 0].ravel(), grid[..., 1].ravel(), table)
     # Each colour's lightness at the border is its reference.
     rel = np.full(len(kind), np.nan, np.float32)
@@ -163,17 +163,16 @@ def _shade(feats: np.ndarray, table: TableModel) -> np.ndarray:
         return np.zeros(6, np.float32)
     terms = np.stack([np.ones_like(u), u, v, u * u, u * v, v * v], axis=1)
     a, b = terms[ok], rel[ok]
-    # Reweighting starts from the border's lightness (a flat surface), not from a
-    # plain least-squares fit: a cluster of pieces of the table's colour would lift
-    # that fit under itself, and the weights would then keep it there.
+    weight = np.ones(len(b), np.float32)
     coef = np.zeros(6)
     for _ in range(SHADE_ROUNDS):
+        sw = np.sqrt(weight)
+        coef = np.linalg.lstsq(a * sw[:, None], b * sw, rcond=None)[0]
         res = b - a @ coef
         scale = max(1.4826 * float(np.median(np.abs(res))), 0.01)
         # Tukey's biweight: a piece or a shadow far off the surface weighs nothing.
         t = np.clip(res / (4.685 * scale), -1, 1)
-        sw = (1 - t * t).astype(np.float32)  # the square root of the weight
-        coef = np.linalg.lstsq(a * sw[:, None], b * sw, rcond=None)[0]
+        weight = ((1 - t * t) ** 2).astype(np.float32)
     return coef.astype(np.float32)
 
 
@@ -308,12 +307,7 @@ def piece_mask(feats: np.ndarray, table: TableModel) -> np.ndarray:
         d = (feats[..., :2] - table.chroma) / table.spread
         far = (d[..., 0] ** 2 + d[..., 1] ** 2) > CHROMA_K**2
     h, w = feats.shape[:2]
-    hi: float | np.ndarray = table.light_hi
-    if table.modes is not None and table.mode_light_hi is not None:
-        # Each of a patterned table's colours against its own bright end.
-        kind = _nearest_mode(feats[..., 0], feats[..., 1], table)
-        hi = np.where(kind >= 0, table.mode_light_hi[np.maximum(kind, 0)], table.light_hi)
-    bright = feats[..., 2] > hi * BRIGHTER * table.shading_image(w, h)
+    bright = feats[..., 2] > table.light_hi * BRIGHTER * table.shading_image(w, h)
     mask = (far | bright).astype(np.uint8)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
     return cv2.morphologyEx(mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(
