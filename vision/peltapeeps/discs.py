@@ -16,6 +16,7 @@ long side); :mod:`vision.peltapeeps.rims` checks and refines each candidate.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -119,10 +120,18 @@ def _nearest_mode(c0: np.ndarray, c1: np.ndarray, table: TableModel) -> np.ndarr
         d = ((c0 - table.chroma[0]) / table.spread[0]) ** 2 \
             + ((c1 - table.chroma[1]) / table.spread[1]) ** 2
         return np.where(d < CHROMA_K**2, 0, -1)
-    assert table.mode_spread is not None
-    d = np.stack([((c0 - m0) / s0) ** 2 + ((c1 - m1) / s1) ** 2
-                  for (m0, m1), (s0, s1) in zip(table.modes, table.mode_spread, strict=True)])
+    d = np.stack(list(_mode_distances(c0, c1, table)))
     return np.where(d.min(axis=0) < CHROMA_K**2, d.argmin(axis=0), -1)
+
+
+def _mode_distances(c0: np.ndarray, c1: np.ndarray, table: TableModel
+                    ) -> Iterator[np.ndarray]:
+    """Squared distance, in spreads, of chromaticities to each colour of a patterned table."""
+    assert table.modes is not None and table.mode_spread is not None
+    for (m0, m1), (s0, s1) in zip(table.modes, table.mode_spread, strict=True):
+        d0 = (c0 - m0) / s0
+        d1 = (c1 - m1) / s1
+        yield d0**2 + d1**2
 
 
 def _shade(feats: np.ndarray, table: TableModel) -> np.ndarray:
@@ -249,14 +258,12 @@ def _near_modes(c0: np.ndarray, c1: np.ndarray, table: TableModel,
                 light: np.ndarray | None = None) -> np.ndarray:
     """Chromaticities within a patterned table's spread of one of its colours (and,
     with ``light``, no lighter than that colour's bright end allows)."""
-    assert table.modes is not None and table.mode_spread is not None
+    assert table.modes is not None
     near = np.zeros(np.shape(c0), bool)
     his = table.mode_light_hi if table.mode_light_hi is not None \
         else np.full(len(table.modes), table.light_hi)
-    for (m0, m1), (s0, s1), hi in zip(table.modes, table.mode_spread, his, strict=True):
-        d0 = (c0 - m0) / s0
-        d1 = (c1 - m1) / s1
-        this = (d0**2 + d1**2) < CHROMA_K**2
+    for d2, hi in zip(_mode_distances(c0, c1, table), his, strict=True):
+        this = d2 < CHROMA_K**2
         if light is not None:
             this &= light < hi * LIGHTER
         near |= this
