@@ -63,6 +63,9 @@ class SimLIS3DH(Accelerometer):
 
     def read(self, n: int) -> bytes:
         data = self._output()
+        if self._pointer == 0x14 and 0x14 in data:
+            with self._lock:
+                self.bean_reads += self.scene != self.DARK
         out = bytearray()
         reg = self._pointer
         for _ in range(n):
@@ -101,6 +104,9 @@ class SimADXL345(Accelerometer):
 
     def read(self, n: int) -> bytes:
         data = self._output()
+        if self._pointer == 0x14 and 0x14 in data:
+            with self._lock:
+                self.bean_reads += self.scene != self.DARK
         start = self._pointer
         return bytes(data.get(r, self.regs[r % 0x40]) for r in range(start, start + n))
 
@@ -137,6 +143,7 @@ class SimTCS34725:
         self.regs[0x12] = 0x44
         self.bad_commands = 0
         self.scene = self.DARK
+        self.bean_reads = 0  # colour readings taken since the bean now at the mouth came
         self._pointer = 0
         self._increment = False
         self._enabled_at = None
@@ -148,6 +155,7 @@ class SimTCS34725:
         with self._lock:
             self.scene = (chroma[0] * brightness, chroma[1] * brightness,
                           chroma[2] * brightness, brightness)
+            self.bean_reads = 0
 
     def take_bean(self) -> None:
         with self._lock:
@@ -170,6 +178,9 @@ class SimTCS34725:
 
     def read(self, n: int) -> bytes:
         data = self._output()
+        if self._pointer == 0x14 and 0x14 in data:
+            with self._lock:
+                self.bean_reads += self.scene != self.DARK
         out = bytearray()
         reg = self._pointer
         for _ in range(n):

@@ -94,6 +94,9 @@ def test_no_fight_no_draw(rules, fight) -> None:
 # --- end to end over the pseudo-terminal -------------------------------------------
 
 
+SEEN_AFTER = 4  # colour readings: the egg's draw detector settles on three in a row
+
+
 class Table:
     """The physical side: a player's hands on the egg, driven from the test."""
 
@@ -102,10 +105,18 @@ class Table:
         self._hand = threading.Lock()  # one bean at the mouth at a time
 
     def draw(self, colour: str, hold: float = 0.25) -> None:
-        """A bean of ``colour`` comes to the mouth, is read, and is taken out."""
+        """A bean of ``colour`` comes to the mouth, is read, and is taken out.
+
+        It stays at least ``hold`` seconds and until the egg has taken enough colour
+        readings to see it: a busy machine that stalls the egg's loop must not turn a
+        fixed hold into a bean never seen.
+        """
         with self._hand:
             self.rig.colour.put_bean(BEANS[colour])
             time.sleep(hold)
+            deadline = time.monotonic() + 5
+            while self.rig.colour.bean_reads < SEEN_AFTER and time.monotonic() < deadline:
+                time.sleep(0.02)
             self.rig.colour.take_bean()
             time.sleep(0.15)
 
