@@ -16,6 +16,7 @@ a search keeps whichever readings and pieces cost least together.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -28,10 +29,13 @@ ANGLE_TOL = 16.0  # degrees between a seen and a catalogued connector
 MISSING = 1.0  # a connector on one side only
 WRONG_TYPE = 0.8  # two connectors that line up but differ in type
 NOT_IN_SET = 20.0  # a disc left without a piece of the set
-SLEEPING_PAINT = 0.17  # painted share below which a face-up piece looks asleep
-KIND_COST = 1.5  # a face-up piece's paint against its kind, when clear ...
-KIND_MARGIN = 0.03  # ... this far from SLEEPING_PAINT (closer, in proportion)
-KIND_CLEAR = 0.09  # ... and only where the marks cover at least this share: clearly paint
+# The paint's hint at a face-up piece's kind, learnt from the photo (PaintStyle):
+KIND_COST = 1.5  # the most a face-up piece's paint may cost it against its kind
+KIND_SURE = 0.8  # connectors that name a disc's kind by this much more teach the paint
+KIND_FACE = 0.5  # ... on a disc at least this surely face up (face evidence)
+KIND_SAMPLES = 1  # discs of each kind (closed eyes, open faces) needed to learn from
+PAINT_SPREAD = 0.2  # least spread of log painted share within a kind
+PAINT_FLOOR = 0.003  # added to a painted share before its logarithm
 
 
 @dataclass(frozen=True)
@@ -91,9 +95,80 @@ def best_match(seen: Sequence[Seen], piece: Piece, face_up: bool) -> Match:
     return Match(piece.id, face_up, round(best[1], 2), round(best[0], 3))
 
 
+@dataclass(frozen=True)
+class PaintStyle:
+    """How much of the centre one set's paint covers on each kind of face, as one
+    photo shows it: a Sleeping PeltaPeep's closed eyes cover less than the open eyes
+    or scales of the other pieces, by an amount that is the set's own (thin lines on
+    2% of the centre in one set, 10% in another). Each kind's log painted share is
+    taken as normal (a robust centre and spread), and a piece's cost is how much less
+    likely its kind makes the paint than the likeliest kind, capped at
+    :data:`KIND_COST`.
+
+    >>> style = PaintStyle(closed=(math.log(0.05), 0.3), open_=(math.log(0.2), 0.3))
+    >>> style.cost("sleeping", 0.05), style.cost("awake", 0.05), style.cost("egg", 0.2)
+    (0.0, 1.5, 0.0)
+    >>> 0 < style.cost("sleeping", 0.1) < 1  # in between, either kind costs little
+    True
+    """
+
+    closed: tuple[float, float]  # (centre, spread) of log painted share, Sleeping PeltaPeeps
+    open_: tuple[float, float]  # ... of the pieces with open eyes or scales
+
+    def cost(self, kind: str, paint: float) -> float:
+        x = math.log(paint + PAINT_FLOOR)
+
+        def log_like(c: tuple[float, float]) -> float:
+            return -0.5 * ((x - c[0]) / c[1]) ** 2 - math.log(c[1])
+
+        closed, open_ = log_like(self.closed), log_like(self.open_)
+        own = closed if kind == "sleeping" else open_
+        return min(KIND_COST, max(closed, open_) - own)
+
+
+def _spread(values: Sequence[float]) -> tuple[float, float]:
+    """Median and robust spread (scaled median absolute deviation, at least
+    :data:`PAINT_SPREAD`) of ``values``."""
+    v = sorted(values)
+    mid = _median(v)
+    return mid, max(PAINT_SPREAD, 1.4826 * _median(sorted(abs(x - mid) for x in v)))
+
+
+def _median(v: Sequence[float]) -> float:
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+def paint_style(rows: Sequence[tuple[list[Match], list[float]]], pieces: Sequence[Piece],
+                evidence: Sequence[float], paint: Sequence[float]) -> PaintStyle | None:
+    """The paint style one set shows in this photo, from its discs whose connectors
+    alone name their kind (the best piece of another kind costs :data:`KIND_SURE`
+    more) and that surely lie face up; None while either kind has fewer than
+    :data:`KIND_SAMPLES` such discs (the paint then says nothing about the kind).
+
+    ``rows`` are each disc's matches and costs against ``pieces`` (:func:`_row`
+    without the paint).
+    """
+    shares: dict[bool, list[float]] = {True: [], False: []}
+    for (ms, cs), ev, p in zip(rows, evidence, paint, strict=True):
+        if ev < KIND_FACE:
+            continue
+        best = min(range(len(cs)), key=cs.__getitem__)
+        sleeping = pieces[best].kind == "sleeping"
+        other = min((c for c, pc in zip(cs, pieces, strict=True)
+                     if (pc.kind == "sleeping") != sleeping), default=math.inf)
+        if ms[best].face_up and other - cs[best] >= KIND_SURE:
+            shares[sleeping].append(math.log(p + PAINT_FLOOR))
+    if min(len(v) for v in shares.values()) < KIND_SAMPLES:
+        return None
+    return PaintStyle(_spread(shares[True]), _spread(shares[False]))
+
+
 def _row(cons: Sequence[Seen], ev: float, paint: float | None,
-         pieces: Sequence[Piece], face_weight: float) -> tuple[list[Match], list[float]]:
-    """One disc against every piece: the best match of each and its cost with the face."""
+         pieces: Sequence[Piece], face_weight: float, style: PaintStyle | None = None
+         ) -> tuple[list[Match], list[float]]:
+    """One disc against every piece: the best match of each and its cost with the face
+    (and, where the photo has taught ``style``, with the paint)."""
     row_m, row_c = [], []
     for p in pieces:
         options = []
@@ -101,10 +176,8 @@ def _row(cons: Sequence[Seen], ev: float, paint: float | None,
             m = best_match(cons, p, up)
             contra = max(0.0, -ev) if up else max(0.0, ev)
             kind = 0.0
-            if up and paint is not None and ev > 0.5 and paint > KIND_CLEAR:
-                sleepy = paint < SLEEPING_PAINT
-                if (p.kind == "sleeping") != sleepy:
-                    kind = KIND_COST * min(1.0, abs(paint - SLEEPING_PAINT) / KIND_MARGIN)
+            if up and style is not None and paint is not None and ev > KIND_FACE:
+                kind = style.cost(p.kind, paint)
             options.append((m.cost + face_weight * contra + kind, m))
         c, m = min(options, key=lambda o: o[0])
         row_m.append(m)
@@ -151,6 +224,26 @@ def _facing(m: Match, piece: Piece, towards: float) -> str | None:
     return None if near is None else near[1]
 
 
+def _styles(free: Sequence[Sequence[Seen]], teams: Sequence[str],
+            catalogs: Mapping[str, Catalog], evidence: Sequence[float],
+            paint: Sequence[float] | None, face_weight: float) -> dict[str, PaintStyle]:
+    """Each set's paint style (:func:`paint_style`), learnt from the connectors its discs
+    show by colour alone; teams playing one set share its style."""
+    if paint is None:
+        return {}
+    by_set: dict[str, list[int]] = {}
+    for i, t in enumerate(teams):
+        by_set.setdefault(catalogs[t].name, []).append(i)
+    styles = {}
+    for name, idx in by_set.items():
+        pieces = list(catalogs[teams[idx[0]]].pieces)
+        rows = [_row(free[i], evidence[i], None, pieces, face_weight) for i in idx]
+        style = paint_style(rows, pieces, [evidence[i] for i in idx], [paint[i] for i in idx])
+        if style is not None:
+            styles[name] = style
+    return styles
+
+
 def identify_pieces(free: Sequence[Sequence[Seen]], teams: Sequence[str],
                     catalogs: Mapping[str, Catalog], face_evidence: Sequence[float],
                     paint: Sequence[float] | None = None,
@@ -195,6 +288,7 @@ def identify_pieces(free: Sequence[Sequence[Seen]], teams: Sequence[str],
     for i, t in enumerate(teams):
         by_team.setdefault(t, []).append(i)
     pieces = {t: list(catalogs[t].pieces) for t in by_team}
+    styles = _styles(free, teams, catalogs, face_evidence, paint, face_weight)
     rows: dict[tuple[int, tuple[Seen, ...]], tuple[list[Match], list[float]]] = {}
     assigned: dict[tuple, tuple[list[tuple[Match | None, float]], float]] = {}
 
@@ -208,7 +302,7 @@ def identify_pieces(free: Sequence[Sequence[Seen]], teams: Sequence[str],
                 if keys[i] not in rows:
                     rows[keys[i]] = _row(keys[i][1], face_evidence[i],
                                          None if paint is None else paint[i], pieces[t],
-                                         face_weight)
+                                         face_weight, styles.get(catalogs[t].name))
             banned = tuple(sorted((i, pid) for i, pid in bans if teams[i] == t))
             team_key = (t, banned, *(keys[i] for i in idx))
             if team_key not in assigned:
