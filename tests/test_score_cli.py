@@ -317,10 +317,24 @@ def test_pieces_lying_apart_lead_with_the_doubt_and_name_no_winner(capsys, not_l
     assert data["headline"].startswith("no winner named: the photo may not show")
 
 
-def test_the_full_set_is_the_default_and_the_sheet_names_the_set(capsys, files) -> None:
+@pytest.fixture(scope="module")
+def core_files(tmp_path_factory) -> dict[str, Path]:
+    """A photo of a layout of the core set's pieces only (E1-E3, S1, S2, A1-A3), which
+    both sets hold: read with either, it is the same layout."""
+    scene = render_layout(14, PeltaSpec(teams=(2, 2), rounds=(3, 4)))
+    assert {p.piece for p in scene.truth.pieces} <= {p.id for p in default_catalog("core").pieces}
+    d = tmp_path_factory.mktemp("core")
+    photo, profile = d / "layout.jpg", d / "profile.json"
+    cv2.imwrite(str(photo), scene.frame, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    save_profile(profile_for_teams(scene.colours), profile)
+    return {"photo": photo, "profile": profile}
+
+
+def test_the_full_set_is_the_default_and_the_sheet_names_the_set(capsys, core_files) -> None:
     # Needs the reader. The engine, the command and the page default to one set.
     assert PeltaPeeps(seats=[("a", "blue"), ("b", "green")]).set_label == \
         "default full set, 16 pieces a colour"
+    files = core_files
     common = ["peltapeeps", str(files["photo"]), "--profile", str(files["profile"])]
     rc, out, _ = _run(capsys, *common)
     assert rc == 0 and out.splitlines()[1] == "Set: default full set, 16 pieces a colour"
