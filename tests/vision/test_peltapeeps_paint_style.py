@@ -79,3 +79,43 @@ def test_the_paint_says_nothing_until_the_photo_has_taught_it() -> None:
     assert style.cost("sleeping", 0.05) == 0 and style.cost("awake", 0.05) > 1
     # A face in doubt teaches nothing.
     assert identify.paint_style(rows, pieces, [0.2] * 5, [p for _, p in rows_for]) is None
+
+
+def test_the_cost_grows_steadily_with_the_paints_distance_from_a_kind() -> None:
+    # One spread for both kinds: no paint far out on one side counts for the other kind.
+    style = identify.PaintStyle(closed=-3.1, open_=-1.8, spread=0.3)
+    paints = [0.0, 0.002, 0.01, 0.03, 0.05, 0.08, 0.12, 0.2, 0.4, 0.7, 1.0]
+    asleep = [style.cost("sleeping", p) for p in paints]
+    awake = [style.cost("awake", p) for p in paints]
+    assert asleep == sorted(asleep) and awake == sorted(awake, reverse=True)
+    assert asleep[0] == 0 and awake[-1] == 0 and awake[0] == asleep[-1] == identify.KIND_COST
+    assert style.cost("egg", float("nan")) == 0
+
+
+def test_a_sleeping_piece_one_type_mistake_from_any_other_kind_teaches_at_any_turn() -> None:
+    # S2 (curve, notch) is one type mistake (a curve read as a tab) from E1 (tab, notch):
+    # exactly the margin that names its kind, whatever small angle error its connectors
+    # are seen with.
+    pieces = list(CATALOG.pieces)
+    for err in (0.0, 1.0, 2.0, 3.0, 5.0):
+        rows_for = [([(a + err, t, 1.0, 1.0) for a, t in ((0.0, "curve"), (180.0, "notch"))], 0.05),
+                    (seen("A5"), 0.2)]
+        rows = [identify._row(cons, 1.0, None, pieces, 2.5) for cons, _ in rows_for]
+        style = identify.paint_style(rows, pieces, [1.0, 1.0], [p for _, p in rows_for])
+        assert style is not None, err
+
+
+def test_each_set_learns_its_own_paint() -> None:
+    # Red plays a finely painted set, blue a boldly painted one (the same pieces): a disc
+    # painted 11% is open-eyed in red's set and closed-eyed in blue's.
+    bold = type(CATALOG)("bold", CATALOG.pieces, CATALOG.sizes)
+    fine = [(seen("S1"), 0.045), (seen("A5"), 0.16), (seen("E2"), 0.2)]
+    strong = [(seen("S1"), 0.11), (seen("A5"), 0.26), (seen("E2"), 0.45)]
+    doubtful = seen("S3", drop=(240.0,), doubt=(0.0,))
+    discs = fine + [(doubtful, 0.11)] + strong + [(doubtful, 0.11)]
+    teams = ["red"] * 4 + ["blue"] * 4
+    matches, _ = identify.identify_pieces(
+        [c for c, _ in discs], teams, {"red": CATALOG, "blue": bold}, [1.0] * 8,
+        [p for _, p in discs])
+    assert CATALOG.piece(matches[3][0].piece).kind != "sleeping"
+    assert matches[7][0].piece == "S3"

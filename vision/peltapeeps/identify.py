@@ -99,31 +99,32 @@ def best_match(seen: Sequence[Seen], piece: Piece, face_up: bool) -> Match:
 class PaintStyle:
     """How much of the centre one set's paint covers on each kind of face, as one
     photo shows it: a Sleeping PeltaPeep's closed eyes cover less than the open eyes
-    or scales of the other pieces, by an amount that is the set's own (thin lines on
-    2% of the centre in one set, 10% in another). Each kind's log painted share is
-    taken as normal (a robust centre and spread), and a piece's cost is how much less
-    likely its kind makes the paint than the likeliest kind, capped at
-    :data:`KIND_COST`.
+    or scales of the other pieces, by an amount that is the set's own (closed eyes
+    over about 5% of the centre in one set, 11% in another, open eyes over 16% or
+    24%). Each kind's log painted share is taken as normal about its own centre with
+    one spread, and a piece's cost is how much less likely its kind makes the paint
+    than the other kind (a log-likelihood ratio, which grows steadily with the
+    paint's distance), capped at :data:`KIND_COST`.
 
-    >>> style = PaintStyle(closed=(math.log(0.05), 0.3), open_=(math.log(0.2), 0.3))
+    >>> style = PaintStyle(closed=math.log(0.05), open_=math.log(0.2), spread=0.3)
     >>> style.cost("sleeping", 0.05), style.cost("awake", 0.05), style.cost("egg", 0.2)
     (0.0, 1.5, 0.0)
-    >>> 0 < style.cost("sleeping", 0.1) < 1  # in between, either kind costs little
+    >>> 0 < style.cost("sleeping", 0.1) < 1  # half way (in log), either kind costs little
     True
     """
 
-    closed: tuple[float, float]  # (centre, spread) of log painted share, Sleeping PeltaPeeps
-    open_: tuple[float, float]  # ... of the pieces with open eyes or scales
+    closed: float  # centre of log painted share, Sleeping PeltaPeeps
+    open_: float  # ... of the pieces with open eyes or scales
+    spread: float  # of log painted share about either centre
 
     def cost(self, kind: str, paint: float) -> float:
-        x = math.log(paint + PAINT_FLOOR)
-
-        def log_like(c: tuple[float, float]) -> float:
-            return -0.5 * ((x - c[0]) / c[1]) ** 2 - math.log(c[1])
-
-        closed, open_ = log_like(self.closed), log_like(self.open_)
-        own = closed if kind == "sleeping" else open_
-        return min(KIND_COST, max(closed, open_) - own)
+        """What ``paint`` (the painted share of a face-up disc) costs a piece of ``kind``."""
+        if not math.isfinite(paint):
+            return 0.0
+        x = math.log(max(paint, 0.0) + PAINT_FLOOR)
+        closer = ((x - self.open_) ** 2 - (x - self.closed) ** 2) / (2 * self.spread**2)
+        against = -closer if kind == "sleeping" else closer
+        return min(KIND_COST, max(0.0, against))
 
 
 def _spread(values: Sequence[float]) -> tuple[float, float]:
@@ -151,17 +152,19 @@ def paint_style(rows: Sequence[tuple[list[Match], list[float]]], pieces: Sequenc
     """
     shares: dict[bool, list[float]] = {True: [], False: []}
     for (ms, cs), ev, p in zip(rows, evidence, paint, strict=True):
-        if ev < KIND_FACE:
+        if not (cs and ev >= KIND_FACE and math.isfinite(p)):  # NaN evidence teaches nothing
             continue
         best = min(range(len(cs)), key=cs.__getitem__)
         sleeping = pieces[best].kind == "sleeping"
         other = min((c for c, pc in zip(cs, pieces, strict=True)
                      if (pc.kind == "sleeping") != sleeping), default=math.inf)
-        if ms[best].face_up and other - cs[best] >= KIND_SURE:
-            shares[sleeping].append(math.log(p + PAINT_FLOOR))
+        # Costs are rounded to thousandths, and one type mistake is exactly KIND_SURE.
+        if ms[best].face_up and other - cs[best] >= KIND_SURE - 1e-6:
+            shares[sleeping].append(math.log(max(p, 0.0) + PAINT_FLOOR))
     if min(len(v) for v in shares.values()) < KIND_SAMPLES:
         return None
-    return PaintStyle(_spread(shares[True]), _spread(shares[False]))
+    (closed, s_closed), (open_, s_open) = _spread(shares[True]), _spread(shares[False])
+    return PaintStyle(closed, open_, math.sqrt((s_closed**2 + s_open**2) / 2))
 
 
 def _row(cons: Sequence[Seen], ev: float, paint: float | None,
@@ -176,7 +179,7 @@ def _row(cons: Sequence[Seen], ev: float, paint: float | None,
             m = best_match(cons, p, up)
             contra = max(0.0, -ev) if up else max(0.0, ev)
             kind = 0.0
-            if up and style is not None and paint is not None and ev > KIND_FACE:
+            if up and style is not None and paint is not None and ev >= KIND_FACE:
                 kind = style.cost(p.kind, paint)
             options.append((m.cost + face_weight * contra + kind, m))
         c, m = min(options, key=lambda o: o[0])
@@ -231,16 +234,16 @@ def _styles(free: Sequence[Sequence[Seen]], teams: Sequence[str],
     show by colour alone; teams playing one set share its style."""
     if paint is None:
         return {}
-    by_set: dict[str, list[int]] = {}
+    by_set: dict[int, list[int]] = {}  # teams playing one set (the same Catalog)
     for i, t in enumerate(teams):
-        by_set.setdefault(catalogs[t].name, []).append(i)
+        by_set.setdefault(id(catalogs[t]), []).append(i)
     styles = {}
-    for name, idx in by_set.items():
+    for key, idx in by_set.items():
         pieces = list(catalogs[teams[idx[0]]].pieces)
         rows = [_row(free[i], evidence[i], None, pieces, face_weight) for i in idx]
         style = paint_style(rows, pieces, [evidence[i] for i in idx], [paint[i] for i in idx])
         if style is not None:
-            styles[name] = style
+            styles[key] = style
     return styles
 
 
@@ -257,9 +260,9 @@ def identify_pieces(free: Sequence[Sequence[Seen]], teams: Sequence[str],
     ``free`` are each disc's connectors told by colour, ``teams`` its team and
     ``catalogs`` each team's set; ``face_evidence`` per disc runs from -1 (surely
     face down) to 1 (surely up); ``paint`` (share of the centre painted) hints at
-    the kind when face up and clearly painted: a Sleeping PeltaPeep's closed eyes
-    cover far less than open eyes or scales (how much less depends on the set's
-    paint style, so a face whose marks cover little gets no hint). ``contacts``
+    the kind of a disc surely face up: a Sleeping PeltaPeep's closed eyes cover less
+    than open eyes or scales, by as much as the photo shows for its set
+    (:class:`PaintStyle`; until it shows it, no hint). ``contacts``
     (``a``/``b`` index the discs) are where the colours cannot tell the
     connectors, each with the readings the photo allows.
     ``touching`` are all pairs of touching discs (``i``, ``j``, the direction from
@@ -302,7 +305,7 @@ def identify_pieces(free: Sequence[Sequence[Seen]], teams: Sequence[str],
                 if keys[i] not in rows:
                     rows[keys[i]] = _row(keys[i][1], face_evidence[i],
                                          None if paint is None else paint[i], pieces[t],
-                                         face_weight, styles.get(catalogs[t].name))
+                                         face_weight, styles.get(id(catalogs[t])))
             banned = tuple(sorted((i, pid) for i, pid in bans if teams[i] == t))
             team_key = (t, banned, *(keys[i] for i in idx))
             if team_key not in assigned:
