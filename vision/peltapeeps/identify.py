@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from statistics import median
 
 from companion.rules.peltapeeps.catalog import Catalog, Piece
 from companion.rules.peltapeeps.layout import fits
@@ -130,14 +131,8 @@ class PaintStyle:
 def _spread(values: Sequence[float]) -> tuple[float, float]:
     """Median and robust spread (scaled median absolute deviation, at least
     :data:`PAINT_SPREAD`) of ``values``."""
-    v = sorted(values)
-    mid = _median(v)
-    return mid, max(PAINT_SPREAD, 1.4826 * _median(sorted(abs(x - mid) for x in v)))
-
-
-def _median(v: Sequence[float]) -> float:
-    n = len(v)
-    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+    mid = median(values)
+    return mid, max(PAINT_SPREAD, 1.4826 * median(abs(x - mid) for x in values))
 
 
 def paint_style(rows: Sequence[tuple[list[Match], list[float]]], pieces: Sequence[Piece],
@@ -229,7 +224,7 @@ def _facing(m: Match, piece: Piece, towards: float) -> str | None:
 
 def _styles(free: Sequence[Sequence[Seen]], teams: Sequence[str],
             catalogs: Mapping[str, Catalog], evidence: Sequence[float],
-            paint: Sequence[float] | None, face_weight: float) -> dict[str, PaintStyle]:
+            paint: Sequence[float] | None, face_weight: float) -> dict[int, PaintStyle]:
     """Each set's paint style (:func:`paint_style`), learnt from the connectors its discs
     show by colour alone; teams playing one set share its style."""
     if paint is None:
