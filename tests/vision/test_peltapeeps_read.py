@@ -13,7 +13,7 @@ import pytest
 from companion.rules.peltapeeps.catalog import default_catalog
 from companion.rules.peltapeeps.rules import PeltaPeeps, Place
 from vision.errors import PhotoError
-from vision.peltapeeps import discs, rims
+from vision.peltapeeps import discs, identify, rims
 from vision.peltapeeps.geometry import DISC_RADIUS_MM, piece_sdf
 from vision.peltapeeps.read import read_layout
 from vision.peltapeeps.reading import LayoutReading, score_reading
@@ -210,3 +210,77 @@ def test_the_lamps_reflection_over_pieces_is_named_and_a_clean_photo_has_none() 
     assert len(named) == 1 and "take the photo again" in named[0]
     wx, wy = (float(v) for v in named[0].split("near (")[1].split(")")[0].split(","))
     assert np.hypot(wx - x, wy - y) < 0.2 * a.radius_px
+
+
+
+ACRYLIC, TABLE_LOOK = np.log([0.95, 0.41, 0.79]), np.log([0.12, 0.14, 0.11])  # pink on dark wood
+
+
+def _cut_disc(kind: str, in_cut: np.ndarray, body: np.ndarray = ACRYLIC) -> rims.Disc:
+    """A disc (team 0) with a ``kind`` cut at 90 degrees by its labels, and the colours
+    it was sampled at (log linear BGR): ``body`` inside the rim on the rays through the
+    cut, pink acrylic elsewhere, dark table beyond the rim, and ``in_cut`` where the
+    labels say the cut is."""
+    th = np.radians(np.arange(rims.ANGLES) * 360.0 / rims.ANGLES)
+    xs = np.cos(th)[:, None] * rims.RADII[None, :] * DISC_RADIUS_MM
+    ys = np.sin(th)[:, None] * rims.RADII[None, :] * DISC_RADIUS_MM
+    inside = piece_sdf(xs, ys, [(90.0, kind)]) > 0
+    through = (np.abs(np.degrees(th) - 90) < 30)[:, None, None]
+    beyond = (rims.RADII >= 1.0)[None, :, None]
+    disc = rims.Disc(0.0, 0.0, 20.0, team=0)
+    disc.labels = np.where(inside, 0, rims.TABLE).astype(np.int16)
+    disc.looks = np.where(inside[..., None], np.where(through, body, ACRYLIC),
+                          np.where(beyond, TABLE_LOOK, in_cut))
+    return disc
+
+
+@pytest.mark.parametrize("kind", ["notch", "curve"])
+def test_a_cut_is_sure_when_it_shows_the_table_beyond_the_rim(kind) -> None:
+    disc = _cut_disc(kind, TABLE_LOOK)
+    rims.connectors([disc], np.zeros((8, 8), np.uint8), 1.0, pairs=[])
+    [(_, seen, sure, _)] = disc.free_connectors
+    assert (seen, sure) == (kind, 1.0)
+
+
+@pytest.mark.parametrize("kind", ["notch", "curve"])
+@pytest.mark.parametrize("light", ["sheen", "glare"])
+def test_a_rim_whitened_by_the_lamp_is_a_doubtful_cut(kind, light) -> None:
+    # The lamp's sheen whitens the acrylic at the rim, or its glare washes the disc out
+    # there altogether: labelled "not acrylic" as a cut is, but looking like the disc it
+    # is rather than like the table beyond.
+    if light == "sheen":
+        disc = _cut_disc(kind, np.log([0.95, 0.80, 0.94]))
+    else:
+        disc = _cut_disc(kind, np.log([0.99, 0.99, 0.99]), body=np.log([0.99, 0.99, 0.99]))
+    rims.connectors([disc], np.zeros((8, 8), np.uint8), 1.0, pairs=[])
+    [(_, _, sure, _)] = disc.free_connectors
+    assert sure < 0.3
+    # A piece without that cut pays only as much as the cut is sure.
+    assert identify._cost_at(disc.free_connectors, [], 0.0)[0] == pytest.approx(
+        identify.MISSING * sure)
+
+
+def _tab_disc(beside: np.ndarray, in_tab: np.ndarray) -> rims.Disc:
+    """A disc (team 0) with a tab at 90 degrees by its labels: pink acrylic inside the
+    rim, ``in_tab`` where the labels say the tab is, ``beside`` elsewhere outside."""
+    th = np.radians(np.arange(rims.ANGLES) * 360.0 / rims.ANGLES)
+    xs = np.cos(th)[:, None] * rims.RADII[None, :] * DISC_RADIUS_MM
+    ys = np.sin(th)[:, None] * rims.RADII[None, :] * DISC_RADIUS_MM
+    inside = piece_sdf(xs, ys, [(90.0, "tab")]) > 0
+    disc = rims.Disc(0.0, 0.0, 20.0, team=0)
+    disc.labels = np.where(inside, 0, rims.TABLE).astype(np.int16)
+    beyond = (rims.RADII >= 1.0)[None, :, None]
+    disc.looks = np.where(inside[..., None] & beyond, in_tab, np.where(beyond, beside, ACRYLIC))
+    return disc
+
+
+def test_a_tab_is_sure_when_it_looks_like_the_acrylic_and_doubtful_when_like_the_table() -> None:
+    # A tab of the disc's acrylic, and the pink shadow a translucent disc casts on a
+    # pale table, which the labels also take for the disc's colour.
+    pale = np.log([0.60, 0.62, 0.58])
+    for in_tab, expected in ((ACRYLIC, 1.0), (np.log([0.62, 0.55, 0.60]), None)):
+        disc = _tab_disc(pale, in_tab)
+        rims.connectors([disc], np.zeros((8, 8), np.uint8), 1.0, pairs=[])
+        [(ang, seen, sure, _)] = disc.free_connectors
+        assert (round(ang), seen) == (90, "tab")
+        assert (sure == 1.0) if expected else (sure < 0.3)

@@ -59,6 +59,8 @@ TABLE = -1
 DARK = 0.72  # lightness (cube root) below this share of the disc's: not acrylic
 SHARE_STEP = 0.45  # white share (glare) beyond the disc's own by this much: not acrylic
 OWN_NEAR = 2.5  # distance to a disc's own team line that counts as its own colour
+LOOK_FLOOR = 1e-4  # linear level added under a sample's logarithm (a black pixel)
+BEYOND = (1.2, 1.3)  # what lies beyond the rim, as far out as the samples reach
 
 
 @dataclass
@@ -74,6 +76,7 @@ class Disc:
     marks: FaceMarks | None = None  # how the painted marks in its centre look
     rim_share: float = 0.0  # share of angles where the rim was found where expected
     labels: np.ndarray | None = None  # (ANGLES, len(RADII)) team index or TABLE
+    looks: np.ndarray | None = None  # (ANGLES, len(RADII), 3) log linear BGR at those samples
     shape: np.ndarray | None = None  # 2x2: the unit circle onto the disc's ellipse (tilt)
     connectors: list[Seen] = field(default_factory=list)  # angle, type, sure, type sure
     free_connectors: list[Seen] = field(default_factory=list)  # told by colour
@@ -325,8 +328,10 @@ def refine(img_lin: np.ndarray, discs: list[Disc], gains: np.ndarray, lut: Chrom
                                table.shading(np.array([d.x for d in moving]),
                                              np.array([d.y for d in moving]), w, h
                                              )[:, None, None])
-        for d, lab in zip(moving, labels, strict=True):
+        looks = np.log(np.maximum(samples, LOOK_FLOOR))
+        for d, lab, look in zip(moving, labels, looks, strict=True):
             d.labels = lab
+            d.looks = look
         if k == rounds:
             return
         # Every disc's rim at once: the first radius (from the inside) that is not the
@@ -619,10 +624,12 @@ def connectors(discs: list[Disc], grey_full: np.ndarray, scale: float,
         for j, ang in near[i]:
             if (min(i, j), max(i, j)) in doubtful:  # the colours cannot tell: see the options
                 blocked |= _gaps(ang) < z.block_deg
+        touching = [ang for _, ang in near[i]]
         for start, length in _runs((own_tab > 0.5) & ~blocked):
             width = length * step
             if z.tab_run_deg[0] <= width <= z.tab_run_deg[1]:
-                found.append(((start + (length - 1) / 2) * step % 360, "tab", 1.0, 1.0))
+                mid = (start + (length - 1) / 2) * step % 360
+                found.append((mid, "tab", _sticks_out(d, mid, touching), 1.0))
         for start, length in _runs((own_cut < 0.5) & ~blocked):
             width = length * step
             if width >= z.cut_min_deg:
@@ -630,7 +637,7 @@ def connectors(discs: list[Disc], grey_full: np.ndarray, scale: float,
                 facing = [discs[j].team for j, ang in near[i]
                           if angle_gap(ang, mid) < z.centre_deg + 3 * step]
                 kind, shape_sure = _cut_shape(d, mid, {d.team}, facing[0] if facing else None)
-                found.append((mid, kind, 1.0, shape_sure))
+                found.append((mid, kind, _opens_out(d, mid, touching), shape_sure))
         # A tab and a cut cannot share a place: the acrylic just outside the rim there
         # is a neighbour's of a colour taken for this disc's, and the cut is real.
         cuts = [c[0] for c in found if c[1] != "tab"]
@@ -641,6 +648,70 @@ def connectors(discs: list[Disc], grey_full: np.ndarray, scale: float,
     for d, cons in zip(discs, with_contacts(free, same, [0] * len(same)), strict=True):
         d.connectors = cons
     return same
+
+
+def _free(d: Disc, ang: float, touching: Sequence[float]) -> bool:
+    """Whether no neighbour touches ``d`` near ``ang`` (``touching``: their directions)."""
+    return all(angle_gap(t, ang) > d.zones.block_deg + 2 * 360.0 / ANGLES for t in touching)
+
+
+def _unless_nearer(c: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+    """How sure a connector the labels found stays when its colour ``c`` should be
+    an ``a`` and might instead be a ``b`` (log linear colours), from 0 to 1.
+
+    The share |c-b|^2 / (|c-b|^2 + |c-a|^2) is 1/2 when ``c`` is as near one as the
+    other and nears 1 (0) as ``c`` nears ``a`` (``b``); it needs no colour scale,
+    so no threshold tuned to one light or table. The colours can only take
+    sureness away: twice the share, at most 1, so a connector whose colour is at
+    least as near ``a`` as ``b`` is as sure as ever.
+    """
+    to_b, to_a = float(np.sum((c - b) ** 2)), float(np.sum((c - a) ** 2))
+    return 1.0 if to_a + to_b <= 0 else round(min(1.0, 2 * to_b / (to_a + to_b)), 3)
+
+
+def _median_look(looks: np.ndarray, rays: np.ndarray, zone: tuple[float, float]) -> np.ndarray:
+    return np.median(looks[rays][:, _zone_columns(zone)].reshape(-1, 3), axis=0)
+
+
+def _opens_out(d: Disc, ang: float, touching: Sequence[float] = ()) -> float:
+    """How surely ``d``'s cut zone around ``ang`` shows the world beyond its rim (a
+    cut) rather than its own acrylic seen otherwise (a lamp's sheen whitening the
+    rim, glare washing it out), from 0 to 1; 1 where a neighbour touches near (its
+    directions ``touching``), whose acrylic may fill the cut.
+
+    A cut lets the zone show what lies beyond the rim, so it looks like the samples
+    just outside; the disc's own acrylic, however the light changes it, stays nearer
+    its body (:func:`_unless_nearer`, over the rays within ``centre_deg``). A disc known by
+    its labels alone (no colours kept) has nothing to weigh: 1.
+    """
+    if d.looks is None or not _free(d, ang, touching):
+        return 1.0
+    rays = _gaps(ang) <= d.zones.centre_deg
+    return _unless_nearer(_median_look(d.looks, rays, d.zones.cut),
+                          _median_look(d.looks, rays, BEYOND), _median_look(d.looks, rays, BODY))
+
+
+def _sticks_out(d: Disc, ang: float, touching: Sequence[float] = ()) -> float:
+    """How surely ``d``'s tab zone around ``ang`` shows its acrylic sticking out (a tab)
+    rather than the table tinted like it (the coloured shadow or reflection a
+    translucent disc casts), from 0 to 1; 1 where a neighbour touches near (its
+    directions ``touching``).
+
+    A tab goes on from the acrylic just inside the rim, so its zone looks like the
+    disc's cut zone on the same rays (where a tab's disc has no cut); the table, however
+    tinted, stays nearer the table beside the tab (:func:`_unless_nearer`; the tab's rays are
+    the narrowest tab's, the table beside lies past the widest tab's run).
+    """
+    if d.looks is None or not _free(d, ang, touching):
+        return 1.0
+    z = d.zones
+    gaps = _gaps(ang)
+    step = 360.0 / ANGLES
+    rays = gaps <= z.tab_run_deg[0] / 2 + step
+    beside = (gaps > z.tab_run_deg[1] / 2) & (gaps <= z.tab_run_deg[1] / 2 + 4 * step)
+    return _unless_nearer(_median_look(d.looks, rays, z.tab),
+                          _median_look(d.looks, rays, z.cut),
+                          _median_look(d.looks, beside, z.tab))
 
 
 def with_contacts(free: Sequence[Sequence[Seen]], contacts: Sequence[ContactInDoubt],
