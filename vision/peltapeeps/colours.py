@@ -8,10 +8,17 @@ along the straight line from its colour towards white, so a disc is compared
 with each team's *glare line* (team colour to white), not just its point.
 Distances are Mahalanobis under the team's calibrated covariance (as the bean
 reader uses the profile's models), widened by :data:`READ_SPREAD`.
+
+A warm lamp blows out the red (and green) of orange, yellow and red acrylic:
+a channel at the clip level says only that it was at least that bright, so a
+clipped colour is matched at the values its clipped channels may really have
+had, the higher ones at a cost (:func:`uncensored`).
 """
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,6 +35,10 @@ FAR = 6.0  # farther than this from every team: not a piece
 GAIN_R = (-0.4, 1.2)
 GAIN_B = (-1.6, 0.5)
 _EPS = 1e-4
+CLIP = 0.95  # linear camera level (sRGB 250) from which a channel may have been cut off
+# What a clipped channel may really have been, in multiples of what it shows.
+CLIP_FACTORS = (1.0, 1.5, 2.25, 3.4)
+CLIP_COST = 3.0  # distance units per unit of log factor: prefer the least overexposure
 
 
 @dataclass(frozen=True)
@@ -153,6 +164,53 @@ class ChromaTable:
         return i
 
 
+def uncensored(lin_bgr: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The values samples (..., 3 linear camera BGR) with one or two channels at the
+    clip level may really have had, a group of samples clipped alike at a time:
+    (their flat indices, (M, K, 3) their BGR with the clipped channels scaled by
+    each of K choices of :data:`CLIP_FACTORS`, (K,) what each choice costs).
+
+    A warm lamp blows out an orange or yellow disc's red (and green): the channel
+    then says only that it was at least that bright, and the disc's colour is any
+    colour that agrees with the channels it kept. A channel far above the clip
+    level is less likely than one just above it (most of a photo is exposed to be
+    seen), so each choice costs :data:`CLIP_COST` per unit of its log factor, in
+    the units of a team distance. Samples clipped in all three channels (glare)
+    say nothing of their colour.
+    """
+    flat = lin_bgr.reshape(-1, 3)
+    # The few samples near the clip level; the rest is not looked at again (channel
+    # by channel: numpy reduces a short last axis slowly).
+    near = np.flatnonzero(np.maximum(np.maximum(flat[:, 0], flat[:, 1]), flat[:, 2]) >= CLIP)
+    pattern = (flat[near] >= CLIP) @ np.array([1, 2, 4])
+    some = near[pattern < 7]
+    pattern = pattern[pattern < 7]
+    if not len(some):
+        return
+    for code in np.unique(pattern):
+        idx = some[pattern == code]
+        chans = [c for c in range(3) if code >> c & 1]
+        choices = np.ones((len(CLIP_FACTORS) ** len(chans) - 1, 3), np.float32)
+        choices[:, chans] = list(itertools.product(CLIP_FACTORS, repeat=len(chans)))[1:]
+        yield idx, flat[idx][:, None, :] * choices, CLIP_COST * np.log(choices).sum(axis=1)
+
+
+def team_cells(lin_bgr: np.ndarray, gains: np.ndarray, lut: ChromaTable) -> np.ndarray:
+    """The chroma table's cell of each sample (flat indices, the samples' shape); a
+    sample with clipped channels takes the cell nearest a team among the values it
+    may really have had, each choice's cost added (:func:`uncensored`)."""
+    cell = lut.flat_index(*chroma_planes(lin_bgr, gains)).reshape(-1)
+    dist = lut.distance.ravel()
+    for idx, scaled, cost in uncensored(lin_bgr):
+        other = lut.flat_index(*chroma_planes(scaled, gains))  # (M, K)
+        total = dist[other] + cost
+        k = np.argmin(total, axis=1)
+        rows = np.arange(len(idx))
+        nearer = total[rows, k] < dist[cell[idx]]
+        cell[idx[nearer]] = other[rows, k][nearer]
+    return cell.reshape(lin_bgr.shape[:-1])
+
+
 def chroma_table(models: TeamModels) -> ChromaTable:
     lo, hi = LUT_RANGE
     c = lo + (np.arange(LUT_SIZE) + 0.5) * (hi - lo) / LUT_SIZE
@@ -190,7 +248,12 @@ def white_balance(colours: np.ndarray, models: TeamModels,
         gains = np.stack([np.exp(lb), np.ones_like(lr), np.exp(lr)], axis=-1)  # (G, 3)
         ch = chroma(colours[None, :, :] / gains[:, None, :])  # (G, N, 2)
         d = table.distance[table.index(ch)]
+        for idx, scaled, cost in options:
+            ch = chroma(scaled[None] / gains[:, None, None, :])  # (G, M, K, 2)
+            d[:, idx] = np.minimum(d[:, idx], (table.distance[table.index(ch)] + cost).min(-1))
         return (np.minimum(d, 3.0) ** 2).sum(axis=-1)
+
+    options = list(uncensored(colours))
 
     table = lut or chroma_table(models)
     lr, lb = np.meshgrid(np.arange(GAIN_R[0], GAIN_R[1] + 1e-9, 0.1),
@@ -208,6 +271,9 @@ def classify(colours: np.ndarray, gains: np.ndarray, models: TeamModels
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per disc: nearest team index, its distance, the second team and its distance."""
     d, _ = glare_distance(chroma(colours / gains), models)
+    for idx, scaled, cost in uncensored(colours):  # each team at the values that suit it best
+        far = glare_distance(chroma(scaled / gains), models)[0] + cost[:, None]  # (M, K, T)
+        d[idx] = np.minimum(d[idx], far.min(axis=1))
     order = np.argsort(d, axis=1)
     rows = np.arange(len(d))
     best = order[:, 0]

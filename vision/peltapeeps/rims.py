@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from vision.peltapeeps.colours import FAR, ChromaTable, chroma_planes
+from vision.peltapeeps.colours import FAR, ChromaTable, chroma_planes, team_cells
 from vision.peltapeeps.discs import TableModel, is_table_planes
 from vision.peltapeeps.face import FaceMarks
 from vision.peltapeeps.geometry import DEFAULT_GEOMETRY, PieceGeometry
@@ -203,7 +203,7 @@ def _labels(samples: np.ndarray, light: np.ndarray, gains: np.ndarray, lut: Chro
     """:func:`label_samples` of some samples, given their lightness."""
     # Chromaticities one channel at a time and table cells as flat indices: the same
     # numbers as lut.index(chroma(samples / gains)), with far fewer temporaries.
-    cell = lut.flat_index(*chroma_planes(samples, gains))
+    cell = team_cells(samples, gains, lut)
     best, dmin = lut.team.ravel()[cell], lut.distance.ravel()[cell]
     tab = is_table_planes(*chroma_planes(samples), light if shade is None else light / shade,
                           table)
@@ -237,7 +237,7 @@ def washed_body(img_lin: np.ndarray, discs: list[Disc], gains: np.ndarray,
     samples = _polar(img_lin, discs, RADII[BODY_COLUMNS].astype(np.float32))
     y = samples @ np.array([0.0722, 0.7152, 0.2126], np.float32)
     light = np.cbrt(np.maximum(y, 0))
-    cell = lut.flat_index(*chroma_planes(samples, gains))
+    cell = team_cells(samples, gains, lut)
     share = lut.share.ravel()[cell]
     teams = np.array([d.team for d in discs])[:, None, None]
     near_own = lut.each.reshape(len(lut.each), -1)[teams, cell] < OWN_NEAR
