@@ -345,3 +345,22 @@ def test_the_full_set_is_the_default_and_the_sheet_names_the_set(capsys, core_fi
     # Same photo: 8 more pieces a colour are unplayed with the full set.
     for team in full["sheet"]:
         assert full["sheet"][team]["unplayed"] == core["sheet"][team]["unplayed"] - 8
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not PHOTOS.is_dir(), reason=f"jellybean photos not found at {PHOTOS}")
+@pytest.mark.parametrize("teams", [("red", "blue"), tuple(TEAM_COLOURS)])
+def test_no_photo_of_jellybeans_is_taken_for_a_layout(teams) -> None:
+    # Every real jellybean photo, read with two teams' profile and with all six: the
+    # reader may take beans for discs, but never for pieces it is sure of (the verdict
+    # refuses the photo rather than print a sheet).
+    from vision.image_io import read_image
+    from vision.peltapeeps.read import read_layout
+    from vision.peltapeeps.verdict import NOT_A_LAYOUT, judge
+
+    profile = profile_for_teams({t: TEAM_COLOURS[t] for t in teams})
+    catalog = default_catalog("full")
+    verdicts = {p.name: judge(read_layout(read_image(p), profile, catalog)).level
+                for p in sorted(PHOTOS.glob("*.jpg"))}
+    assert len(verdicts) >= 10
+    assert {name for name, level in verdicts.items() if level != NOT_A_LAYOUT} == set()

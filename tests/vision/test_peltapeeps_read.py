@@ -256,7 +256,7 @@ def test_a_rim_whitened_by_the_lamp_is_a_doubtful_cut(kind, light) -> None:
     [(_, _, sure, _)] = disc.free_connectors
     assert sure < 0.3
     # A piece without that cut pays only as much as the cut is sure.
-    assert identify._cost_at(disc.free_connectors, [], 0.0)[0] == pytest.approx(
+    assert identify.cost_at(disc.free_connectors, [], 0.0)[0] == pytest.approx(
         identify.MISSING * sure)
 
 
@@ -284,3 +284,22 @@ def test_a_tab_is_sure_when_it_looks_like_the_acrylic_and_doubtful_when_like_the
         [(ang, seen, sure, _)] = disc.free_connectors
         assert (round(ang), seen) == (90, "tab")
         assert (sure == 1.0) if expected else (sure < 0.3)
+
+
+def test_a_reading_that_sets_doubted_connectors_aside_is_itself_in_doubt() -> None:
+    # E6 has one notch. A disc showing that notch and, elsewhere, two cuts the colours
+    # doubt (the lamp's light?) is read E6, but only by setting those aside.
+    from vision.peltapeeps.read import _rests_on_doubt
+
+    e6 = FULL.piece("E6")
+    notch = (90.0, "notch", 1.0, 1.0)
+    doubted = [notch, (200.0, "curve", 0.2, 1.0), (300.0, "curve", 0.3, 1.0)]
+    m = identify.best_match(doubted, e6, True)
+    assert m.cost <= 0.6 and _rests_on_doubt(doubted, e6, m)
+    # Sure of them, it fits only roughly anyway (and says so); with none, it is plain.
+    sure = [notch, (200.0, "curve", 1.0, 1.0), (300.0, "curve", 1.0, 1.0)]
+    assert not _rests_on_doubt(sure, e6, identify.best_match(sure, e6, True))
+    assert not _rests_on_doubt([notch], e6, identify.best_match([notch], e6, True))
+    # A doubted cut the piece has is no doubt about the piece.
+    own = [(90.0, "notch", 0.3, 1.0)]
+    assert not _rests_on_doubt(own, e6, identify.best_match(own, e6, True))

@@ -56,6 +56,7 @@ TEAM_MARGIN = 1.5  # nearest minus second team distance below which a team is in
 OUTLINE_POINTS = 96
 MIN_RIM_SHARE = 0.25  # a disc's rim shows round at least this share of the way round
 MIN_RIM_SHARE_TABLE_HUE = 0.38  # ... or this share when it has the table's hue
+ROUGH_COST = 0.6  # a piece whose connectors cost more than this fits only roughly
 RIM_FIT_OK = 0.55  # discs found at the right size show their rim this much (median) ...
 OTHER_SIZES = (1.6, 1 / 1.6)  # ... else these sizes (times the first) are tried too
 
@@ -414,7 +415,7 @@ def _identify(found: list[rims.Disc], touching: list[tuple[int, int, float]],
                             f"catalog holds; left out")
             continue
         conf = 1.0
-        if m.cost > 0.6:
+        if m.cost > ROUGH_COST:
             conf *= 0.5
             warnings.append(f"a piece {_where(d, back)}: its connectors fit {team} "
                             f"{m.piece} only roughly")
@@ -425,6 +426,14 @@ def _identify(found: list[rims.Disc], touching: list[tuple[int, int, float]],
         if abs(ev) < 0.3:
             conf *= 0.8
             warnings.append(f"a piece {_where(d, back)}: face up or down is unclear")
+        if _rests_on_doubt(d.connectors, cat.piece(m.piece), m):
+            # The labels saw a cut or tab the piece lacks, set aside because its colour
+            # looks like the lamp's light or a tinted shadow: if it is real, the piece
+            # is another (or no piece at all: round things that are not pieces show
+            # such rims all round).
+            conf *= 0.8
+            warnings.append(f"a piece {_where(d, back)}: its rim shows a cut or tab that "
+                            f"{team} {m.piece} lacks, taken for the lamp's light")
         if any(c[1] != "tab" and c[3] < rims.SURE_SHAPE for c in d.connectors):
             # The photo fits a notch and a curve about as well somewhere on its rim: the
             # catalog chose, and the choice may name the wrong piece.
@@ -444,6 +453,17 @@ def _identify(found: list[rims.Disc], touching: list[tuple[int, int, float]],
                                 round(r_px, 2), m.rotation, round(conf, 3), pts))
         placed[i] = Placed(uid, team, m.piece, d.x, d.y, m.rotation, m.face_up)
     return pieces, placed
+
+
+def _rests_on_doubt(seen: list[rims.Seen], piece: Piece, m: identify.Match) -> bool:
+    """Whether ``m`` fits ``seen`` well only because connectors the colours doubt
+    (sureness under 1) cost it less: with every connector taken as sure it would
+    fit only roughly (cost over :data:`ROUGH_COST`)."""
+    if m.cost > ROUGH_COST or all(c[2] >= 1.0 for c in seen):
+        return False
+    cat = [(c.angle, c.type) for c in piece.face(m.face_up)]
+    sure = [(a, t, 1.0, ts) for a, t, _, ts in seen]
+    return identify.cost_at(sure, cat, m.rotation)[0] > ROUGH_COST
 
 
 LAYOUT_SHARE = 0.75  # this share of the pieces touching others: the photo shows a layout
