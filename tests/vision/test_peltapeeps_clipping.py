@@ -49,7 +49,20 @@ def test_a_clipped_channel_is_tried_higher_at_a_cost(models) -> None:
     assert (scaled[0, :, 2] > x[0, 2]).all() and (scaled[0, :, :2] == x[0, :2]).all()
     assert cost == pytest.approx(colours.CLIP_COST * np.log(scaled[0, :, 2] / x[0, 2]))
     lut = colours.chroma_table(models)
-    cell = colours.team_cells(x, GAINS, lut)
+    cell, extra = colours.team_cells(x, GAINS, lut)
     plain = lut.flat_index(*colours.chroma_planes(x, GAINS))
-    assert lut.distance.ravel()[cell] <= lut.distance.ravel()[plain]
-    assert models.teams[lut.team.ravel()[cell][0]] == "orange"
+    assert lut.distance.ravel()[cell] + extra <= lut.distance.ravel()[plain]
+
+
+def test_rim_samples_of_a_clipped_yellow_are_labelled_yellow_at_a_cost(models) -> None:
+    # As the reader labels rim samples: the plain reading is no team's (beyond FAR);
+    # read at the values its clipped channels may have had, it is yellow, and the cost
+    # of that reading counts in its distance.
+    lut = colours.chroma_table(models)
+    x = _exposed("yellow", 1.5)
+    plain = lut.flat_index(*colours.chroma_planes(x, GAINS))
+    assert lut.distance.ravel()[plain][0] >= colours.FAR
+    cell, extra = colours.team_cells(x, GAINS, lut)
+    assert models.teams[lut.team.ravel()[cell][0]] == "yellow"
+    assert extra[0] > 0 and lut.distance.ravel()[cell][0] + extra[0] < colours.FAR
+

@@ -212,7 +212,6 @@ def test_the_lamps_reflection_over_pieces_is_named_and_a_clean_photo_has_none() 
     assert np.hypot(wx - x, wy - y) < 0.2 * a.radius_px
 
 
-
 ACRYLIC, TABLE_LOOK = np.log([0.95, 0.41, 0.79]), np.log([0.12, 0.14, 0.11])  # pink on dark wood
 
 
@@ -256,7 +255,7 @@ def test_a_rim_whitened_by_the_lamp_is_a_doubtful_cut(kind, light) -> None:
     [(_, _, sure, _)] = disc.free_connectors
     assert sure < 0.3
     # A piece without that cut pays only as much as the cut is sure.
-    assert identify.cost_at(disc.free_connectors, [], 0.0)[0] == pytest.approx(
+    assert identify._cost_at(disc.free_connectors, [], 0.0)[0] == pytest.approx(
         identify.MISSING * sure)
 
 
@@ -292,14 +291,73 @@ def test_a_reading_that_sets_doubted_connectors_aside_is_itself_in_doubt() -> No
     from vision.peltapeeps.read import _rests_on_doubt
 
     e6 = FULL.piece("E6")
+
+    def disc(free, at_contacts=()):
+        d = rims.Disc(0.0, 0.0, 20.0, team=0)
+        d.free_connectors = sorted(free)
+        d.connectors = sorted([*free, *at_contacts])
+        return d, identify.best_match(d.connectors, e6, True)
+
     notch = (90.0, "notch", 1.0, 1.0)
-    doubted = [notch, (200.0, "curve", 0.2, 1.0), (300.0, "curve", 0.3, 1.0)]
-    m = identify.best_match(doubted, e6, True)
-    assert m.cost <= 0.6 and _rests_on_doubt(doubted, e6, m)
+    d, m = disc([notch, (200.0, "curve", 0.2, 1.0), (300.0, "curve", 0.3, 1.0)])
+    assert m.cost <= 0.6 and _rests_on_doubt(d, e6, m)
     # Sure of them, it fits only roughly anyway (and says so); with none, it is plain.
-    sure = [notch, (200.0, "curve", 1.0, 1.0), (300.0, "curve", 1.0, 1.0)]
-    assert not _rests_on_doubt(sure, e6, identify.best_match(sure, e6, True))
-    assert not _rests_on_doubt([notch], e6, identify.best_match([notch], e6, True))
+    d, m = disc([notch, (200.0, "curve", 1.0, 1.0), (300.0, "curve", 1.0, 1.0)])
+    assert not _rests_on_doubt(d, e6, m)
+    d, m = disc([notch])
+    assert not _rests_on_doubt(d, e6, m)
     # A doubted cut the piece has is no doubt about the piece.
-    own = [(90.0, "notch", 0.3, 1.0)]
-    assert not _rests_on_doubt(own, e6, identify.best_match(own, e6, True))
+    d, m = disc([(90.0, "notch", 0.3, 1.0)])
+    assert not _rests_on_doubt(d, e6, m)
+    # A reading chosen at a contact keeps its own sureness (0.7): no colour doubted it.
+    # E1 (a tab, a notch opposite) with its notch read as a curve at a contact.
+    e1 = FULL.piece("E1")
+    d = rims.Disc(0.0, 0.0, 20.0, team=0)
+    d.free_connectors = [(90.0, "tab", 1.0, 1.0)]
+    d.connectors = [(90.0, "tab", 1.0, 1.0), (270.0, "curve", 0.7, 1.0)]
+    m = identify.best_match(d.connectors, e1, True)
+    assert m.cost <= 0.6 and not _rests_on_doubt(d, e1, m)
+
+
+def test_the_colour_check_keeps_off_rims_a_neighbour_touches() -> None:
+    # Near a touching neighbour its acrylic may fill a cut or lie beside a tab: the
+    # colours say nothing there, and the connectors stay as sure as the labels say.
+    sheen = np.log([0.95, 0.80, 0.94])
+    whitened = _cut_disc("curve", sheen)
+    assert rims._opens_out(whitened, 90.0, touching=[]) < 0.3
+    assert rims._opens_out(whitened, 90.0, touching=[100.0]) == 1.0
+    shadow = _tab_disc(np.log([0.60, 0.62, 0.58]), np.log([0.62, 0.55, 0.60]))
+    assert rims._sticks_out(shadow, 90.0, touching=[]) < 0.3
+    assert rims._sticks_out(shadow, 90.0, touching=[70.0]) == 1.0
+    # A blue neighbour clear of the tab (31.5 degrees off) but over the table beside it
+    # on one side: that side is left out, and the other side still tells the shadow.
+    th = np.arange(rims.ANGLES) * 360.0 / rims.ANGLES
+    blue = (np.abs(th - 121.5) < 20)[:, None] & (rims.RADII >= 1.0)[None, :]
+    shadow.looks[blue] = np.log([0.40, 0.10, 0.03])
+    assert rims._sticks_out(shadow, 90.0, touching=[121.5]) < 0.3
+
+
+def test_a_disc_read_from_a_photo_keeps_the_colours_it_was_sampled_at(monkeypatch) -> None:
+    # refine labels each disc from polar samples; the colours checked against the labels
+    # are the logarithms of those same samples.
+    from vision.peltapeeps import read as reader
+
+    got = {}
+    keep = reader._identify
+
+    def spy(found, *args):
+        got["found"] = found
+        return keep(found, *args)
+
+    monkeypatch.setattr(reader, "_identify", spy)
+    scene = render_layout(2, SPEC, teams=["red", "blue"])
+    profile = _profile(["red", "blue"])
+    read_layout(scene.frame, profile, FULL)
+    found = got["found"]
+    assert found and all(d.looks is not None and d.looks.shape == (*d.labels.shape, 3)
+                         for d in found)
+    # A red disc's body looks red: far more red light than blue (BGR, natural log).
+    red = list(profile.players or profile.colours).index("red")
+    body = np.median([np.median(d.looks[:, rims.BODY_COLUMNS].reshape(-1, 3), axis=0)
+                      for d in found if d.team == red], axis=0)
+    assert body[2] - body[0] > 1.0

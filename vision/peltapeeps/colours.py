@@ -39,6 +39,7 @@ CLIP = 0.95  # linear camera level (sRGB 250) from which a channel may have been
 # What a clipped channel may really have been, in multiples of what it shows.
 CLIP_FACTORS = (1.0, 1.5, 2.25, 3.4)
 CLIP_COST = 3.0  # distance units per unit of log factor: prefer the least overexposure
+WB_BLOCK = 16  # white-balance gains tried at a time on clipped colours
 
 
 @dataclass(frozen=True)
@@ -195,11 +196,15 @@ def uncensored(lin_bgr: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray, np
         yield idx, flat[idx][:, None, :] * choices, CLIP_COST * np.log(choices).sum(axis=1)
 
 
-def team_cells(lin_bgr: np.ndarray, gains: np.ndarray, lut: ChromaTable) -> np.ndarray:
-    """The chroma table's cell of each sample (flat indices, the samples' shape); a
+def team_cells(lin_bgr: np.ndarray, gains: np.ndarray, lut: ChromaTable
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """The chroma table's cell of each sample (flat indices, the samples' shape), and
+    what reading it there costs beyond the table's distance (the samples' shape): a
     sample with clipped channels takes the cell nearest a team among the values it
-    may really have had, each choice's cost added (:func:`uncensored`)."""
+    may really have had, each choice's cost added (:func:`uncensored`); any other
+    costs nothing more."""
     cell = lut.flat_index(*chroma_planes(lin_bgr, gains)).reshape(-1)
+    extra = np.zeros(cell.shape, np.float32)
     dist = lut.distance.ravel()
     for idx, scaled, cost in uncensored(lin_bgr):
         other = lut.flat_index(*chroma_planes(scaled, gains))  # (M, K)
@@ -208,7 +213,9 @@ def team_cells(lin_bgr: np.ndarray, gains: np.ndarray, lut: ChromaTable) -> np.n
         rows = np.arange(len(idx))
         nearer = total[rows, k] < dist[cell[idx]]
         cell[idx[nearer]] = other[rows, k][nearer]
-    return cell.reshape(lin_bgr.shape[:-1])
+        extra[idx[nearer]] = cost[k][nearer]
+    shape = lin_bgr.shape[:-1]
+    return cell.reshape(shape), extra.reshape(shape)
 
 
 def chroma_table(models: TeamModels) -> ChromaTable:
@@ -249,8 +256,12 @@ def white_balance(colours: np.ndarray, models: TeamModels,
         ch = chroma(colours[None, :, :] / gains[:, None, :])  # (G, N, 2)
         d = table.distance[table.index(ch)]
         for idx, scaled, cost in options:
-            ch = chroma(scaled[None] / gains[:, None, None, :])  # (G, M, K, 2)
-            d[:, idx] = np.minimum(d[:, idx], (table.distance[table.index(ch)] + cost).min(-1))
+            # A block of gains at a time: (G, M, K) for thousands of clipped candidates
+            # on a warm-lit patterned table would take hundreds of megabytes at once.
+            for g in range(0, len(gains), WB_BLOCK):
+                ch = chroma(scaled[None] / gains[g:g + WB_BLOCK, None, None, :])
+                near = (table.distance[table.index(ch)] + cost).min(-1)
+                d[g:g + WB_BLOCK, idx] = np.minimum(d[g:g + WB_BLOCK, idx], near)
         return (np.minimum(d, 3.0) ** 2).sum(axis=-1)
 
     options = list(uncensored(colours))

@@ -47,7 +47,7 @@ class Match:
     cost: float  # connector cost, without the face
 
 
-def cost_at(seen: Sequence[Seen], cat: list[tuple[float, str]],
+def _cost_at(seen: Sequence[Seen], cat: list[tuple[float, str]],
              rot: float) -> tuple[float, float]:
     """(cost, refined rotation) of ``cat`` turned by ``rot`` against ``seen``."""
     used = [False] * len(cat)
@@ -89,7 +89,7 @@ def best_match(seen: Sequence[Seen], piece: Piece, face_up: bool) -> Match:
         rots = {0.0}
     best = None
     for rot in sorted(rots):
-        cost, refined = cost_at(seen, cat, rot)
+        cost, refined = _cost_at(seen, cat, rot)
         if best is None or cost < best[0]:
             best = (cost, refined)
     assert best is not None

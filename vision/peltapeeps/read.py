@@ -426,7 +426,7 @@ def _identify(found: list[rims.Disc], touching: list[tuple[int, int, float]],
         if abs(ev) < 0.3:
             conf *= 0.8
             warnings.append(f"a piece {_where(d, back)}: face up or down is unclear")
-        if _rests_on_doubt(d.connectors, cat.piece(m.piece), m):
+        if _rests_on_doubt(d, cat.piece(m.piece), m):
             # The labels saw a cut or tab the piece lacks, set aside because its colour
             # looks like the lamp's light or a tinted shadow: if it is real, the piece
             # is another (or no piece at all: round things that are not pieces show
@@ -455,15 +455,17 @@ def _identify(found: list[rims.Disc], touching: list[tuple[int, int, float]],
     return pieces, placed
 
 
-def _rests_on_doubt(seen: list[rims.Seen], piece: Piece, m: identify.Match) -> bool:
-    """Whether ``m`` fits ``seen`` well only because connectors the colours doubt
-    (sureness under 1) cost it less: with every connector taken as sure it would
-    fit only roughly (cost over :data:`ROUGH_COST`)."""
-    if m.cost > ROUGH_COST or all(c[2] >= 1.0 for c in seen):
+def _rests_on_doubt(d: rims.Disc, piece: Piece, m: identify.Match) -> bool:
+    """Whether ``m`` fits ``d``'s connectors well only because connectors the colours
+    doubt (those told by colour with sureness under 1) cost it less: were they sure,
+    ``piece`` would fit only roughly (cost over :data:`ROUGH_COST`) at any turn. The
+    readings chosen at contacts keep their own sureness."""
+    doubted = {c for c in d.free_connectors if c[2] < 1.0}
+    if m.cost > ROUGH_COST or not doubted:
         return False
-    cat = [(c.angle, c.type) for c in piece.face(m.face_up)]
-    sure = [(a, t, 1.0, ts) for a, t, _, ts in seen]
-    return identify.cost_at(sure, cat, m.rotation)[0] > ROUGH_COST
+    sure = [(a, t, 1.0, ts) if (a, t, s, ts) in doubted else (a, t, s, ts)
+            for a, t, s, ts in d.connectors]
+    return identify.best_match(sure, piece, m.face_up).cost > ROUGH_COST
 
 
 LAYOUT_SHARE = 0.75  # this share of the pieces touching others: the photo shows a layout

@@ -59,7 +59,7 @@ TABLE = -1
 DARK = 0.72  # lightness (cube root) below this share of the disc's: not acrylic
 SHARE_STEP = 0.45  # white share (glare) beyond the disc's own by this much: not acrylic
 OWN_NEAR = 2.5  # distance to a disc's own team line that counts as its own colour
-LOOK_FLOOR = 1e-4  # linear level added under a sample's logarithm (a black pixel)
+LOOK_FLOOR = 1e-4  # least linear level a sample's logarithm is taken of (a black pixel)
 BEYOND = (1.2, 1.3)  # what lies beyond the rim, as far out as the samples reach
 
 
@@ -203,8 +203,8 @@ def _labels(samples: np.ndarray, light: np.ndarray, gains: np.ndarray, lut: Chro
     """:func:`label_samples` of some samples, given their lightness."""
     # Chromaticities one channel at a time and table cells as flat indices: the same
     # numbers as lut.index(chroma(samples / gains)), with far fewer temporaries.
-    cell = team_cells(samples, gains, lut)
-    best, dmin = lut.team.ravel()[cell], lut.distance.ravel()[cell]
+    cell, extra = team_cells(samples, gains, lut)
+    best, dmin = lut.team.ravel()[cell], lut.distance.ravel()[cell] + extra
     tab = is_table_planes(*chroma_planes(samples), light if shade is None else light / shade,
                           table)
     if teams is not None:
@@ -212,7 +212,7 @@ def _labels(samples: np.ndarray, light: np.ndarray, gains: np.ndarray, lut: Chro
         tk = teams[:, None, None]
         share = lut.share.ravel()[cell]
         # Near its own team's line is its own, even when another team's is a hair nearer.
-        near_own = lut.each.reshape(len(lut.each), -1)[tk, cell] < OWN_NEAR
+        near_own = lut.each.reshape(len(lut.each), -1)[tk, cell] + extra < OWN_NEAR
         best = np.where(near_own, tk, best)
         own = best == tk
         ref = row_medians(light[:, :, BODY_COLUMNS])
@@ -237,10 +237,10 @@ def washed_body(img_lin: np.ndarray, discs: list[Disc], gains: np.ndarray,
     samples = _polar(img_lin, discs, RADII[BODY_COLUMNS].astype(np.float32))
     y = samples @ np.array([0.0722, 0.7152, 0.2126], np.float32)
     light = np.cbrt(np.maximum(y, 0))
-    cell = team_cells(samples, gains, lut)
+    cell, extra = team_cells(samples, gains, lut)
     share = lut.share.ravel()[cell]
     teams = np.array([d.team for d in discs])[:, None, None]
-    near_own = lut.each.reshape(len(lut.each), -1)[teams, cell] < OWN_NEAR
+    near_own = lut.each.reshape(len(lut.each), -1)[teams, cell] + extra < OWN_NEAR
     # The disc's own acrylic: its least white half of the samples on its line.
     s_ref = np.nan_to_num(row_medians(share, near_own))
     own = near_own & (share <= s_ref[:, None, None] + SHARE_STEP)
@@ -328,10 +328,12 @@ def refine(img_lin: np.ndarray, discs: list[Disc], gains: np.ndarray, lut: Chrom
                                table.shading(np.array([d.x for d in moving]),
                                              np.array([d.y for d in moving]), w, h
                                              )[:, None, None])
-        looks = np.log(np.maximum(samples, LOOK_FLOOR))
+        # The samples are not needed again: their logarithms in place, a copy per disc
+        # (a view would keep every candidate's samples alive with the discs kept).
+        looks = np.log(np.maximum(samples, LOOK_FLOOR, out=samples), out=samples)
         for d, lab, look in zip(moving, labels, looks, strict=True):
             d.labels = lab
-            d.looks = look
+            d.looks = look.copy()
         if k == rounds:
             return
         # Every disc's rim at once: the first radius (from the inside) that is not the
@@ -655,6 +657,14 @@ def _free(d: Disc, ang: float, touching: Sequence[float]) -> bool:
     return all(angle_gap(t, ang) > d.zones.block_deg + 2 * 360.0 / ANGLES for t in touching)
 
 
+def _clear(d: Disc, touching: Sequence[float]) -> np.ndarray:
+    """The sampled directions outside the rim that no touching neighbour covers."""
+    clear = np.ones(ANGLES, bool)
+    for t in touching:
+        clear &= _gaps(t) > d.zones.block_deg
+    return clear
+
+
 def _unless_nearer(c: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
     """How sure a connector the labels found stays when its colour ``c`` should be
     an ``a`` and might instead be a ``b`` (log linear colours), from 0 to 1.
@@ -677,7 +687,8 @@ def _opens_out(d: Disc, ang: float, touching: Sequence[float] = ()) -> float:
     """How surely ``d``'s cut zone around ``ang`` shows the world beyond its rim (a
     cut) rather than its own acrylic seen otherwise (a lamp's sheen whitening the
     rim, glare washing it out), from 0 to 1; 1 where a neighbour touches near (its
-    directions ``touching``), whose acrylic may fill the cut.
+    directions ``touching``), whose acrylic may fill the cut; the samples outside
+    are taken only where no neighbour lies.
 
     A cut lets the zone show what lies beyond the rim, so it looks like the samples
     just outside; the disc's own acrylic, however the light changes it, stays nearer
@@ -687,15 +698,19 @@ def _opens_out(d: Disc, ang: float, touching: Sequence[float] = ()) -> float:
     if d.looks is None or not _free(d, ang, touching):
         return 1.0
     rays = _gaps(ang) <= d.zones.centre_deg
+    outside = rays & _clear(d, touching)
+    if not outside.any():
+        return 1.0
     return _unless_nearer(_median_look(d.looks, rays, d.zones.cut),
-                          _median_look(d.looks, rays, BEYOND), _median_look(d.looks, rays, BODY))
+                          _median_look(d.looks, outside, BEYOND),
+                          _median_look(d.looks, rays, BODY))
 
 
 def _sticks_out(d: Disc, ang: float, touching: Sequence[float] = ()) -> float:
     """How surely ``d``'s tab zone around ``ang`` shows its acrylic sticking out (a tab)
     rather than the table tinted like it (the coloured shadow or reflection a
     translucent disc casts), from 0 to 1; 1 where a neighbour touches near (its
-    directions ``touching``).
+    directions ``touching``); the table beside is taken only where no neighbour lies.
 
     A tab goes on from the acrylic just inside the rim, so its zone looks like the
     disc's cut zone on the same rays (where a tab's disc has no cut); the table, however
@@ -708,7 +723,10 @@ def _sticks_out(d: Disc, ang: float, touching: Sequence[float] = ()) -> float:
     gaps = _gaps(ang)
     step = 360.0 / ANGLES
     rays = gaps <= z.tab_run_deg[0] / 2 + step
-    beside = (gaps > z.tab_run_deg[1] / 2) & (gaps <= z.tab_run_deg[1] / 2 + 4 * step)
+    beside = (gaps > z.tab_run_deg[1] / 2) & (gaps <= z.tab_run_deg[1] / 2 + 4 * step) \
+        & _clear(d, touching)
+    if not beside.any():
+        return 1.0
     return _unless_nearer(_median_look(d.looks, rays, z.tab),
                           _median_look(d.looks, rays, z.cut),
                           _median_look(d.looks, beside, z.tab))
