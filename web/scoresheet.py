@@ -195,8 +195,8 @@ def to_check(reading: LayoutReading, seats: Sequence[tuple[str, str]] | None
     """Each player whose line rests on a piece read unsure (named in a warning: its cut-outs
     fit only roughly, its team, face or a cut in doubt), with those pieces.
 
-    On the path-traced development photos 82 of the 100 lines scored wrong have one
-    (and 26 of the 60 right ones); on the 2D ones 1 of 1 wrong line and 17 of 124
+    On the path-traced development photos 78 of the 98 lines scored wrong have one
+    (and 27 of the 62 right ones); on the 2D ones 1 of 1 wrong line and 17 of 124
     right ones (docs/peltapeeps.md). A piece confirmed or corrected on the page is
     sure.
 
