@@ -193,7 +193,8 @@ def _unplayed(raw: Any, catalog: Catalog, allowed: Sequence[str]
 def to_check(reading: LayoutReading, seats: Sequence[tuple[str, str]] | None
              ) -> dict[str, list[str]]:
     """Each player whose line rests on a piece read unsure (named in a warning: its cut-outs
-    fit only roughly, its team, face or a cut in doubt), with those pieces.
+    fit only roughly, its team, face or a cut in doubt, or a cut or tab set aside as the
+    lamp's light), with those pieces.
 
     On the path-traced development photos 78 of the 98 lines scored wrong have one
     (and 27 of the 62 right ones); on the 2D ones 1 of 1 wrong line and 17 of 124
