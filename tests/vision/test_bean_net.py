@@ -8,6 +8,7 @@ least 3 mm inside their cells), and nothing else.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import cv2
@@ -34,6 +35,69 @@ CELLS = {
                          "red": {"troops": 3, "peep": False}}},
     "1,0/1": {"supply_center": False, "pieces": {"blue": {"troops": 1, "peep": True}}},
 }
+
+
+def _whole_mosaic_input(seed: int) -> np.ndarray:
+    """The net's input over the whole mosaic of a rendered table (CELLS), padded to
+    multiples of bean_net.BATCH_STEP."""
+    state = {"tiles": [{"q": 0, "r": 0}, {"q": 1, "r": 0}], "cells": CELLS}
+    scene = render_state(state, families_colours(PLAYERS), seed)
+    profile = profile_for_colours(families_colours(PLAYERS), seed=3)
+    mosaic = build_mosaic(scene.frame, find_tiles(scene.frame, profile.intrinsics))
+    h, w = mosaic.cell_map.shape
+    return bean_net.net_input(bean_planes(mosaic, profile), (0, 0, w, h), bean_net.BATCH_STEP)
+
+
+def test_the_second_look_answers_a_mirrored_table_with_the_mirrored_answer():
+    """The mean over a box and its mirror images does not depend on which way the table
+    lies: mirroring the input mirrors the answer, each offset turned with it (an offset
+    left unturned would move every bean of a mirrored look the wrong way)."""
+    x = _whole_mosaic_input(1)[None]
+    once = bean_net.run_mirrored(x)
+    for axes, offset in (((3,), 1), ((2,), 2)):
+        mirrored = bean_net.run_mirrored(np.ascontiguousarray(np.flip(x, axes)))
+        back = np.flip(mirrored, axes).copy()
+        back[:, offset] *= -1.0
+        np.testing.assert_allclose(back, once, atol=1e-4)
+    assert not np.allclose(once, bean_net.run(x), atol=1e-3)  # four looks are not one
+
+
+def test_the_second_look_finds_the_beans_the_first_found_where_they_lie():
+    """Where the net is sure of a bean, its mean over four looks puts it within a
+    millimetre of where one look did, as sure."""
+    x = _whole_mosaic_input(2)[None]
+    first = [p for p in bean_net.peaks(bean_net.run(x)[0]) if p.heat >= 0.9]
+    mean = bean_net.peaks(bean_net.run_mirrored(x)[0])
+    assert len(first) >= 12
+    for p in first:
+        q = min(mean, key=lambda q: math.hypot(q.x - p.x, q.y - p.y))
+        assert math.hypot(q.x - p.x, q.y - p.y) < 1.0 * bean_net.NET_PX_PER_MM
+        assert q.heat >= 0.8
+
+
+def test_a_frame_whose_beans_run_cool_counts_from_its_own_threshold():
+    """Each player's least heat: the frame's own where its peaks part lower than the
+    net's threshold, never above it, and what the table's corrections taught first."""
+    state = {"tiles": [{"q": 0, "r": 0}, {"q": 1, "r": 0}], "cells": CELLS}
+    scene = render_state(state, families_colours(PLAYERS), 1)
+    profile = profile_for_colours(families_colours(PLAYERS), seed=3)
+    mosaic = build_mosaic(scene.frame, find_tiles(scene.frame, profile.intrinsics))
+    st = pieces.frame_state(mosaic, profile)
+    sig = lambda z: float(1 / (1 + np.exp(-z)))  # noqa: E731
+    rng = np.random.default_rng(0)
+    cool = [sig(z) for z in rng.normal(-2.0, 0.5, 30)] + [sig(z) for z in rng.normal(0.7, 0.3, 20)]
+    hot = [sig(z) for z in rng.normal(-2.0, 0.5, 30)] + [sig(z) for z in rng.normal(3.0, 0.3, 20)]
+    lowered = beans.thresholds_for(st, cool)
+    assert all(bean_net.DOUBT_LOW <= t < bean_net.THRESHOLD for t in lowered)
+    assert beans.thresholds_for(st, hot) == [bean_net.THRESHOLD] * len(PLAYERS)
+    taught = dataclasses.replace(profile, extra={beans.LEARNED_THRESHOLD: 0.6})
+    st.profile = taught
+    assert beans.thresholds_for(st, cool) == [0.6] * len(PLAYERS)
+
+
+def test_a_box_whose_size_the_net_cannot_mirror_is_refused():
+    with pytest.raises(ValueError, match="multiple of 4"):
+        bean_net.run_mirrored(np.zeros((1, bean_net.CHANNELS, 10, 16), np.float32))
 
 
 @pytest.mark.parametrize("seed", [1, 2])

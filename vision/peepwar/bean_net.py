@@ -44,6 +44,14 @@ THRESHOLD = 0.5  # heat at a bean's centre
 DOUBT_LOW = 0.25  # a peak this hot but under THRESHOLD may be a bean: the cell is doubtful
 DOUBT_HIGH = 0.7  # a bean found at a peak cooler than this is doubtful too
 BATCH_STEP = 8  # inputs are padded to multiples of this, so that boxes share shapes
+# In a frame whose beans run cool (frame_threshold under THRESHOLD), a box with a peak
+# between DOUBT_LOW and DOUBT_HIGH is looked at again in its three mirror images (a table
+# has no left or right, no top or bottom), and the four answers averaged.
+FLIPS = ((3,), (2,), (2, 3))
+# Peaks down to this heat describe what is no bean in a frame, for the frame's threshold.
+MIXTURE_FLOOR = 0.1
+MIXTURE_MIN_PEAKS = 6  # fewer peaks in a frame: THRESHOLD
+MIXTURE_SPREAD_FLOOR = 0.3  # (logit units) added to each kind's spread: few peaks, no spikes
 
 
 @dataclass(frozen=True)
@@ -190,6 +198,53 @@ def peaks_of_batch(outs: Sequence[np.ndarray] | np.ndarray, floor: float = DOUBT
     return found
 
 
+def frame_threshold(heats: Sequence[float], low: float = DOUBT_LOW,
+                    high: float = THRESHOLD) -> float:
+    """The heat from which a peak is a bean in one frame: where a mixture of two kinds of
+    peak (beans, and the rest), fitted to the frame's ``heats`` (logits, two normal
+    components, by expectation-maximisation), says a peak is as likely the one as the
+    other; within ``low`` .. ``high``.
+
+    The net was trained to put a bean's centre at 1 and the rest at 0, and THRESHOLD sits
+    between them for the tables it learnt from. On a table that looks unlike them (another
+    light, another camera, other beans) every bean's peak may run cooler, and a fixed
+    threshold drops the coolest of them; the frame's own peaks say where its beans and its
+    other peaks part. It never rises above ``high``: the net's own answer stands where the
+    beans run hot.
+
+    >>> rng = np.random.default_rng(1)
+    >>> sig = lambda z: 1 / (1 + np.exp(-z))
+    >>> cool = np.concatenate([sig(rng.normal(-2.0, 0.6, 40)), sig(rng.normal(0.6, 0.4, 30))])
+    >>> 0.25 < frame_threshold(cool) < 0.45  # beans round heat 0.65: they part from the rest lower
+    True
+    >>> hot = np.concatenate([sig(rng.normal(-2.0, 0.6, 40)), sig(rng.normal(2.5, 0.5, 30))])
+    >>> frame_threshold(hot)  # beans round 0.92: the net's threshold stands
+    0.5
+    >>> frame_threshold([0.9, 0.2])  # too few peaks to tell
+    0.5
+    """
+    h = np.clip(np.asarray(heats, np.float64), 1e-4, 1 - 1e-4)
+    if len(h) < MIXTURE_MIN_PEAKS:
+        return high
+    x = np.log(h / (1 - h))
+    mu = np.array([-1.4, 1.4])  # heat 0.2 and 0.8
+    sd = np.ones(2)
+    share = np.full(2, 0.5)
+    for _ in range(50):
+        lik = share * np.exp(-0.5 * ((x[:, None] - mu) / sd) ** 2) / sd
+        r = lik / np.maximum(lik.sum(axis=1, keepdims=True), 1e-300)
+        n = r.sum(axis=0) + 1e-9
+        share = n / n.sum()
+        mu = (r * x[:, None]).sum(axis=0) / n
+        sd = np.sqrt((r * (x[:, None] - mu) ** 2).sum(axis=0) / n) + MIXTURE_SPREAD_FLOOR
+    if mu[1] <= mu[0]:
+        return high
+    grid = np.linspace(mu[0], mu[1], 200)
+    lik = share * np.exp(-0.5 * ((grid[:, None] - mu) / sd) ** 2) / sd
+    t = float(grid[np.argmax(lik[:, 1] >= lik[:, 0])])
+    return float(np.clip(1.0 / (1.0 + np.exp(-t)), low, high))
+
+
 @cache
 def load() -> ort.InferenceSession:
     """The net, read once; a ModelError saying what to do if its file is missing or broken.
@@ -226,3 +281,31 @@ def run(inputs: np.ndarray) -> np.ndarray:
     session = load()
     x = np.ascontiguousarray(inputs, np.float32)
     return session.run(None, {session.get_inputs()[0].name: x})[0]
+
+
+def run_mirrored(inputs: np.ndarray, first: np.ndarray | None = None) -> np.ndarray:
+    """The net's answer averaged over ``inputs`` and their three mirror images (FLIPS),
+    each mirrored back: the heat as a chance (returned as its logit), the offsets with
+    their sign turned where mirrored. ``first``: the answer to ``inputs`` themselves, if
+    known. H and W must be multiples of STRIDE, so that mirroring maps the net's cells
+    onto one another.
+
+    A net learns no exact symmetry; where it is unsure of a bean, its four looks disagree
+    in the small ways a different table would, and their mean is steadier than any one.
+    """
+    if inputs.shape[2] % STRIDE or inputs.shape[3] % STRIDE:
+        raise ValueError(f"input {inputs.shape[2:]} is not a multiple of {STRIDE}")
+    outs = [run(inputs) if first is None else first]
+    for axes in FLIPS:
+        out = np.flip(run(np.ascontiguousarray(np.flip(inputs, axes))), axes).copy()
+        if 3 in axes:
+            out[:, 1] *= -1.0  # x offsets
+        if 2 in axes:
+            out[:, 2] *= -1.0  # y offsets
+        outs.append(out)
+    stack = np.stack(outs)
+    mean = stack.mean(axis=0)
+    heat = (1.0 / (1.0 + np.exp(-np.clip(stack[:, :, 0], -30.0, 30.0)))).mean(axis=0)
+    heat = np.clip(heat, 1e-7, 1 - 1e-7)
+    mean[:, 0] = np.log(heat / (1.0 - heat))
+    return mean.astype(np.float32)

@@ -215,11 +215,13 @@ def _bean_counts(mosaic: Any, profile: Profile, place: str,
     down to DOUBT_LOW counts. And the same for every other cell with a bean found, under no
     hand, the count as read at the threshold in force taken for the truth."""
     st = frame_state(mosaic, profile)
-    in_force = dict(zip(st.px.players, beans_pass._thresholds(st), strict=True))
     occluded = {mosaic.cell_names[int(i)] for i in np.unique(mosaic.cell_map[st.occluder > 0])
                 if 0 <= int(i) < len(mosaic.cell_names)}
     st.bean_threshold = [bean_net.DOUBT_LOW] * len(st.px.players)
     beans_pass.count_beans(st)
+    # The thresholds the reader held this frame to (its peaks' own, unless learnt).
+    in_force = dict(zip(st.px.players, beans_pass.thresholds_for(st, st.peak_heats),
+                        strict=True))
     heats: dict[str, dict[str, list[float]]] = {}
     for cell, player, heat in st.bean_heats:
         heats.setdefault(cell, {}).setdefault(player, []).append(heat)

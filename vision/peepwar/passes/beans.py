@@ -75,16 +75,27 @@ def _greyish(st: FrameState) -> list[bool]:
             for p in st.px.players]
 
 
-def _thresholds(st: FrameState) -> list[float]:
+def _thresholds(st: FrameState, heats: list[float] | None = None) -> list[float]:
     """Each player's least heat for a bean: bean_net.DOUBT_LOW for a greyish bean
-    (GREY_BEAN_CHROMA), bean_net.THRESHOLD for the others, or the threshold this table's
-    corrections taught (LEARNED_THRESHOLD in the profile the reader adapted,
-    :mod:`vision.peepwar.learning`)."""
+    (GREY_BEAN_CHROMA); for the others the threshold this table's corrections taught
+    (LEARNED_THRESHOLD in the profile the reader adapted, :mod:`vision.peepwar.learning`),
+    else the frame's own (:func:`bean_net.frame_threshold` of ``heats``, its peaks down
+    to bean_net.MIXTURE_FLOOR), else bean_net.THRESHOLD. Kept once set."""
     if not st.bean_threshold:
-        learned = float(st.profile.extra.get(LEARNED_THRESHOLD, bean_net.THRESHOLD))
-        st.bean_threshold = [bean_net.DOUBT_LOW if grey else learned
-                             for grey in _greyish(st)]
+        st.bean_threshold = thresholds_for(st, heats)
     return st.bean_threshold
+
+
+def thresholds_for(st: FrameState, heats: list[float] | None) -> list[float]:
+    """:func:`_thresholds` of a frame whose peaks have ``heats``, not kept."""
+    learned = st.profile.extra.get(LEARNED_THRESHOLD)
+    if learned is not None:
+        base = float(learned)
+    elif heats is not None:
+        base = bean_net.frame_threshold(heats)
+    else:
+        base = bean_net.THRESHOLD
+    return [bean_net.DOUBT_LOW if grey else base for grey in _greyish(st)]
 
 
 def planes(st: FrameState) -> bean_net.Planes:
@@ -123,7 +134,19 @@ def count_beans(st: FrameState) -> None:
         boxes.append((i, (max(x - ctx, 0), max(y - ctx, 0),
                           min(x + w + ctx, W), min(y + h + ctx, H))))
     orphans: list[tuple[float, float, float]] = []  # peaks near no region run over
-    for i, at, heat in _peaks_in(st, boxes, bean_net.DOUBT_LOW):
+    batches = _answers(st, boxes)
+    found = _peaks(batches, bean_net.MIXTURE_FLOOR)
+    heats = [heat for _, _, heat in found]
+    if bean_net.frame_threshold(heats) < bean_net.THRESHOLD and _second_look(batches):
+        # This frame's beans run cooler than the net's own tables': each box holding a
+        # doubtful peak is looked at again in its mirror images, and read by their mean.
+        found = _peaks(batches, bean_net.MIXTURE_FLOOR)
+        heats = [heat for _, _, heat in found]
+    st.peak_heats = heats
+    _thresholds(st, heats)
+    for i, at, heat in found:
+        if heat < bean_net.DOUBT_LOW:
+            continue
         region = _nearest_region(st, at, ran)
         if region == i:
             net_bean(st, at, heat)
@@ -132,26 +155,56 @@ def count_beans(st: FrameState) -> None:
     _grey_beans_on_markers(st, ran, orphans, [box for _, box in boxes])
 
 
-def _peaks_in(st: FrameState, boxes: list[tuple[int, tuple[int, int, int, int]]],
-              floor: float) -> Iterator[tuple[int, tuple[float, float], float]]:
-    """The net's peaks hotter than ``floor`` in each of ``boxes`` (key, (x0, y0, x1, y1)),
-    boxes of one shape run as one batch: (key, mosaic point, heat) each."""
+# One batch of boxes of one shape: the boxes (key, (x0, y0, x1, y1)), the net's inputs and
+# its answers.
+_Batch = tuple[list[tuple[int, tuple[int, int, int, int]]], np.ndarray, np.ndarray]
+
+
+def _answers(st: FrameState, boxes: list[tuple[int, tuple[int, int, int, int]]]
+             ) -> list[_Batch]:
+    """The net run over each of ``boxes``, boxes of one shape as one batch."""
     batches: dict[tuple[int, ...], list] = {}
     for key, box in boxes:
         batches.setdefault(bean_net.input_shape(box, bean_net.BATCH_STEP), []).append((key, box))
-    answers = []  # (key, box, the net's answer): every batch's, for one peak search
+    done: list[_Batch] = []
     for shape, group in batches.items():
         # Each input written straight into its slot of the batch (stacking them after
         # would copy every one again).
         x_in = np.zeros((len(group), *shape), np.float32)
         for k, (_, box) in enumerate(group):
             bean_net.net_input(planes(st), box, bean_net.BATCH_STEP, out=x_in[k])
-        out = bean_net.run(x_in)
-        answers += [(key, box, one) for (key, box), one in zip(group, out, strict=True)]
-    for (key, box, _), found in zip(answers, bean_net.peaks_of_batch(
-            [one for _, _, one in answers], floor), strict=True):
-        for p in found:
-            yield key, (box[0] + p.x, box[1] + p.y), p.heat
+        done.append((group, x_in, bean_net.run(x_in)))
+    return done
+
+
+def _second_look(batches: list[_Batch]) -> bool:
+    """Each box with a doubtful peak (bean_net.DOUBT_LOW to DOUBT_HIGH) read again by the
+    mean of the net's answers to it and its mirror images (:func:`bean_net.run_mirrored`),
+    in place; whether any was."""
+    looked = False
+    for _, x_in, out in batches:
+        again = [k for k, peaks in enumerate(bean_net.peaks_of_batch(out, bean_net.DOUBT_LOW))
+                 if any(p.heat < bean_net.DOUBT_HIGH for p in peaks)]
+        if again:
+            out[again] = bean_net.run_mirrored(x_in[again], out[again])
+            looked = True
+    return looked
+
+
+def _peaks(batches: list[_Batch], floor: float) -> list[tuple[int, tuple[float, float], float]]:
+    """The peaks hotter than ``floor`` in every box's answer: (key, mosaic point, heat)."""
+    boxes = [kb for group, _, _ in batches for kb in group]
+    outs = [one for _, _, out in batches for one in out]
+    return [(key, (box[0] + p.x, box[1] + p.y), p.heat)
+            for (key, box), found in zip(boxes, bean_net.peaks_of_batch(outs, floor), strict=True)
+            for p in found]
+
+
+def _peaks_in(st: FrameState, boxes: list[tuple[int, tuple[int, int, int, int]]],
+              floor: float) -> Iterator[tuple[int, tuple[float, float], float]]:
+    """The net's peaks hotter than ``floor`` in each of ``boxes`` (key, (x0, y0, x1, y1)),
+    boxes of one shape run as one batch: (key, mosaic point, heat) each."""
+    yield from _peaks(_answers(st, boxes), floor)
 
 
 def _grey_beans_on_markers(st: FrameState, ran: np.ndarray,

@@ -64,6 +64,7 @@ class FrameState:
         self.net_planes: bean_net.Planes | None = None  # made once the peeps are found
         self.bean_threshold: list[float] = []  # each player's, once the beans pass asks
         self.bean_heats: list[tuple[str, str, float]] = []  # each bean counted: cell, player, heat
+        self.peak_heats: list[float] = []  # every peak of the net, down to MIXTURE_FLOOR
 
     def mm2(self, px_count: float) -> float:
         return px_count / (self.s * self.s)
