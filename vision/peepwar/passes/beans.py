@@ -10,6 +10,11 @@ run cooler, and count from a lower heat; one lying on a central marker is as dar
 those markers. A faint peak on its own player's peep is a bean half under it where it is
 bean-coloured, and the peep's own shading where it is as peep-coloured as the rest of the
 peep.
+
+A bean is a peak over the frame's own threshold (:func:`bean_net.frame_threshold`: where its
+peaks part into beans and the rest, never above the net's 0.5). Where that lies lower, the
+frame's beans run cooler than the net's own tables', and each box holding a doubtful peak
+is read again by the mean of the net's answers to it and its mirror images.
 """
 
 from __future__ import annotations
