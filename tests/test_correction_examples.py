@@ -79,6 +79,10 @@ def test_bean_counts_teach_a_threshold_only_over_several_frames() -> None:
     taught = learning.adapt(card, [], [learning.FrameCounts([over])] * 20)
     assert taught.extra["learned_bean_threshold"] == many
     assert "learned_bean_threshold" not in card.extra  # the card itself is not changed
+    # A threshold the corrections have not moved is not kept: each frame's own (from its
+    # peaks) goes on standing, rather than a fixed 0.5.
+    unmoved = learning.adapt(card, [], [learning.FrameCounts([over] * 5)])
+    assert "learned_bean_threshold" not in unmoved.extra
 
 
 def test_cells_let_stand_hold_the_threshold_where_it_counts_them_right() -> None:

@@ -51,7 +51,8 @@ FLIPS = ((3,), (2,), (2, 3))
 # Peaks down to this heat describe what is no bean in a frame, for the frame's threshold.
 MIXTURE_FLOOR = 0.1
 MIXTURE_MIN_PEAKS = 6  # fewer peaks in a frame: THRESHOLD
-MIXTURE_SPREAD_FLOOR = 0.3  # (logit units) added to each kind's spread: few peaks, no spikes
+MIXTURE_SPREAD_FLOOR = 0.3  # (logit units) the least spread of a kind: few peaks, no spikes
+MIXTURE_MIN_PART = 1.0  # (logit units) kinds' centres nearer than this are one kind
 
 
 @dataclass(frozen=True)
@@ -198,12 +199,15 @@ def peaks_of_batch(outs: Sequence[np.ndarray] | np.ndarray, floor: float = DOUBT
     return found
 
 
-def frame_threshold(heats: Sequence[float], low: float = DOUBT_LOW,
+def frame_threshold(heats: Sequence[float] | np.ndarray, low: float = DOUBT_LOW,
                     high: float = THRESHOLD) -> float:
     """The heat from which a peak is a bean in one frame: where a mixture of two kinds of
     peak (beans, and the rest), fitted to the frame's ``heats`` (logits, two normal
-    components, by expectation-maximisation), says a peak is as likely the one as the
-    other; within ``low`` .. ``high``.
+    components, by expectation-maximisation), finds a peak as likely of the one kind as of
+    the other, whatever their shares (a frame with few peaks that are no beans is no
+    likelier to hold cool beans); within ``low`` .. ``high``, and ``high`` when the two
+    kinds do not part (less than MIXTURE_MIN_PART logits between their centres) or the
+    hotter kind's centre lies under ``high`` (no beans, only faint peaks).
 
     The net was trained to put a bean's centre at 1 and the rest at 0, and THRESHOLD sits
     between them for the tables it learnt from. On a table that looks unlike them (another
@@ -222,8 +226,14 @@ def frame_threshold(heats: Sequence[float], low: float = DOUBT_LOW,
     0.5
     >>> frame_threshold([0.9, 0.2])  # too few peaks to tell
     0.5
+    >>> frame_threshold([0.3] * 20), frame_threshold([0.1, 0.2, 0.3, 0.35, 0.4, 0.45] * 2)
+    (0.5, 0.5)
+    >>> few_weak = [0.15, 0.2, 0.3] + list(sig(rng.normal(2.5, 0.5, 30)))
+    >>> frame_threshold(few_weak)  # hot beans, few weak peaks: the net's threshold stands
+    0.5
     """
-    h = np.clip(np.asarray(heats, np.float64), 1e-4, 1 - 1e-4)
+    h = np.asarray(heats, np.float64)
+    h = np.clip(h[np.isfinite(h)], 1e-4, 1 - 1e-4)
     if len(h) < MIXTURE_MIN_PEAKS:
         return high
     x = np.log(h / (1 - h))
@@ -236,12 +246,18 @@ def frame_threshold(heats: Sequence[float], low: float = DOUBT_LOW,
         n = r.sum(axis=0) + 1e-9
         share = n / n.sum()
         mu = (r * x[:, None]).sum(axis=0) / n
-        sd = np.sqrt((r * (x[:, None] - mu) ** 2).sum(axis=0) / n) + MIXTURE_SPREAD_FLOOR
-    if mu[1] <= mu[0]:
+        sd = np.maximum(np.sqrt((r * (x[:, None] - mu) ** 2).sum(axis=0) / n),
+                        MIXTURE_SPREAD_FLOOR)
+    if mu[1] - mu[0] < MIXTURE_MIN_PART or mu[1] < np.log(high / (1.0 - high)):
+        # One kind; or the hotter kind's centre under ``high``: those peaks are no beans the
+        # net sees, and the net's threshold stands.
         return high
     grid = np.linspace(mu[0], mu[1], 200)
-    lik = share * np.exp(-0.5 * ((grid[:, None] - mu) / sd) ** 2) / sd
-    t = float(grid[np.argmax(lik[:, 1] >= lik[:, 0])])
+    lik = np.exp(-0.5 * ((grid[:, None] - mu) / sd) ** 2) / sd  # equal shares
+    beans = lik[:, 1] >= lik[:, 0]
+    if not beans.any():
+        return high
+    t = float(grid[np.argmax(beans)])
     return float(np.clip(1.0 / (1.0 + np.exp(-t)), low, high))
 
 

@@ -332,7 +332,9 @@ def adapt(card: Profile, samples: Iterable[Labelled],
     learned = bean_threshold(
         FrameCounts([c for c in f.corrected if c.player in card.colours],
                     [c for c in f.confirmed if c.player in card.colours]) for f in frames)
-    if learned is not None:
+    # Kept only once the corrections have moved it: until then each frame's own threshold
+    # (from its peaks) stands.
+    if learned is not None and abs(learned - bean_net.THRESHOLD) > 1e-9:
         card = replace(card, extra={**card.extra, beans_pass.LEARNED_THRESHOLD: learned})
     if not by_model:
         return card

@@ -140,22 +140,21 @@ def count_beans(st: FrameState) -> None:
                           min(x + w + ctx, W), min(y + h + ctx, H))))
     orphans: list[tuple[float, float, float]] = []  # peaks near no region run over
     batches = _answers(st, boxes)
-    found = _peaks(batches, bean_net.MIXTURE_FLOOR)
+    found = _own_peaks(st, batches, ran)
     heats = [heat for _, _, heat in found]
     if bean_net.frame_threshold(heats) < bean_net.THRESHOLD and _second_look(batches):
         # This frame's beans run cooler than the net's own tables': each box holding a
         # doubtful peak is looked at again in its mirror images, and read by their mean.
-        found = _peaks(batches, bean_net.MIXTURE_FLOOR)
+        found = _own_peaks(st, batches, ran)
         heats = [heat for _, _, heat in found]
     st.peak_heats = heats
     _thresholds(st, heats)
-    for i, at, heat in found:
+    for region, at, heat in found:
         if heat < bean_net.DOUBT_LOW:
             continue
-        region = _nearest_region(st, at, ran)
-        if region == i:
+        if region:
             net_bean(st, at, heat)
-        elif region == 0:
+        else:
             orphans.append((heat, *at))
     _grey_beans_on_markers(st, ran, orphans, [box for _, box in boxes])
 
@@ -203,6 +202,28 @@ def _peaks(batches: list[_Batch], floor: float) -> list[tuple[int, tuple[float, 
     return [(key, (box[0] + p.x, box[1] + p.y), p.heat)
             for (key, box), found in zip(boxes, bean_net.peaks_of_batch(outs, floor), strict=True)
             for p in found]
+
+
+def _own_peaks(st: FrameState, batches: list[_Batch], ran: np.ndarray
+               ) -> list[tuple[int, tuple[float, float], float]]:
+    """Every peak down to bean_net.MIXTURE_FLOOR, once: boxes overlap by the net's context,
+    so a peak seen from two regions' boxes is kept from the box of the region nearest it
+    (key: that region), and one near no region run over once (key 0)."""
+    kept: list[tuple[int, tuple[float, float], float]] = []
+    orphans: list[tuple[int, tuple[float, float], float]] = []
+    for i, at, heat in _peaks(batches, bean_net.MIXTURE_FLOOR):
+        region = _nearest_region(st, at, ran)
+        if region == i:
+            kept.append((i, at, heat))
+        elif region == 0:
+            orphans.append((0, at, heat))
+    # An orphan is seen from every box round it: one within a millimetre of another is it.
+    near = (1.0 * st.s) ** 2
+    for o in orphans:
+        if not any(k == 0 and (o[1][0] - a[0]) ** 2 + (o[1][1] - a[1]) ** 2 < near
+                   for k, a, _ in kept):
+            kept.append(o)
+    return kept
 
 
 def _peaks_in(st: FrameState, boxes: list[tuple[int, tuple[int, int, int, int]]],
