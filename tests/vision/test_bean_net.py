@@ -87,12 +87,13 @@ def test_a_frame_whose_beans_run_cool_counts_from_its_own_threshold():
     rng = np.random.default_rng(0)
     cool = [sig(z) for z in rng.normal(-2.0, 0.5, 30)] + [sig(z) for z in rng.normal(0.7, 0.3, 20)]
     hot = [sig(z) for z in rng.normal(-2.0, 0.5, 30)] + [sig(z) for z in rng.normal(3.0, 0.3, 20)]
-    lowered = beans.thresholds_for(st, cool)
+    lowered = beans.thresholds_for(st, bean_net.frame_threshold(cool))
     assert all(bean_net.DOUBT_LOW <= t < bean_net.THRESHOLD for t in lowered)
-    assert beans.thresholds_for(st, hot) == [bean_net.THRESHOLD] * len(PLAYERS)
+    hot_t = bean_net.frame_threshold(hot)
+    assert beans.thresholds_for(st, hot_t) == [bean_net.THRESHOLD] * len(PLAYERS)
     taught = dataclasses.replace(profile, extra={beans.LEARNED_THRESHOLD: 0.6})
     st.profile = taught
-    assert beans.thresholds_for(st, cool) == [0.6] * len(PLAYERS)
+    assert beans.thresholds_for(st, bean_net.frame_threshold(cool)) == [0.6] * len(PLAYERS)
 
 
 def test_a_box_whose_size_the_net_cannot_mirror_is_refused():

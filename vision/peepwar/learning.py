@@ -220,8 +220,9 @@ def _bean_counts(mosaic: Any, profile: Profile, place: str,
     st.bean_threshold = [bean_net.DOUBT_LOW] * len(st.px.players)
     beans_pass.count_beans(st)
     # The thresholds the reader held this frame to (its peaks' own, unless learnt).
-    in_force = dict(zip(st.px.players, beans_pass.thresholds_for(st, st.peak_heats),
-                        strict=True))
+    in_force = dict(zip(
+        st.px.players, beans_pass.thresholds_for(st, bean_net.frame_threshold(st.peak_heats)),
+        strict=True))
     heats: dict[str, dict[str, list[float]]] = {}
     for cell, player, heat in st.bean_heats:
         heats.setdefault(cell, {}).setdefault(player, []).append(heat)

@@ -20,7 +20,6 @@ is read again by the mean of the net's answers to it and its mirror images.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import cv2
@@ -80,26 +79,21 @@ def _greyish(st: FrameState) -> list[bool]:
             for p in st.px.players]
 
 
-def _thresholds(st: FrameState, heats: list[float] | None = None) -> list[float]:
+def _thresholds(st: FrameState, frame: float = bean_net.THRESHOLD) -> list[float]:
     """Each player's least heat for a bean: bean_net.DOUBT_LOW for a greyish bean
     (GREY_BEAN_CHROMA); for the others the threshold this table's corrections taught
     (LEARNED_THRESHOLD in the profile the reader adapted, :mod:`vision.peepwar.learning`),
-    else the frame's own (:func:`bean_net.frame_threshold` of ``heats``, its peaks down
-    to bean_net.MIXTURE_FLOOR), else bean_net.THRESHOLD. Kept once set."""
+    else the frame's own (``frame``: :func:`bean_net.frame_threshold` of its peaks down
+    to bean_net.MIXTURE_FLOOR). Kept once set."""
     if not st.bean_threshold:
-        st.bean_threshold = thresholds_for(st, heats)
+        st.bean_threshold = thresholds_for(st, frame)
     return st.bean_threshold
 
 
-def thresholds_for(st: FrameState, heats: list[float] | None) -> list[float]:
-    """:func:`_thresholds` of a frame whose peaks have ``heats``, not kept."""
+def thresholds_for(st: FrameState, frame: float) -> list[float]:
+    """:func:`_thresholds` of a frame whose own threshold is ``frame``, not kept."""
     learned = st.profile.extra.get(LEARNED_THRESHOLD)
-    if learned is not None:
-        base = float(learned)
-    elif heats is not None:
-        base = bean_net.frame_threshold(heats)
-    else:
-        base = bean_net.THRESHOLD
+    base = frame if learned is None else float(learned)
     return [bean_net.DOUBT_LOW if grey else base for grey in _greyish(st)]
 
 
@@ -141,14 +135,15 @@ def count_beans(st: FrameState) -> None:
     orphans: list[tuple[float, float, float]] = []  # peaks near no region run over
     batches = _answers(st, boxes)
     found = _own_peaks(st, batches, ran)
-    heats = [heat for _, _, heat in found]
-    if bean_net.frame_threshold(heats) < bean_net.THRESHOLD and _second_look(batches):
+    st.peak_heats = [heat for _, _, heat in found]
+    frame = bean_net.frame_threshold(st.peak_heats)
+    if frame < bean_net.THRESHOLD and _second_look(batches):
         # This frame's beans run cooler than the net's own tables': each box holding a
         # doubtful peak is looked at again in its mirror images, and read by their mean.
         found = _own_peaks(st, batches, ran)
-        heats = [heat for _, _, heat in found]
-    st.peak_heats = heats
-    _thresholds(st, heats)
+        st.peak_heats = [heat for _, _, heat in found]
+        frame = bean_net.frame_threshold(st.peak_heats)
+    _thresholds(st, frame)
     for region, at, heat in found:
         if heat < bean_net.DOUBT_LOW:
             continue
@@ -226,13 +221,6 @@ def _own_peaks(st: FrameState, batches: list[_Batch], ran: np.ndarray
     return kept
 
 
-def _peaks_in(st: FrameState, boxes: list[tuple[int, tuple[int, int, int, int]]],
-              floor: float) -> Iterator[tuple[int, tuple[float, float], float]]:
-    """The net's peaks hotter than ``floor`` in each of ``boxes`` (key, (x0, y0, x1, y1)),
-    boxes of one shape run as one batch: (key, mosaic point, heat) each."""
-    yield from _peaks(_answers(st, boxes), floor)
-
-
 def _grey_beans_on_markers(st: FrameState, ran: np.ndarray,
                            orphans: list[tuple[float, float, float]],
                            looked: list[tuple[int, int, int, int]]) -> None:
@@ -258,7 +246,7 @@ def _grey_beans_on_markers(st: FrameState, ran: np.ndarray,
             continue
         boxes.append((0, box))
     found = list(orphans)
-    for _, at, heat in _peaks_in(st, boxes, bean_net.THRESHOLD):
+    for _, at, heat in _peaks(_answers(st, boxes), bean_net.THRESHOLD):
         if _nearest_region(st, at, ran) == 0:
             found.append((heat, *at))
     taken = list(st.counted_at)
