@@ -236,18 +236,17 @@ def frame_threshold(heats: Sequence[float] | np.ndarray, low: float = DOUBT_LOW,
     h = np.clip(h[np.isfinite(h)], 1e-4, 1 - 1e-4)
     if len(h) < MIXTURE_MIN_PEAKS:
         return high
-    x = np.log(h / (1 - h))
+    x = np.log(h / (1 - h))[:, None]  # one column: each kind is a column beside it
     mu = np.array([-1.4, 1.4])  # heat 0.2 and 0.8
     sd = np.ones(2)
     share = np.full(2, 0.5)
     for _ in range(50):
-        lik = share * np.exp(-0.5 * ((x[:, None] - mu) / sd) ** 2) / sd
+        lik = share * np.exp(-0.5 * ((x - mu) / sd) ** 2) / sd
         r = lik / np.maximum(lik.sum(axis=1, keepdims=True), 1e-300)
         n = r.sum(axis=0) + 1e-9
         share = n / n.sum()
-        mu = (r * x[:, None]).sum(axis=0) / n
-        sd = np.maximum(np.sqrt((r * (x[:, None] - mu) ** 2).sum(axis=0) / n),
-                        MIXTURE_SPREAD_FLOOR)
+        mu = (r * x).sum(axis=0) / n
+        sd = np.maximum(np.sqrt((r * (x - mu) ** 2).sum(axis=0) / n), MIXTURE_SPREAD_FLOOR)
     if mu[1] - mu[0] < MIXTURE_MIN_PART or mu[1] < np.log(high / (1.0 - high)):
         # One kind; or the hotter kind's centre under ``high``: those peaks are no beans the
         # net sees, and the net's threshold stands.
