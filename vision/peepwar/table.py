@@ -14,12 +14,19 @@ import numpy as np
 
 from calibration.profile import Profile
 from companion.rules.peepwar.board import cells_of
+from vision import deblur
 from vision.lens import Intrinsics
 from vision.peepwar import bean_net, covered_tiles, piece_pixels
 from vision.peepwar.mosaic import build_mosaic
 from vision.peepwar.observation import observation
 from vision.peepwar.pieces import read_pieces
 from vision.peepwar.tiles import Layout, TableView, find_tiles
+
+# A cell's confidence at most, in a frame whose tiles were found only in a sharpened copy
+# (TableView.streak_px): its pieces are read from the smeared frame, where touching beans
+# merge and a bean's edge runs into the next; the referee is asked, not told. Its empty
+# cells are listed too (no pieces), at this confidence.
+BLURRED_CONFIDENCE = 0.7
 
 
 def read_table(frame: np.ndarray, profile: Profile,
@@ -38,6 +45,7 @@ def prepare_reader(profile: Profile) -> None:
     start, so that a missing model fails there and the first frame costs no more than the
     next. Raises :class:`vision.peepwar.bean_net.ModelError` if the net cannot be read."""
     covered_tiles.prepare()
+    deblur.prepare()
     if profile.colours:
         bean_net.load()
         piece_pixels.prepare(profile)
@@ -76,10 +84,17 @@ def read_table_view(frame: np.ndarray, profile: Profile, intrinsics: Intrinsics 
             timings["mosaic"] = (t2 - t1) * 1000
             timings["pieces"] = (t3 - t2) * 1000
             for name, cell in reading.cells.items():
+                if view.streak_px is not None:
+                    cell.lower(BLURRED_CONFIDENCE)
                 cell_conf.append(cell.confidence)
                 data = cell.to_json()
                 if data is not None:
                     cells[name] = data
+            if view.streak_px is not None:
+                # Empty is a reading too, and as blurred: a bean smeared into the paper.
+                for name in _all_cells(view):
+                    cells.setdefault(name, {"supply_center": False, "pieces": {},
+                                            "confidence": BLURRED_CONFIDENCE})
             warnings.extend(reading.warnings)
     obs = observation(view, "peepwar", timings, warnings)
     obs["cells"] = dict(sorted(cells.items(), key=lambda kv: _order(kv[0])))

@@ -28,10 +28,11 @@ import cv2
 import numpy as np
 
 from companion.rules.peepwar.board import Hex, tile_centre_mm
+from vision.deblur import edge_width, motion_streaks, sharpen
 from vision.geometry import Pose2D, apply_h, fit_rigid
 from vision.kit_layout import MARKERS_PER_TILE, MAX_TILES, NEUTRAL_ID, tile_slots
 from vision.lens import Intrinsics, distort_points, undistort_points
-from vision.markers import MarkerHits, detect_markers, soft_markers
+from vision.markers import MarkerHits, detect_markers, soft_markers, to_gray
 from vision.peepwar.covered_tiles import covered_tile_hits
 from vision.peepwar.lattice import Lattice, fit_lattice
 
@@ -47,6 +48,12 @@ SOFT_LONE_MM = 10.0
 SOFT_LONE_DEG = 8.0
 SOFT_AGREE = 0.15  # soft markers of one tile agree: centres within this share of a side
 SOFT_AGREE_DEG = 20.0  # and each turned as the print says within this
+# Markers' outer edges rising over more px than this (10-90%) mark a blurred frame: a
+# sharp camera gives 2-2.5 px, a streak of 3 px or more 3.5 and up.
+BLURRED_EDGE_PX = 3.0
+# The frame's spectrum correlates this well or better with a streak's: motion-blurred
+# frames score 0.6-0.95, defocused ones (round blur, no direction) 0.2-0.45.
+MIN_STREAK_SCORE = 0.5
 SOFT_CONFIDENCE = 0.5  # a tile placed by soft readings alone: its confidence scaled by this
 # tile id -> (q, r, rotation) where a tile lay in an earlier frame (rotation in sixths)
 Layout = Mapping[int, tuple[int, int, int]]
@@ -91,6 +98,9 @@ class TableView:
     intrinsics: Intrinsics | None = None
     warnings: list[str] = field(default_factory=list)
     markers_found: int = 0
+    # The motion streak (px) undone in a copy of the frame to find its tiles, if one was:
+    # the frame is too blurred for its markers, and its pieces are read blurred.
+    streak_px: float | None = None
 
     def to_image(self, pts_mm: np.ndarray) -> np.ndarray:
         """Frame pixels (lens distortion included) of table points in mm."""
@@ -350,6 +360,57 @@ def find_tiles(
     _rounds: int | None = None,
     _soft: Mapping[int, float] | None = None,
 ) -> TableView:
+    """Every tile in ``frame`` (see :func:`_find_tiles`), looked for again in a sharpened
+    copy of the frame when its markers' edges are smeared (:func:`_through_blur`)."""
+    if hits is not None or _rounds is not None or _soft is not None:
+        return _find_tiles(frame, intrinsics, hits, covered, layout, _rounds, _soft)
+    hits = detect_markers(frame)
+    view = _find_tiles(frame, intrinsics, hits, covered, layout, _searched=True)
+    return _through_blur(frame, intrinsics, hits, covered, layout, view)
+
+
+def _through_blur(frame: np.ndarray, intrinsics: Intrinsics | None, hits: MarkerHits,
+                  covered: bool, layout: Layout | None, view: TableView) -> TableView:
+    """``view``, or the view of a copy of ``frame`` with a motion streak undone, if that
+    places more tiles.
+
+    Tried when the read markers' outer edges rise over more than BLURRED_EDGE_PX (the
+    print is sharp: the width is the camera's), or when too few edges were measured and
+    the table is not found. The likeliest streak is estimated from the frame's spectrum
+    (:func:`vision.deblur.motion_streaks`) and undone if the spectrum matches it better
+    than MIN_STREAK_SCORE (a defocused frame widens the edges too, but matches no streak).
+    A wrong guess costs time only: the copy's view is kept only when it places more
+    tiles, and every tile it places is read and checked as any other."""
+    gray = to_gray(frame)
+    width = edge_width(gray, hits.corners)
+    lost = not view.tiles or any("Neutral Territory (tile 0)" in w for w in view.warnings)
+    if not (width is not None and width > BLURRED_EDGE_PX or width is None and lost):
+        return view
+    streaks = motion_streaks(gray, 1)
+    if not streaks or streaks[0].score < MIN_STREAK_SCORE:
+        return view
+    streak = streaks[0]
+    again = _find_tiles(sharpen(gray, streak), intrinsics, None, covered, layout)
+    if len(again.tiles) <= len(view.tiles):
+        return view
+    again.markers_found = max(again.markers_found, view.markers_found)
+    again.streak_px = streak.length
+    again.warnings.append(
+        f"the frame is blurred (a streak of about {streak.length:.0f} px): its tiles were "
+        "found in a sharpened copy and its cells are asked about; hold the camera still")
+    return again
+
+
+def _find_tiles(
+    frame: np.ndarray,
+    intrinsics: Intrinsics | None = None,
+    hits: MarkerHits | None = None,
+    covered: bool = True,
+    layout: Layout | None = None,
+    _rounds: int | None = None,
+    _soft: Mapping[int, float] | None = None,
+    _searched: bool = False,
+) -> TableView:
     """Every tile in ``frame``, placed on the lattice, and the table-to-image homography.
 
     With ``covered``, a tile next to a placed one whose markers the detector missed
@@ -371,7 +432,7 @@ def find_tiles(
     if intrinsics is not None:
         intrinsics = intrinsics.for_size((w_img, h_img))
         view.intrinsics = intrinsics
-    searched = hits is None
+    searched = _searched or hits is None
     if hits is None:
         hits = detect_markers(frame)
     groups = _group_markers(hits, _ideal(hits, intrinsics))
@@ -392,7 +453,7 @@ def find_tiles(
                                  search_again=searched)
         if not len(soft):
             return None
-        again = find_tiles(frame, intrinsics, hits.with_new(soft), covered, layout, _rounds,
+        again = _find_tiles(frame, intrinsics, hits.with_new(soft), covered, layout, _rounds,
                            dict(zip(soft.ids.tolist(), llr.tolist(), strict=True)))
         again.markers_found = view.markers_found
         return again
@@ -403,7 +464,7 @@ def find_tiles(
         if weak:
             keep = ~np.isin(hits.ids, list(weak))
             rest = MarkerHits(hits.ids[keep], hits.corners[keep], hits.unread)
-            again = find_tiles(frame, intrinsics, rest, covered, layout, _rounds,
+            again = _find_tiles(frame, intrinsics, rest, covered, layout, _rounds,
                                {k: v for k, v in soft_ids.items() if k not in weak})
             again.markers_found = view.markers_found
             return again
@@ -459,7 +520,7 @@ def find_tiles(
         found = covered_tiles_near(frame, ref_view, poses, set(range(MAX_TILES)) - {NEUTRAL_ID},
                                    blurred)
         if len(found):
-            again = find_tiles(frame, intrinsics, hits.with_new(found), covered=True,
+            again = _find_tiles(frame, intrinsics, hits.with_new(found), covered=True,
                                layout=layout, _soft=soft_ids)
             if any(t.tile_id == NEUTRAL_ID for t in again.tiles):
                 again.warnings.append(_covered_warning(NEUTRAL_ID, (0, 0), blurred))
@@ -562,7 +623,7 @@ def find_tiles(
             # Tiles found so show where the next ones lie: a chain of covered tiles is
             # followed out from the tiles the detector found, a few rounds deep.
             rounds = COVERED_ROUNDS if _rounds is None else _rounds
-            again = find_tiles(frame, intrinsics, hits.with_new(found), covered=rounds > 1,
+            again = _find_tiles(frame, intrinsics, hits.with_new(found), covered=rounds > 1,
                                layout=layout, _rounds=rounds - 1, _soft=soft_ids)
             for tile_id in sorted(set(found.ids // MARKERS_PER_TILE)):
                 at = next((t for t in again.tiles if t.tile_id == tile_id), None)
