@@ -80,9 +80,8 @@ def edge_width(gray: np.ndarray, corners: np.ndarray, most: int = 12) -> float |
     base = a[:, None, :] + (b - a)[:, None, :] * at[None, :, None]  # edges x 3 x 2
     offs = (reach[:, None] * steps[None, :])[:, None, :, None] * n[:, None, None, :]
     pts = (base[:, :, None, :] + offs).reshape(-1, len(steps), 2).astype(np.float32)
-    g = gray if gray.dtype == np.float32 else gray.astype(np.float32)
-    prof = cv2.remap(g, pts[..., 0], pts[..., 1], cv2.INTER_LINEAR,
-                     borderMode=cv2.BORDER_REPLICATE)
+    prof = cv2.remap(gray, pts[..., 0], pts[..., 1], cv2.INTER_LINEAR,
+                     borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
     third = len(steps) // 3
     lo = np.median(prof[:, :third], axis=1)
     hi = np.median(prof[:, -third:], axis=1)
@@ -96,10 +95,15 @@ def edge_width(gray: np.ndarray, corners: np.ndarray, most: int = 12) -> float |
     i90 = np.where(above.any(axis=1), mid + np.argmax(above, axis=1), len(steps) - 1)
     rise = (i90 - i10) * (np.repeat(reach, 3) / 24)  # px
     rise = np.where(clear, rise, np.nan).reshape(-1, 3)
-    measured = ~np.isnan(rise).all(axis=1)
+    clear = clear.reshape(-1, 3)
+    measured = clear.any(axis=1)
     if measured.sum() < 3:
         return None
-    widths = np.nanmedian(rise[measured], axis=1)
+    # Each edge's median over its clear profiles (NaNs sort last: the middle of those).
+    ordered = np.sort(rise[measured], axis=1)
+    count = clear[measured].sum(axis=1)
+    rows = np.arange(len(count))
+    widths = (ordered[rows, (count - 1) // 2] + ordered[rows, count // 2]) / 2
     angles = np.arctan2(n[measured, 1], n[measured, 0]) % math.pi
     bins = (angles / (math.pi / 4)).astype(int) % 4
     medians = [float(np.median(widths[bins == k])) for k in range(4) if (bins == k).sum() >= 2]
