@@ -14,6 +14,12 @@ tile 10 mm and 8 degrees off and every other tile exactly on the lattice;
 pushed against (the same way all over the table, so the error grows along each
 chain) and up to 2 mm and 1 degree more of its own; ``loose``, every tile, the
 Neutral one among them, up to 12 mm and 8 degrees off on its own.
+
+``--shake 3,8`` smears every frame as a camera shaken while its shutter is open does:
+one straight streak over the whole frame, 3 to 8 px long in any direction (a line of
+points rounded to pixels, in linear light, with sensor noise after). ``--no-sharpen``
+reads such frames without the reader's sharpened copy (``docs/vision.md``, *Tiles
+through motion blur*), to show what it finds.
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ from vision.peepwar.covered_tiles import prepare  # noqa: E402
 from vision.peepwar.tiles import find_tiles  # noqa: E402
 from vision.render import SceneSpec, render_scene  # noqa: E402
 from vision.render.layout import Misplacement  # noqa: E402
+from vision.srgb import to_linear, to_srgb  # noqa: E402
 
 # name: (SceneSpec fields, default tiles per scene)
 SETS: dict[str, tuple[dict, str]] = {
@@ -53,6 +60,28 @@ SETS: dict[str, tuple[dict, str]] = {
 }
 
 
+def _streak(length: float, angle_deg: float) -> np.ndarray:
+    """A shaken camera's streak: points along a line, each rounded to its pixel."""
+    n = int(length) + 3 | 1
+    k = np.zeros((n, n), np.float32)
+    c = n // 2
+    dx = np.cos(np.radians(angle_deg)) * length / 2
+    dy = np.sin(np.radians(angle_deg)) * length / 2
+    for t in np.linspace(-1, 1, 64):
+        k[int(round(c + t * dy)), int(round(c + t * dx))] += 1
+    return k / k.sum()
+
+
+def shaken(frame: np.ndarray, lo: float, hi: float, seed: int) -> tuple[np.ndarray, float]:
+    """``frame`` smeared by a streak lo..hi px long in a direction drawn from ``seed``, and
+    the streak's length."""
+    rng = np.random.default_rng(seed + 7_000_000)
+    length, angle = float(rng.uniform(lo, hi)), float(rng.uniform(0, 180))
+    smeared = to_srgb(cv2.filter2D(to_linear(frame), -1, _streak(length, angle)))
+    noisy = smeared + rng.normal(0, 2.0, smeared.shape)
+    return np.clip(noisy, 0, 255).astype(np.uint8), length
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scenes", type=int, default=500, help="number of scenes (default 500)")
@@ -62,7 +91,12 @@ def main() -> int:
                     "other than default)")
     ap.add_argument("--set", default="default", choices=sorted(SETS),
                     help="which layouts (default: default; see the module's doc)")
+    ap.add_argument("--shake", help="smear every frame by a streak min,max px long")
+    ap.add_argument("--no-sharpen", action="store_true",
+                    help="read without the sharpened copy of a blurred frame")
     args = ap.parse_args()
+    shake = tuple(float(v) for v in args.shake.split(",")) if args.shake else None
+    sharpen = not args.no_sharpen
     w, h = (int(v) for v in args.size.lower().split("x"))
     fields, tiles_default = SETS[args.set]
     lo, hi = (int(v) for v in (args.tiles or tiles_default).split(","))
@@ -83,14 +117,15 @@ def main() -> int:
     find_tiles(render_scene(10**6, spec).frame)  # warm caches (code tables, art)
     for seed in range(args.first_seed, args.first_seed + args.scenes):
         scene = render_scene(seed, spec)
+        frame = shaken(scene.frame, *shake, seed)[0] if shake else scene.frame
         t0 = time.perf_counter()
-        view = find_tiles(scene.frame)
+        view = find_tiles(frame, through_blur=sharpen)
         times.append(time.perf_counter() - t0)
         slow.append((times[-1], seed))
         runs = []
         for _ in range(2):  # best of three: the machine's other load, not the frame's cost
             t1 = time.perf_counter()
-            find_tiles(scene.frame)
+            find_tiles(frame, through_blur=sharpen)
             runs.append(time.perf_counter() - t1)
         best.append(min([times[-1], *runs]))
         found = {t.tile_id: t for t in view.tiles}
@@ -132,7 +167,8 @@ def main() -> int:
     last = args.first_seed + args.scenes - 1
     print(f"set {args.set}; scenes: {args.scenes} (seeds {args.first_seed}..{last}),"
           f" {w}x{h}, {lo}-{hi} tiles, tilt 0-{spec.max_tilt_deg:g} deg, any yaw, random light,"
-          " hands and pieces")
+          " hands and pieces" + (f"; shaken {args.shake} px" if shake else "")
+          + ("; no sharpened copy" if not sharpen else ""))
     print(f"tiles with >=1 visible marker found right (id, q, r, turn): {right_visible}/{visible}"
           f" = {100 * right_visible / max(visible, 1):.2f}%  (scenes whose Neutral tile shows a"
           " marker)")

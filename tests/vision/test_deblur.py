@@ -15,7 +15,6 @@ from companion.rules.peepwar.board import cells_of
 from companion.rules.peepwar.observation import PeepWarObservation
 from vision.deblur import Streak, edge_width, motion_streaks, sharpen, streak_kernel
 from vision.markers import detect_markers, to_gray
-from vision.peepwar import tiles
 from vision.peepwar.table import BLURRED_CONFIDENCE, read_table
 from vision.peepwar.tiles import BLURRED_EDGE_PX, MIN_STREAK_SCORE, find_tiles
 from vision.render import SceneSpec, render_scene
@@ -113,7 +112,7 @@ def test_tiles_a_streak_hides_are_found_in_a_sharpened_copy_with_a_warning():
     scene = _scene(5)
     frame = _streaked(scene.frame, 8.0, 120.0, 5)
     truth = {t.tile_id: (t.q, t.r) for t in scene.truth.tiles}
-    plain = tiles._find_tiles(frame, hits=detect_markers(frame), _searched=True)
+    plain = find_tiles(frame, through_blur=False)
     assert len(plain.tiles) < len(truth)  # the blur does hide a tile from the plain reader
     view = find_tiles(frame)
     assert {t.tile_id: (t.q, t.r) for t in view.tiles} == truth

@@ -359,13 +359,17 @@ def find_tiles(
     layout: Layout | None = None,
     _rounds: int | None = None,
     _soft: Mapping[int, float] | None = None,
+    through_blur: bool = True,
 ) -> TableView:
-    """Every tile in ``frame`` (see :func:`_find_tiles`), looked for again in a sharpened
-    copy of the frame when its markers' edges are smeared (:func:`_through_blur`)."""
+    """Every tile in ``frame`` (see :func:`_find_tiles`); with ``through_blur``, looked for
+    again in a sharpened copy of the frame when its markers' edges are smeared
+    (:func:`_through_blur`)."""
     if hits is not None or _rounds is not None or _soft is not None:
         return _find_tiles(frame, intrinsics, hits, covered, layout, _rounds, _soft)
     hits = detect_markers(frame)
     view = _find_tiles(frame, intrinsics, hits, covered, layout, _searched=True)
+    if not through_blur:
+        return view
     return _through_blur(frame, intrinsics, hits, covered, layout, view)
 
 
