@@ -53,7 +53,8 @@ class Streak:
 
 def edge_width(gray: np.ndarray, corners: np.ndarray, most: int = 12) -> float | None:
     """The widest median 10-90% edge rise (px) over four directions of edge, on the
-    outer edges of up to ``most`` read markers (``corners`` N x 4 x 2, frame pixels),
+    outer edges of up to ``most`` read markers (``corners`` N x 4 x 2, frame pixels) in
+    ``gray`` (8-bit grey, or BGR(A): then made grey at the samples only),
     or ``None`` with too few edges measured. A sharp camera gives about 2 px; a streak
     widens the edges across it by about its length, and leaves those along it alone."""
     quads = np.asarray(corners, np.float64).reshape(-1, 4, 2)
@@ -82,6 +83,8 @@ def edge_width(gray: np.ndarray, corners: np.ndarray, most: int = 12) -> float |
     pts = (base[:, :, None, :] + offs).reshape(-1, len(steps), 2).astype(np.float32)
     prof = cv2.remap(gray, pts[..., 0], pts[..., 1], cv2.INTER_LINEAR,
                      borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    if prof.ndim == 3:  # a colour frame: its brightness at the samples only
+        prof = prof[..., :3] @ np.array([0.114, 0.587, 0.299], np.float32)
     third = len(steps) // 3
     lo = np.median(prof[:, :third], axis=1)
     hi = np.median(prof[:, -third:], axis=1)
@@ -156,8 +159,12 @@ def prepare() -> None:
 
 
 def motion_streaks(gray: np.ndarray, n: int = 2, apart_deg: float = 20.0) -> list[Streak]:
-    """The ``n`` likeliest streaks of ``gray`` (8-bit), best first, at least ``apart_deg``
-    apart in direction (the runner-up direction is a second guess, not a longer streak)."""
+    """The ``n`` likeliest streaks of ``gray`` (8-bit; a BGR frame is made grey), best
+    first, at least ``apart_deg`` apart in direction (the runner-up direction is a second
+    guess, not a longer streak)."""
+    if gray.ndim == 3:
+        gray = cv2.cvtColor(gray, cv2.COLOR_BGRA2GRAY if gray.shape[2] == 4 else
+                            cv2.COLOR_BGR2GRAY)
     lin = cv2.LUT(gray, _LIN_LUT)
     h, w = lin.shape
     if h < WINDOW or w < WINDOW:
@@ -234,10 +241,15 @@ def sharpen(gray: np.ndarray, streak: Streak, nsr: float = NOISE_TO_SIGNAL) -> n
     kernel = _wiener_kernel(streak.length, streak.angle_deg, nsr)
     r = KERNEL_REACH // 2
     plane = np.zeros((ph, pw), np.float32)
-    plane[:r, :r] = kernel[:r, :r]
-    plane[:r, -r:] = kernel[:r, -r:]
-    plane[-r:, :r] = kernel[-r:, :r]
-    plane[-r:, -r:] = kernel[-r:, -r:]
+    if ph >= 2 * r and pw >= 2 * r:
+        plane[:r, :r] = kernel[:r, :r]
+        plane[:r, -r:] = kernel[:r, -r:]
+        plane[-r:, :r] = kernel[-r:, :r]
+        plane[-r:, -r:] = kernel[-r:, -r:]
+    else:  # a plane smaller than the kernel: its tails wrap round and add up
+        wrap = np.arange(-r, r)
+        np.add.at(plane, ((wrap % ph)[:, None], (wrap % pw)[None, :]),
+                  np.roll(kernel, (r, r), axis=(0, 1)))
     out = cv2.idft(cv2.mulSpectrums(cv2.dft(padded), cv2.dft(plane), 0),
                    flags=cv2.DFT_REAL_OUTPUT | cv2.DFT_SCALE)
     return to_srgb(out[pad:pad + h, pad:pad + w])

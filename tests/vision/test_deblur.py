@@ -11,10 +11,13 @@ import cv2
 import numpy as np
 import pytest
 
+from companion.games import find as find_game
 from companion.rules.peepwar.board import cells_of
-from companion.rules.peepwar.observation import PeepWarObservation
+from companion.rules.peepwar.observation import CellReading, PeepWarObservation, Pieces
 from vision.deblur import Streak, edge_width, motion_streaks, sharpen, streak_kernel
 from vision.markers import detect_markers, to_gray
+from vision.peepwar import tiles
+from vision.peepwar.learning import labelled_pixels
 from vision.peepwar.table import BLURRED_CONFIDENCE, read_table
 from vision.peepwar.tiles import BLURRED_EDGE_PX, MIN_STREAK_SCORE, find_tiles
 from vision.render import SceneSpec, render_scene
@@ -120,10 +123,36 @@ def test_tiles_a_streak_hides_are_found_in_a_sharpened_copy_with_a_warning():
     assert any("the frame is blurred" in w and "sharpened copy" in w for w in view.warnings)
 
 
-def test_a_sharp_frame_is_not_sharpened():
+def test_a_sharp_frame_is_not_even_looked_at_for_a_streak(monkeypatch):
+    """Its markers' edges are sharp: no spectrum is taken (it would cost every frame)."""
+    def no(*_a, **_k):
+        raise AssertionError("a sharp frame was searched for a streak")
+    monkeypatch.setattr(tiles, "motion_streaks", no)
     view = find_tiles(_scene(5).frame)
-    assert view.streak_px is None
+    assert view.streak_px is None and len(view.tiles) == len(_scene(5).truth.tiles)
     assert not any("blurred" in w for w in view.warnings)
+
+
+def test_a_sharpened_copy_is_kept_only_when_it_places_more_tiles(monkeypatch):
+    """Forced to look, and given a copy that hides some of the tiles (but not all), the
+    reader keeps the frame's own view."""
+    frame = _scene(3).frame
+    plain = find_tiles(frame, through_blur=False)
+
+    def worse_copy(gray, _streak):
+        out = gray.copy()
+        out[:, gray.shape[1] // 2:] = 255  # the right half's tiles are gone
+        return out
+
+    monkeypatch.setattr(tiles, "BLURRED_EDGE_PX", 0.0)
+    monkeypatch.setattr(tiles, "MIN_STREAK_SCORE", -1.0)
+    monkeypatch.setattr(tiles, "sharpen", worse_copy)
+    copy_view = find_tiles(worse_copy(to_gray(frame), None), through_blur=False)
+    assert 0 < len(copy_view.tiles) < len(plain.tiles)  # the copy does place some tiles
+    view = find_tiles(frame)
+    assert view.streak_px is None
+    assert [(t.tile_id, t.q, t.r, t.rotation) for t in view.tiles] == \
+        [(t.tile_id, t.q, t.r, t.rotation) for t in plain.tiles]
 
 
 def test_cells_of_a_frame_read_through_a_sharpened_copy_are_asked_about():
@@ -139,4 +168,20 @@ def test_cells_of_a_frame_read_through_a_sharpened_copy_are_asked_about():
     assert all(c["confidence"] <= BLURRED_CONFIDENCE for c in cells.values())
     assert any(c.get("pieces") == {} and not c["supply_center"] for c in cells.values())
     seen = PeepWarObservation.from_dict(obs)  # the referee's reading of it
-    assert set(seen.doubtful(0.8)) == {n for n, c in cells.items() if not c.get("occluded")}
+    below = find_game("peepwar").doubtful_below
+    assert set(seen.doubtful(below)) == {n for n, c in cells.items() if not c.get("occluded")}
+
+
+def test_a_blurred_frame_teaches_the_reader_nothing():
+    """A correction made on a frame read through a sharpened copy stands, but its smeared
+    colours and bean heats are not learnt as this table's."""
+    scene = render_game(4, GameSpec())
+    profile = profile_for(scene.truth.looks, seed=0)
+    frame = _streaked(scene.frame, 9.0, 60.0, 4)
+    name, cell = next((n, c) for n, c in scene.truth.cells.items() if c and c.get("pieces"))
+    truth = CellReading(pieces={p: Pieces(v["troops"], v["peep"])
+                                for p, v in cell["pieces"].items()})
+    blurred = labelled_pixels(frame, profile, name, truth)
+    assert blurred.samples == [] and "blurred" in blurred.note
+    sharp = labelled_pixels(scene.frame, profile, name, truth)
+    assert "blurred" not in sharp.note

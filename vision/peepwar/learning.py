@@ -160,6 +160,8 @@ def labelled_pixels(frame: np.ndarray, profile: Profile, place: str,
     view = find_tiles(frame, profile.intrinsics)
     if view.homography is None or not view.tiles:
         return CellExample([], b"", "no tiles in the frame")
+    if view.streak_px is not None:  # smeared colours and heats would teach the blur
+        return CellExample([], b"", "the frame is blurred: nothing learnt from it")
     mosaic = build_mosaic(frame, view)
     if place not in mosaic.cell_names:
         return CellExample([], b"", f"cell {place} is not in the frame")

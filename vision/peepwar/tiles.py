@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 
 from companion.rules.peepwar.board import Hex, tile_centre_mm
-from vision.deblur import edge_width, motion_streaks, sharpen
+from vision.deblur import Streak, edge_width, motion_streaks, sharpen
 from vision.geometry import Pose2D, apply_h, fit_rigid
 from vision.kit_layout import MARKERS_PER_TILE, MAX_TILES, NEUTRAL_ID, tile_slots
 from vision.lens import Intrinsics, distort_points, undistort_points
@@ -51,6 +51,7 @@ SOFT_AGREE_DEG = 20.0  # and each turned as the print says within this
 # Markers' outer edges rising over more px than this (10-90%) mark a blurred frame: a
 # sharp camera gives 2-2.5 px, a streak of 3 px or more 3.5 and up.
 BLURRED_EDGE_PX = 3.0
+BLUR_SEARCH_WIDTH = 1280  # px: frames wider are measured for blur shrunk to this width
 # The frame's spectrum correlates this well or better with a streak's: motion-blurred
 # frames score 0.6-0.95, defocused ones (round blur, no direction) 0.2-0.45.
 MIN_STREAK_SCORE = 0.5
@@ -385,18 +386,35 @@ def _through_blur(frame: np.ndarray, intrinsics: Intrinsics | None, hits: Marker
     than MIN_STREAK_SCORE (a defocused frame widens the edges too, but matches no streak).
     A wrong guess costs time only: the copy's view is kept only when it places more
     tiles, and every tile it places is read and checked as any other."""
-    gray = to_gray(frame)
-    width = edge_width(gray, hits.corners)
+    # Measured and estimated in pixels of a frame BLUR_SEARCH_WIDTH across, as markers are
+    # searched: a 4K camera's sharp edges rise over more of its pixels, and a streak is
+    # longer in them. A wider frame's edges are sampled from the frame itself (making it
+    # grey, or smaller, would cost more than the look).
+    scale = min(1.0, BLUR_SEARCH_WIDTH / frame.shape[1])
+    gray = to_gray(frame) if scale == 1.0 else None
+    width = edge_width(frame if gray is None else gray, hits.corners)
+    width = None if width is None else width * scale
     lost = not view.tiles or any("Neutral Territory (tile 0)" in w for w in view.warnings)
     if not (width is not None and width > BLURRED_EDGE_PX or width is None and lost):
         return view
-    streaks = motion_streaks(gray, 1)
+    if gray is None:
+        gray = to_gray(frame)
+    small = gray if scale == 1.0 else cv2.resize(gray, None, fx=scale, fy=scale,
+                                                 interpolation=cv2.INTER_AREA)
+    streaks = motion_streaks(small, 1)
     if not streaks or streaks[0].score < MIN_STREAK_SCORE:
         return view
     streak = streaks[0]
-    again = _find_tiles(sharpen(gray, streak), intrinsics, None, covered, layout)
+    # Searched first at the small size (cheap); a wider frame is sharpened whole only when
+    # that finds more tiles, so that the tiles' fit uses all of its pixels.
+    again = _find_tiles(sharpen(small, streak), intrinsics, None, covered, layout)
     if len(again.tiles) <= len(view.tiles):
         return view
+    if scale < 1.0:
+        streak = Streak(streak.length / scale, streak.angle_deg, streak.score)
+        again = _find_tiles(sharpen(gray, streak), intrinsics, None, covered, layout)
+        if len(again.tiles) <= len(view.tiles):
+            return view
     again.markers_found = max(again.markers_found, view.markers_found)
     again.streak_px = streak.length
     again.warnings.append(
