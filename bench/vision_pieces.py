@@ -273,7 +273,11 @@ def main() -> int:
                     flagged[ok] += unsure
                     listed[ok] += 1
                 elif not ok:
-                    listed[False] += 1  # wrong and read empty or missing: no confidence given
+                    # Wrong and read empty or missing: asked about only when listed in doubt
+                    # (an empty cell read surely is left out, with no confidence).
+                    listed[False] += 1
+                    flagged[False] += bool(got) and not got.get("missing") \
+                        and got.get("confidence", 1.0) < UNSURE
                 if not ok and have != ("occluded",) and not (got or {}).get("missing"):
                     # Read, wrong, and sure enough that the referee rules on it.
                     ruled_wrong += (got or {}).get("confidence", 1.0) >= UNSURE

@@ -1056,3 +1056,31 @@ def test_a_bean_on_its_peeps_edge_with_a_faint_peak_is_counted(seed, cell):
     assert cell not in scene.truth.hand_cover
     want = _want(scene, cell)
     assert _pieces(obs, cell) == want
+
+
+def test_an_empty_central_cell_whose_print_something_pale_hides_is_asked_about():
+    """A white egg on white paper is no foreground, but it hides the circle's print: the
+    cell, read empty, is listed in doubt with a warning; the same cell uncovered, and the
+    other tile's uncovered centre, are left out as surely empty."""
+    obs, scene = _read({}, seed=3)
+    assert "1,0/c" not in obs["cells"] and "0,0/c" not in obs["cells"]
+    frame = scene.frame.copy()
+    view = find_tiles(frame)
+    centre = view.to_image(np.array([tile_centre_mm((1, 0))]))[0]
+    edge = view.to_image(np.array([np.add(tile_centre_mm((1, 0)), (19.0, 0.0))]))[0]
+    box = frame[int(centre[1]) - 60:int(centre[1]) + 60, int(centre[0]) - 60:int(centre[0]) + 60]
+    paper = np.median(box.reshape(-1, 3), axis=0)  # as bright and as white as the paper
+    cv2.circle(frame, (int(centre[0]), int(centre[1])), int(np.linalg.norm(edge - centre)),
+               tuple(int(v) for v in paper), -1, cv2.LINE_AA)
+    doubted = read_table(frame, _profile())
+    assert doubted["cells"]["1,0/c"] == {"supply_center": False, "pieces": {}, "confidence": 0.5}
+    assert "0,0/c" not in doubted["cells"]
+    assert any(w.startswith("cell 1,0/c: the print under the Supply Center's circle is hidden")
+               for w in doubted["warnings"])
+
+
+def test_an_empty_cell_is_listed_only_when_in_doubt():
+    assert CellRead().to_json() is None
+    doubted = CellRead()
+    doubted.lower(0.6)
+    assert doubted.to_json() == {"supply_center": False, "pieces": {}, "confidence": 0.6}

@@ -81,5 +81,6 @@ def read_pieces(mosaic: Mosaic, profile: Profile) -> PieceReading:
     supply_centers.covered_eggs_not_peeps(st)
     peeps.heaps_not_peeps(st)
     occlusion.mark_occluded(st)
+    supply_centers.pale_centres(st)
     assembly.finish(st)
     return PieceReading(st.cells, st.warnings, st.px.players)

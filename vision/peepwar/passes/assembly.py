@@ -39,13 +39,14 @@ class CellRead:
         self.confidence = min(self.confidence, c)
 
     def to_json(self) -> dict | None:
-        """The cell as the observation lists it; None for an empty cell (left out)."""
+        """The cell as the observation lists it; None for an empty cell read surely (left
+        out). An empty cell in doubt is listed with no pieces and its confidence."""
         if self.occluded:
             return {"occluded": True, "confidence": round(self.confidence, 3)}
         players = sorted(set(self.troops) | set(self.peeps))
         pieces = {p: {"troops": self.troops.get(p, 0), "peep": self.peeps.get(p, 0) > 0}
                   for p in players if self.troops.get(p, 0) or self.peeps.get(p, 0)}
-        if not pieces and not self.supply_center:
+        if not pieces and not self.supply_center and self.confidence >= 1.0:
             return None
         return {"supply_center": self.supply_center, "pieces": pieces,
                 "confidence": round(self.confidence, 3)}

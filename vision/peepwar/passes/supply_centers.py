@@ -10,6 +10,10 @@ partly under a card shows most of its rim instead. Its disc is then set aside
 After the beans, an egg still missed but read as a peep is the Supply Center after all: a
 player's second peep in the middle of a central cell (:func:`eggs_not_peeps`), or a lone
 peep there over what shows of an egg's rim (:func:`covered_eggs_not_peeps`).
+
+A white egg or token on the white paper is no foreground; but it hides the circle's print.
+A central cell read empty whose print, round the tile's centre, is no darker than the paper
+beside it is doubted (:func:`pale_centres`): the referee is asked, not told it is empty.
 """
 
 from __future__ import annotations
@@ -53,6 +57,16 @@ SC_COVERED_OFFSET_MM = 4.5  # ... centred this near the tile's centre
 # ... and one of no player's colour (UNKNOWN) was taken for a hand: as for an egg under a
 # card, when this share of the foreground in its middle and in its disc is of no player's.
 SC_UNPLAYED_SHARE = 0.6
+# The print within this radius of an empty central cell's middle (the 40 mm circle, an egg
+# half's size) ...
+PALE_CENTRE_MM = 17.0
+# ... darker than the paper there by less than this share (1 - ink / paper, medians):
+# uncovered print reads 0.10-0.40 on both generators (1st-5th percentile 0.09-0.10), print
+# under a white egg -0.4-0.2 (median 0.0) ...
+PALE_CENTRE_CONTRAST = 0.06
+PALE_CENTRE_FG = 0.2  # ... with under this share of the disc foreground (not a piece) ...
+PALE_CENTRE_MIN_MM2 = 40.0  # ... and this much print and paper seen in it
+PALE_CENTRE_CONFIDENCE = 0.5
 
 
 def find_supply_centers(st: FrameState) -> None:
@@ -325,3 +339,33 @@ def _covered_egg_rim(region: np.ndarray, centre: tuple[float, float], s: float
             or math.hypot(rim[0] - centre[0], rim[1] - centre[1]) > SC_COVERED_OFFSET_MM * s):
         return None
     return rim
+
+
+def pale_centres(st: FrameState) -> None:
+    """Doubt every central cell read empty whose print round the tile's centre is hidden by
+    something pale: a white egg or token (no foreground on white paper), or glare."""
+    s = st.s
+    lum = None
+    for (q, r), centre in st.m.tile_centres_px.items():
+        name = f"{q},{r}/c"
+        cell = st.cells.get(name)
+        if cell is None or cell.occluded or cell.supply_center or cell.troops or cell.peeps:
+            continue
+        sl, inside = st.disc(int(round(centre[0])), int(round(centre[1])), PALE_CENTRE_MM)
+        fg = st.px.fg[sl] & inside
+        if fg.sum() > PALE_CENTRE_FG * inside.sum():
+            continue
+        ink = inside & st.m.ink[sl] & ~fg
+        paper = inside & ~st.m.ink[sl] & ~fg
+        least = PALE_CENTRE_MIN_MM2 * s * s
+        if ink.sum() < least or paper.sum() < least:
+            continue
+        if lum is None:  # brightness over the paper's own, once a frame, where needed
+            lum = st.px.balanced.mean(axis=2, dtype=np.float32) \
+                / np.maximum(st.px.white.astype(np.float32), 1.0)
+        shade = lum[sl]
+        contrast = 1.0 - float(np.median(shade[ink])) / max(float(np.median(shade[paper])), 1e-3)
+        if contrast < PALE_CENTRE_CONTRAST:
+            cell.lower(PALE_CENTRE_CONFIDENCE)
+            st.warn(name, "the print under the Supply Center's circle is hidden by something "
+                    "pale: is a white egg or token there?")
