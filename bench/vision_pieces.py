@@ -273,10 +273,10 @@ def main() -> int:
                     flagged[ok] += unsure
                     listed[ok] += 1
                 elif not ok:
-                    # Wrong and read empty or missing: asked about only when listed in doubt
-                    # (an empty cell read surely is left out, with no confidence).
+                    # Wrong and read empty, occluded or missing: asked about only when read
+                    # empty and listed in doubt (an empty cell read surely is left out).
                     listed[False] += 1
-                    flagged[False] += bool(got) and not got.get("missing") \
+                    flagged[False] += have is None and bool(got) and not got.get("missing") \
                         and got.get("confidence", 1.0) < UNSURE
                 if not ok and have != ("occluded",) and not (got or {}).get("missing"):
                     # Read, wrong, and sure enough that the referee rules on it.
