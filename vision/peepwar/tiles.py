@@ -12,6 +12,9 @@ tile shows a single marker. The lattice is then fitted to every tile's pose at
 once (:mod:`vision.peepwar.lattice`), and each tile snapped to its nearest
 position on it, which also tells how the print is turned (in sixths of a turn).
 
+A frame smeared by a shaken camera is searched again in a copy with the streak undone
+(:func:`_through_blur`, :mod:`vision.deblur`).
+
 A live reader remembers where each tile lay (:data:`Layout`). When a hand or a cup
 hides the Neutral tile, the table frame is taken from a tile seen before instead,
 provided every remembered tile in view still lies where it did.
@@ -476,7 +479,7 @@ def _find_tiles(
         if not len(soft):
             return None
         again = _find_tiles(frame, intrinsics, hits.with_new(soft), covered, layout, _rounds,
-                           dict(zip(soft.ids.tolist(), llr.tolist(), strict=True)))
+                            dict(zip(soft.ids.tolist(), llr.tolist(), strict=True)))
         again.markers_found = view.markers_found
         return again
 
@@ -487,7 +490,7 @@ def _find_tiles(
             keep = ~np.isin(hits.ids, list(weak))
             rest = MarkerHits(hits.ids[keep], hits.corners[keep], hits.unread)
             again = _find_tiles(frame, intrinsics, rest, covered, layout, _rounds,
-                               {k: v for k, v in soft_ids.items() if k not in weak})
+                                {k: v for k, v in soft_ids.items() if k not in weak})
             again.markers_found = view.markers_found
             return again
     if not groups:
@@ -543,7 +546,7 @@ def _find_tiles(
                                    blurred)
         if len(found):
             again = _find_tiles(frame, intrinsics, hits.with_new(found), covered=True,
-                               layout=layout, _soft=soft_ids)
+                                layout=layout, _soft=soft_ids)
             if any(t.tile_id == NEUTRAL_ID for t in again.tiles):
                 again.warnings.append(_covered_warning(NEUTRAL_ID, (0, 0), blurred))
                 again.markers_found = view.markers_found
@@ -646,7 +649,7 @@ def _find_tiles(
             # followed out from the tiles the detector found, a few rounds deep.
             rounds = COVERED_ROUNDS if _rounds is None else _rounds
             again = _find_tiles(frame, intrinsics, hits.with_new(found), covered=rounds > 1,
-                               layout=layout, _rounds=rounds - 1, _soft=soft_ids)
+                                layout=layout, _rounds=rounds - 1, _soft=soft_ids)
             for tile_id in sorted(set(found.ids // MARKERS_PER_TILE)):
                 at = next((t for t in again.tiles if t.tile_id == tile_id), None)
                 if at is not None:
