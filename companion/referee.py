@@ -33,6 +33,7 @@ from companion.rules.chance import Randomiser
 
 log = logging.getLogger(__name__)
 RECENT_EVENTS = 60
+NAMED_DOUBTS = 5  # places named in the "camera is unsure" problem; more are counted
 HISTORY = 24
 
 
@@ -329,9 +330,7 @@ class Referee:
                 self.misreads += 1
                 self.problems = [Problem(t) for t in result.problems]
             if doubtful and result.verdict != "same":
-                self.problems.append(Problem(
-                    f"the camera is unsure of {', '.join(doubtful)}: check "
-                    f"{'it' if len(doubtful) == 1 else 'them'} on the page"))
+                self.problems.append(Problem(_unsure_of(doubtful)))
             self._changed("observe")
             return result
 
@@ -454,3 +453,13 @@ def _content(reading: Any) -> Any:
 def _describe_input(ev: InputEvent) -> str:
     details = ", ".join(f"{k} {v}" for k, v in sorted(ev.data.items()))
     return f"{ev.source}: {ev.kind}" + (f" ({details})" if details else "")
+
+
+def _unsure_of(places: list[str]) -> str:
+    """The problem that asks the players to check ``places``: each named, or the first few
+    and how many more (a blurred frame doubts every cell; the page lists them all)."""
+    named = ", ".join(places[:NAMED_DOUBTS])
+    if len(places) > NAMED_DOUBTS:
+        named = f"{len(places)} places ({named} and {len(places) - NAMED_DOUBTS} more)"
+    return f"the camera is unsure of {named}: check {'it' if len(places) == 1 else 'them'} " \
+        "on the page"

@@ -12,7 +12,7 @@ import pytest
 from companion.camera_loop import CameraLoop
 from companion.frames import CaptureSource, FolderSource
 from companion.inputs.events import BEAN, DRAW, END_TURN, UNDO, UNDO_TURN, InputEvent
-from companion.referee import Referee
+from companion.referee import NAMED_DOUBTS, Referee
 from companion.rules.peepwar import Eat, Move, PeepBeans, Phase
 from companion.rules.peepwar.bot import Bot
 from companion.rules.peepwar.inference import expected_observation
@@ -200,6 +200,26 @@ def test_a_move_read_with_little_confidence_is_asked_about_not_taken(
     assert any("unsure of " + move.dst in p.text for p in referee.problems)
     referee.accept("page")  # the players looked and agree
     assert referee.state == after
+
+
+def test_many_doubtful_places_are_counted_not_all_named(referee: Referee) -> None:
+    """A blurred frame doubts every cell: the problem names a few and counts the rest (the
+    page lists every one)."""
+    _advance(referee, lambda s: s.phase is Phase.MOVEMENT and s.turn >= 2)
+    before = referee.state
+    move = next(a for a in referee.rules.legal_actions(before) if isinstance(a, Move) and a.troops)
+    after, _ = referee.rules.apply(before, move)
+    seen = expected_observation(after)
+    unsure = {c: replace(r, confidence=0.7) for c, r in seen.cells.items() if not r.occluded}
+    assert len(unsure) > NAMED_DOUBTS
+    referee.observe(replace(seen, cells={**seen.cells, **unsure}))
+    assert referee.state == before
+    assert sorted(referee.snapshot()["doubtful"]) == sorted(unsure)
+    text = next(p.text for p in referee.problems if "unsure of" in p.text)
+    assert f"unsure of {len(unsure)} places (" in text
+    assert f"and {len(unsure) - NAMED_DOUBTS} more)" in text
+    named = text.split(" places (")[1].split(" and ")[0].split(", ")
+    assert len(named) == NAMED_DOUBTS and set(named) <= set(unsure)
 
 
 def test_a_move_read_nearly_sure_is_taken(referee: Referee) -> None:
