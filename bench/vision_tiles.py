@@ -16,8 +16,8 @@ chain) and up to 2 mm and 1 degree more of its own; ``loose``, every tile, the
 Neutral one among them, up to 12 mm and 8 degrees off on its own.
 
 ``--shake 3,8`` smears every frame as a camera shaken while its shutter is open does:
-one straight streak over the whole frame, 3 to 8 px long in any direction (a line of
-points rounded to pixels, in linear light, with sensor noise after). ``--no-sharpen``
+one straight streak over the whole frame, 3 to 8 px long in any direction
+(:mod:`vision.render.shake`). ``--no-sharpen``
 reads such frames without the reader's sharpened copy (``docs/vision.md``, *Tiles
 through motion blur*), to show what it finds.
 """
@@ -46,7 +46,7 @@ from vision.peepwar.covered_tiles import prepare  # noqa: E402
 from vision.peepwar.tiles import find_tiles  # noqa: E402
 from vision.render import SceneSpec, render_scene  # noqa: E402
 from vision.render.layout import Misplacement  # noqa: E402
-from vision.srgb import to_linear, to_srgb  # noqa: E402
+from vision.render.shake import shake  # noqa: E402
 
 # name: (SceneSpec fields, default tiles per scene)
 SETS: dict[str, tuple[dict, str]] = {
@@ -60,26 +60,12 @@ SETS: dict[str, tuple[dict, str]] = {
 }
 
 
-def _streak(length: float, angle_deg: float) -> np.ndarray:
-    """A shaken camera's streak: points along a line, each rounded to its pixel."""
-    n = int(length) + 3 | 1
-    k = np.zeros((n, n), np.float32)
-    c = n // 2
-    dx = np.cos(np.radians(angle_deg)) * length / 2
-    dy = np.sin(np.radians(angle_deg)) * length / 2
-    for t in np.linspace(-1, 1, 64):
-        k[int(round(c + t * dy)), int(round(c + t * dx))] += 1
-    return k / k.sum()
-
-
 def shaken(frame: np.ndarray, lo: float, hi: float, seed: int) -> tuple[np.ndarray, float]:
     """``frame`` smeared by a streak lo..hi px long in a direction drawn from ``seed``, and
     the streak's length."""
     rng = np.random.default_rng(seed + 7_000_000)
     length, angle = float(rng.uniform(lo, hi)), float(rng.uniform(0, 180))
-    smeared = to_srgb(cv2.filter2D(to_linear(frame), -1, _streak(length, angle)))
-    noisy = smeared + rng.normal(0, 2.0, smeared.shape)
-    return np.clip(noisy, 0, 255).astype(np.uint8), length
+    return shake(frame, length, angle, rng), length
 
 
 def main() -> int:

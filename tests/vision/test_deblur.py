@@ -22,29 +22,14 @@ from vision.peepwar.table import BLURRED_CONFIDENCE, read_table
 from vision.peepwar.tiles import BLURRED_EDGE_PX, MIN_STREAK_SCORE, find_tiles
 from vision.render import SceneSpec, render_scene
 from vision.render.game_scene import GameSpec, profile_for, render_game
+from vision.render.shake import shake
 from vision.srgb import to_linear, to_srgb
 
 SPEC = SceneSpec(hands=(0, 0), beans=(0, 0), peeps=(0, 0), max_tilt_deg=20)
 
 
-def _line(length: float, angle_deg: float) -> np.ndarray:
-    """A motion streak as a shaken camera draws it: points along a line, each rounded to
-    its pixel (not the reader's bilinear box)."""
-    n = int(length) + 3 | 1
-    k = np.zeros((n, n), np.float32)
-    c = n // 2
-    dx = np.cos(np.radians(angle_deg)) * length / 2
-    dy = np.sin(np.radians(angle_deg)) * length / 2
-    for t in np.linspace(-1, 1, 64):
-        k[int(round(c + t * dy)), int(round(c + t * dx))] += 1
-    return k / k.sum()
-
-
 def _streaked(frame: np.ndarray, length: float, angle_deg: float, seed: int = 0) -> np.ndarray:
-    """``frame`` smeared in linear light (where the sensor adds light up), with noise."""
-    blurred = to_srgb(cv2.filter2D(to_linear(frame), -1, _line(length, angle_deg)))
-    rng = np.random.default_rng(seed)
-    return np.clip(blurred + rng.normal(0, 2, blurred.shape), 0, 255).astype(np.uint8)
+    return shake(frame, length, angle_deg, np.random.default_rng(seed))
 
 
 @cache

@@ -25,7 +25,7 @@ from vision.peepwar.tiles import Layout, TableView, find_tiles
 # A cell's confidence at most, in a frame whose tiles were found only in a sharpened copy
 # (TableView.streak_px): its pieces are read from the smeared frame, where touching beans
 # merge and a bean's edge runs into the next; the referee is asked, not told. Its empty
-# cells are listed too (no pieces), at this confidence.
+# cells, so doubted, are listed too (CellRead.to_json).
 BLURRED_CONFIDENCE = 0.7
 
 
@@ -90,11 +90,6 @@ def read_table_view(frame: np.ndarray, profile: Profile, intrinsics: Intrinsics 
                 data = cell.to_json()
                 if data is not None:
                     cells[name] = data
-            if view.streak_px is not None:
-                # Empty is a reading too, and as blurred: a bean smeared into the paper.
-                for name in _all_cells(view):
-                    cells.setdefault(name, {"supply_center": False, "pieces": {},
-                                            "confidence": BLURRED_CONFIDENCE})
             warnings.extend(reading.warnings)
     obs = observation(view, "peepwar", timings, warnings)
     obs["cells"] = dict(sorted(cells.items(), key=lambda kv: _order(kv[0])))
