@@ -345,7 +345,6 @@ def pale_centres(st: FrameState) -> None:
     """Doubt every central cell read empty whose print round the tile's centre is hidden by
     something pale: a white egg or token (no foreground on white paper), or glare."""
     s = st.s
-    lum = None
     for (q, r), centre in st.m.tile_centres_px.items():
         name = f"{q},{r}/c"
         cell = st.cells.get(name)
@@ -360,10 +359,9 @@ def pale_centres(st: FrameState) -> None:
         least = PALE_CENTRE_MIN_MM2 * s * s
         if ink.sum() < least or paper.sum() < least:
             continue
-        if lum is None:  # brightness over the paper's own, once a frame, where needed
-            lum = st.px.balanced.mean(axis=2, dtype=np.float32) \
-                / np.maximum(st.px.white.astype(np.float32), 1.0)
-        shade = lum[sl]
+        # Brightness over the paper's own, over this disc alone (a few cells a frame).
+        shade = st.px.balanced[sl].mean(axis=2, dtype=np.float32) \
+            / np.maximum(st.px.white[sl].astype(np.float32), 1.0)
         contrast = 1.0 - float(np.median(shade[ink])) / max(float(np.median(shade[paper])), 1e-3)
         if contrast < PALE_CENTRE_CONTRAST:
             cell.lower(PALE_CENTRE_CONFIDENCE)
