@@ -244,9 +244,12 @@ def frame_threshold(heats: Sequence[float] | np.ndarray, low: float = DOUBT_LOW,
         lik = share * np.exp(-0.5 * ((x - mu) / sd) ** 2) / sd
         r = lik / np.maximum(lik.sum(axis=1, keepdims=True), 1e-300)
         n = r.sum(axis=0) + 1e-9
+        was = share, mu, sd
         share = n / n.sum()
         mu = (r * x).sum(axis=0) / n
         sd = np.maximum(np.sqrt((r * (x - mu) ** 2).sum(axis=0) / n), MIXTURE_SPREAD_FLOOR)
+        if all(np.array_equal(a, b) for a, b in zip(was, (share, mu, sd), strict=True)):
+            break  # a fixed point to the last bit: further rounds change nothing
     if mu[1] - mu[0] < MIXTURE_MIN_PART or mu[1] < np.log(high / (1.0 - high)):
         # One kind; or the hotter kind's centre under ``high``: those peaks are no beans the
         # net sees, and the net's threshold stands.
