@@ -30,6 +30,7 @@ from vision.peepwar.cells import slot_outline_mm
 from vision.peepwar.print_fit import FIT_MAX_MARKERS, fit_to_print
 from vision.peepwar.tile_art import tile_image, tile_image_size
 from vision.peepwar.tiles import TableView, TileDetection
+from vision.viewpoint import CameraAbove, camera_above
 
 ART_PX_PER_MM = 2.0
 # The bean net reads the table at 1 px/mm; a finer mosaic (the frame's own resolution, up
@@ -99,6 +100,9 @@ class Mosaic:
     # did not place its tile: not detected (something on it, or too small to read at this
     # resolution) or dropped from the fit as an outlier.
     unseen_central_markers: list[np.ndarray]
+    # Where the camera stands over the table (mosaic pixels; its height in them too): how
+    # far a tall piece's top lands beyond its foot. None if the view does not tell.
+    camera: CameraAbove | None = None
 
     def beyond(self, pts_px: np.ndarray) -> np.ndarray:
         """BGR (float) of the frame at mosaic points ``pts_px`` (N, 2), which may lie off the
@@ -199,8 +203,10 @@ def build_mosaic(frame: np.ndarray, view: TableView) -> Mosaic:
     unseen = [(t.pose.apply(slot.corners_mm) - origin) * s
               for t in tiles for slot in tile_slots()[CENTRAL_SLOTS]
               if slot.slot not in t.markers_seen]
+    camera = camera_above(view.homography @ to_mm, (fw, fh),
+                          None if view.intrinsics is None else view.intrinsics.camera_matrix)
     return Mosaic(image, s, origin, cell_map, names, ink > 0, in_frame > 0, centres, solid > 0,
-                  frame, lambda pts: view.to_image(apply_h(to_mm, pts)), unseen)
+                  frame, lambda pts: view.to_image(apply_h(to_mm, pts)), unseen, camera)
 
 
 def _outward_normals(outline_mm: np.ndarray) -> np.ndarray:

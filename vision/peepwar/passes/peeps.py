@@ -64,6 +64,7 @@ MIN_FRAGMENT_MM2 = 40.0  # regions of pieces under 0.6 of this hold no peep
 # A peep centred this near a tile's cell map, but off it, stands in the nearest cell (half a
 # 7 mm gap between tiles, and the edge's 1.5).
 PEEP_SNAP_MM = 6.0
+DOME_SHARE = 0.5  # a body this much within an egg's dome as seen is the egg's (_dome_seen)
 
 
 @dataclass(frozen=True)
@@ -188,6 +189,8 @@ def _peeps(st: FrameState, comp: np.ndarray, x0: int, y0: int) -> list[FoundPeep
         mine = region & (labels == owner)
         if not mine.any():
             continue
+        if _dome_seen(st, region, sl):
+            continue
         peep_share = float(np.mean(st.px.peepish[sl][mine]))
         peep_coloured = peep_share >= PEEP_COLOUR_SHARE
         thick = float(own[one > 0].max())
@@ -225,6 +228,23 @@ def _peeps(st: FrameState, comp: np.ndarray, x0: int, y0: int) -> list[FoundPeep
             st.px.players[owner], float(xs.mean()) + x0, float(ys.mean()) + y0,
             float(votes[owner]) / float(votes.sum()), len(xs)))
     return found
+
+
+def _dome_seen(st: FrameState, region: np.ndarray, sl: tuple[slice, slice]) -> bool:
+    """Whether what looks like a peep's body (``region``, in the box ``sl``) is a Supply
+    Center's dome seen beyond its disc: its middle, and at least DOME_SHARE of it, where
+    an egg's dome covers the table as the camera sees it (:func:`vision.viewpoint.draw_dome`).
+    A tilted camera sees an egg's top beyond its foot, away from the camera, as far as
+    the camera's height and distance make it; in a player's peep colour, and as thick as
+    a peep with the egg beside it, that part was read as a peep. A real peep there is
+    hidden by the egg but for what stands out of the dome's outline: most of it lies
+    outside."""
+    dome = st.egg_dome[sl]
+    ys, xs = np.nonzero(region)
+    if not len(xs) or not dome[int(round(ys.mean())), int(round(xs.mean()))]:
+        return False
+    seen = (dome | st.egg[sl])[ys, xs]
+    return int(np.count_nonzero(seen)) >= DOME_SHARE * len(xs)
 
 
 def _same_player_peeps(st: FrameState, one: np.ndarray, comp: np.ndarray,

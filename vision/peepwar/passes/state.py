@@ -43,6 +43,9 @@ class FrameState:
         h, w = mosaic.cell_map.shape
         self.egg = np.zeros((h, w), np.uint8)  # Supply Centers' discs: no pieces there
         self.egg_core = np.zeros((h, w), np.uint8)  # ... their parts no peep leans over
+        # ... and where their domes cover the table as the camera sees them (beyond the
+        # disc, away from the camera, when it is tilted)
+        self.egg_dome = np.zeros((h, w), np.uint8)
         self.occluder = np.zeros((h, w), np.uint8)
         self.hand_p: dict[str, float] | None = None  # each cell's, when the hand net judged
         self.hand_kept = np.zeros((h, w), np.uint8)  # the rules' hands the net confirmed

@@ -26,6 +26,7 @@ import numpy as np
 
 from vision.peepwar.mask_shapes import disk, fill_holes
 from vision.peepwar.piece_pixels import UNKNOWN
+from vision.viewpoint import draw_dome
 
 if TYPE_CHECKING:
     from vision.peepwar.passes.state import FrameState
@@ -122,6 +123,9 @@ def find_supply_centers(st: FrameState) -> None:
                                  int(round((ey + y0 + cy) / 2))),
                    int(round((radius - off / 2 + 1.5) * s)), 1, -1)
         st.eggs.append((float(ex + x0), float(ey + y0), radius * s))
+        if st.m.camera is not None:
+            # An egg half is about as tall as it is wide: a dome of its radius.
+            draw_dome(st.egg_dome, (ex + x0, ey + y0), radius * s, st.m.camera)
 
 
 def _unplayed_egg_rim(st: FrameState, crop: np.ndarray, x0: int, y0: int,
