@@ -370,15 +370,17 @@ def find_tiles(
     (:func:`_through_blur`)."""
     if hits is not None or _rounds is not None or _soft is not None:
         return _find_tiles(frame, intrinsics, hits, covered, layout, _rounds, _soft)
-    hits = detect_markers(frame)
+    gray = to_gray(frame)  # made once: the markers are searched in it, the blur measured
+    hits = detect_markers(gray)
     view = _find_tiles(frame, intrinsics, hits, covered, layout, _searched=True)
     if not through_blur:
         return view
-    return _through_blur(frame, intrinsics, hits, covered, layout, view)
+    return _through_blur(frame, gray, intrinsics, hits, covered, layout, view)
 
 
-def _through_blur(frame: np.ndarray, intrinsics: Intrinsics | None, hits: MarkerHits,
-                  covered: bool, layout: Layout | None, view: TableView) -> TableView:
+def _through_blur(frame: np.ndarray, gray: np.ndarray, intrinsics: Intrinsics | None,
+                  hits: MarkerHits, covered: bool, layout: Layout | None, view: TableView
+                  ) -> TableView:
     """``view``, or the view of a copy of ``frame`` with a motion streak undone, if that
     places more tiles.
 
@@ -394,14 +396,11 @@ def _through_blur(frame: np.ndarray, intrinsics: Intrinsics | None, hits: Marker
     # longer in them. A wider frame's edges are sampled from the frame itself (making it
     # grey, or smaller, would cost more than the look).
     scale = min(1.0, BLUR_SEARCH_WIDTH / frame.shape[1])
-    gray = to_gray(frame) if scale == 1.0 else None
-    width = edge_width(frame if gray is None else gray, hits.corners)
+    width = edge_width(gray if scale == 1.0 else frame, hits.corners)
     width = None if width is None else width * scale
     lost = not view.tiles or any("Neutral Territory (tile 0)" in w for w in view.warnings)
     if not (width is not None and width > BLURRED_EDGE_PX or width is None and lost):
         return view
-    if gray is None:
-        gray = to_gray(frame)
     small = gray if scale == 1.0 else cv2.resize(gray, None, fx=scale, fy=scale,
                                                  interpolation=cv2.INTER_AREA)
     streaks = motion_streaks(small, 1)
