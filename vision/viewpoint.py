@@ -31,6 +31,9 @@ DEFAULT_FOV_DEG = 60.0  # horizontal: a typical webcam's
 # perspective terms vanish): the default field of view is used instead.
 MIN_TILT_FOR_FOCAL_DEG = 15.0
 FOCAL_RANGE = (0.5, 2.0)  # focal lengths, in frame widths, taken as plausible (28-90 deg)
+# A camera tilted further than this from straight down sees the table nearly edge on: its
+# pose from the homography is no use (and its nadir lies far off the table).
+MAX_TILT_DEG = 80.0
 
 
 @dataclass(frozen=True)
@@ -57,8 +60,10 @@ def camera_above(homography: np.ndarray, frame_size: tuple[int, int],
                  camera_matrix: np.ndarray | None = None) -> CameraAbove | None:
     """The camera over the plane that ``homography`` maps into a frame of ``frame_size``
     (width, height) in ideal pixels; ``camera_matrix``: a calibrated camera's, else the
-    focal length is estimated (see the module's doc). None when the homography is
-    degenerate or the plane is seen edge on.
+    focal length is estimated (see the module's doc), which assumes the principal point at
+    the frame's centre: a cropped or digitally zoomed stream breaks that, and gives a
+    wrong nadir. None when the homography is degenerate or the table is seen nearly edge
+    on (over MAX_TILT_DEG).
 
     A camera 600 mm above (100, -300), tilted 35 degrees, focal length 1100 px:
 
@@ -78,8 +83,10 @@ def camera_above(homography: np.ndarray, frame_size: tuple[int, int],
     h = np.asarray(homography, float)
     w = frame_size[0]
     if camera_matrix is not None:
-        k = np.asarray(camera_matrix, float)
-        pose = _pose(np.linalg.inv(k) @ h)
+        try:
+            pose = _pose(np.linalg.inv(np.asarray(camera_matrix, float)) @ h)
+        except np.linalg.LinAlgError:
+            return None
         return None if pose is None else _above(*pose)
     cx, cy = frame_size[0] / 2 - 0.5, frame_size[1] / 2 - 0.5
     a = np.array([[1.0, 0.0, -cx], [0.0, 1.0, -cy], [0.0, 0.0, 1.0]]) @ h
@@ -110,13 +117,12 @@ def _focal(a: np.ndarray) -> float | None:
 
 def _pose(b: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """Rotation and translation of a normalised homography ``b`` (``[r1 r2 t]`` up to
-    scale), the camera in front of the plane; None if degenerate."""
+    scale); None if degenerate. (Its sign is left as it comes: it flips only which side
+    of the plane the camera's height is measured on, and the height is taken as a size.)"""
     n1, n2 = np.linalg.norm(b[:, 0]), np.linalg.norm(b[:, 1])
     if not (n1 > 0.0 and n2 > 0.0 and np.isfinite(n1 + n2)):
         return None
     scale = 2.0 / (n1 + n2)
-    if b[2, 2] * scale < 0.0:  # the plane's origin in front of the camera
-        scale = -scale
     r1, r2, t = b[:, 0] * scale, b[:, 1] * scale, b[:, 2] * scale
     return np.column_stack([r1, r2, np.cross(r1, r2)]), t
 
@@ -127,8 +133,10 @@ def _tilt_deg(rot: np.ndarray) -> float:
 
 
 def _above(rot: np.ndarray, t: np.ndarray) -> CameraAbove | None:
+    """The camera of pose (``rot``, ``t``) over the plane; None if it sees the plane
+    nearly edge on or the pose is not finite."""
     centre = -rot.T @ t
-    if not np.all(np.isfinite(centre)) or abs(centre[2]) < 1e-9:
+    if not np.all(np.isfinite(centre)) or abs(centre[2]) < 1e-9 or _tilt_deg(rot) > MAX_TILT_DEG:
         return None
     return CameraAbove((float(centre[0]), float(centre[1])), float(abs(centre[2])))
 
@@ -145,7 +153,7 @@ def draw_dome(out: np.ndarray, centre: tuple[float, float], radius: float,
     >>> [int(seen[20, x]) for x in (69, 71, 89, 92, 95)]  # its foot is 70-90
     [0, 1, 1, 1, 0]
     """
-    if radius <= 0.0 or radius >= camera.height:
+    if not 0.0 < radius < camera.height:  # (also NaN)
         return
     foot = np.array([centre], float)
     for z in np.linspace(0.0, radius, steps, endpoint=False):

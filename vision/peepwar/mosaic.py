@@ -203,7 +203,7 @@ def build_mosaic(frame: np.ndarray, view: TableView) -> Mosaic:
     unseen = [(t.pose.apply(slot.corners_mm) - origin) * s
               for t in tiles for slot in tile_slots()[CENTRAL_SLOTS]
               if slot.slot not in t.markers_seen]
-    camera = camera_above(view.homography @ to_mm, (fw, fh),
+    camera = camera_above(view.homography @ to_mm, view.frame_size,
                           None if view.intrinsics is None else view.intrinsics.camera_matrix)
     return Mosaic(image, s, origin, cell_map, names, ink > 0, in_frame > 0, centres, solid > 0,
                   frame, lambda pts: view.to_image(apply_h(to_mm, pts)), unseen, camera)

@@ -124,7 +124,9 @@ def find_supply_centers(st: FrameState) -> None:
                    int(round((radius - off / 2 + 1.5) * s)), 1, -1)
         st.eggs.append((float(ex + x0), float(ey + y0), radius * s))
         if st.m.camera is not None:
-            # An egg half is about as tall as it is wide: a dome of its radius.
+            # Drawn as a hemisphere of its radius. A plastic egg half stands taller (about
+            # 1.3 radii), so the dome drawn falls short of the spill's far edge; the peeps'
+            # test asks only for a peep's middle and half its body in it.
             draw_dome(st.egg_dome, (ex + x0, ey + y0), radius * s, st.m.camera)
 
 
