@@ -393,8 +393,8 @@ def _through_blur(frame: np.ndarray, gray: np.ndarray, intrinsics: Intrinsics | 
     tiles, and every tile it places is read and checked as any other."""
     # Measured and estimated in pixels of a frame BLUR_SEARCH_WIDTH across, as markers are
     # searched: a 4K camera's sharp edges rise over more of its pixels, and a streak is
-    # longer in them. A wider frame's edges are sampled from the frame itself (making it
-    # grey, or smaller, would cost more than the look).
+    # longer in them. A wider frame's edges are sampled from the frame itself, at full
+    # size, and scaled (shrinking it first would cost more than the look).
     scale = min(1.0, BLUR_SEARCH_WIDTH / frame.shape[1])
     width = edge_width(gray if scale == 1.0 else frame, hits.corners)
     width = None if width is None else width * scale
