@@ -55,6 +55,19 @@ class CameraAbove:
         n = np.asarray(self.nadir, float)
         return n + (np.asarray(pts, float).reshape(-1, 2) - n) * (self.height / (self.height - z))
 
+    def foot(self, pts: np.ndarray, z: float) -> np.ndarray:
+        """The table points under points ``z`` above the table seen at ``pts`` (N x 2):
+        what :meth:`lifted` undoes.
+
+        >>> cam = CameraAbove((0.0, 0.0), 500.0)
+        >>> cam.foot(np.array([[500.0, 0.0]]), 100.0).tolist()
+        [[400.0, 0.0]]
+        """
+        if not 0.0 <= z < self.height:
+            raise ValueError(f"a height of {z} is not between the table and the camera")
+        n = np.asarray(self.nadir, float)
+        return n + (np.asarray(pts, float).reshape(-1, 2) - n) * ((self.height - z) / self.height)
+
 
 def camera_above(homography: np.ndarray, frame_size: tuple[int, int],
                  camera_matrix: np.ndarray | None = None) -> CameraAbove | None:

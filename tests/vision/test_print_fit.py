@@ -25,33 +25,34 @@ def _vertex_error(a: Pose2D, b: Pose2D) -> float:
 
 
 def test_a_tile_placed_from_one_marker_is_fitted_to_its_print():
-    """Benchmark scene 197: tile 27 shows one marker, which leaves it 8 mm and 2.5 degrees
-    off at its far side; its print there was read as a hand hiding it, and five cells as
-    occluded. Fitted to its whole print, it lies within 1.5 mm of where it really is."""
-    scene = render_game(197, GameSpec(), flavour_cutouts(str(PHOTOS.resolve())))
+    """Benchmark scene 275: tile 53 shows one marker, which leaves it 6 mm off at its far
+    side (where its print would be read as a hand hiding it). Fitted to its whole print, it
+    lies within 1.5 mm of where it really is."""
+    scene = render_game(275, GameSpec(), flavour_cutouts(str(PHOTOS.resolve())))
     profile = profile_for(scene.truth.looks, seed=0)
     view = find_tiles(scene.frame, profile.intrinsics)
-    found = next(t for t in view.tiles if t.tile_id == 27)
-    truth = next(t for t in scene.truth.tiles if t.tile_id == 27).pose
+    found = next(t for t in view.tiles if t.tile_id == 53)
+    truth = next(t for t in scene.truth.tiles if t.tile_id == 53).pose
     assert len(found.markers_seen) == 1
     assert _vertex_error(found.pose, truth) > 5.0
 
     mosaic = build_mosaic(scene.frame, view)
     fitted = mosaic.tile_centres_px[found.hex] / mosaic.px_per_mm + mosaic.origin_mm
     assert math.dist((found.pose.x, found.pose.y), (truth.x, truth.y)) > 3.0
-    assert math.dist(fitted, (truth.x, truth.y)) < 1.0
+    assert math.dist(fitted, (truth.x, truth.y)) < 1.5
     s = mosaic.px_per_mm
     to_mm = np.array([[1 / s, 0, mosaic.origin_mm[0]], [0, 1 / s, mosaic.origin_mm[1]],
                       [0, 0, 1]])
-    pose = fit_to_print(mosaic.image, mosaic.in_frame, to_mm, _art_grey(27), _art_to_tile(),
+    pose = fit_to_print(mosaic.image, mosaic.in_frame, to_mm, _art_grey(53), _art_to_tile(),
                         found.pose)
     assert pose is not None
     assert _vertex_error(pose, truth) < 1.5
 
 
 def test_a_well_placed_tile_is_left_where_its_markers_put_it():
-    """The Neutral tile of scene 197 shows four markers: the mosaic keeps its pose exactly."""
-    scene = render_game(197, GameSpec(), flavour_cutouts(str(PHOTOS.resolve())))
+    """The Neutral tile of scene 275 shows several markers: the mosaic keeps its pose
+    exactly."""
+    scene = render_game(275, GameSpec(), flavour_cutouts(str(PHOTOS.resolve())))
     view = find_tiles(scene.frame, profile_for(scene.truth.looks, seed=0).intrinsics)
     mosaic = build_mosaic(scene.frame, view)
     neutral = mosaic.tile_centres_px[(0, 0)] / mosaic.px_per_mm + mosaic.origin_mm

@@ -29,6 +29,23 @@ class Camera:
     tilt_deg: float
     yaw_deg: float
 
+    def centre_mm(self) -> np.ndarray:
+        """Where the camera stands: (x, y) over the table and its height, in mm.
+
+        >>> k = np.array([[800.0, 0, 640], [0, 800, 360], [0, 0, 1]])
+        >>> h = look_at_homography(k, np.array([10.0, 20.0]), 500.0, 0.0, 0.0, 0.0)
+        >>> cam = Camera(h, k, np.zeros(5), (1280, 720), 0.0, 0.0)
+        >>> [round(float(v), 6) for v in cam.centre_mm()]
+        [10.0, 20.0, 500.0]
+        """
+        m = np.linalg.solve(self.camera_matrix, self.homography)
+        m = m / np.linalg.norm(m[:, 0])
+        if m[2, 2] < 0:  # the table lies in front of the camera (positive depth)
+            m = -m
+        r = np.column_stack([m[:, 0], m[:, 1], np.cross(m[:, 0], m[:, 1])])
+        c = -r.T @ m[:, 2]
+        return np.array([c[0], c[1], -c[2]])
+
 
 def _rot_x(a: float) -> np.ndarray:
     c, s = math.cos(a), math.sin(a)
@@ -63,8 +80,17 @@ def random_camera(
     max_tilt_deg: float,
     fill: tuple[float, float] = (0.7, 0.95),
     tilt_deg: float | None = None,
+    aim: bool = False,
 ) -> Camera:
-    """A camera that sees every point of ``table_pts`` (mm) and fills ``fill`` of the frame."""
+    """A camera that sees every point of ``table_pts`` (mm) and fills ``fill`` of the frame.
+
+    The layout is framed by a zoom and a shift of the image. By default the shift is a
+    crop, which moves the principal point off the frame's centre (for a table-plane scene
+    the two are the same picture). With ``aim`` it is a turn of the camera, as a person
+    aims a webcam: the principal point stays at the frame's centre, where a reader not
+    given the camera's calibration assumes it when it places the camera over the table
+    (:mod:`vision.viewpoint`). Either way the camera stands in the same place.
+    """
     w, h = size
     tilt = math.radians(rng.uniform(0, max_tilt_deg) if tilt_deg is None else tilt_deg)
     yaw = rng.uniform(0, 2 * math.pi)
@@ -84,11 +110,54 @@ def random_camera(
     slack = np.array([w, h]) - s * span
     off = rng.uniform(0.1, 0.9, size=2) * slack - s * lo
     sim = np.array([[s, 0, off[0]], [0, s, off[1]], [0, 0, 1]])
+    if aim:
+        return _aimed(hom, k, sim, table_pts, (w, h), math.degrees(yaw))
     hom = sim @ hom
     k = sim @ k
     return Camera(
         hom / hom[2, 2], k, np.zeros(5), (w, h), math.degrees(tilt), math.degrees(yaw)
     )
+
+
+def _aimed(hom: np.ndarray, k: np.ndarray, sim: np.ndarray, table_pts: np.ndarray,
+           size: tuple[int, int], yaw_deg: float) -> Camera:
+    """The framing ``sim`` (a zoom and a shift of the image) made with the lens and the
+    camera's aim instead: the zoom about the frame's centre is a longer focal length, the
+    shift that is left a turn of the camera that carries the centre's ray there. A turn
+    bends the layout's outline a little; the shift is shortened until it is in frame."""
+    w, h = size
+    s = sim[0, 0]
+    centre = k[:2, 2]
+    shift = sim[:2, 2] + s * centre - centre  # what is left of sim after a zoom about centre
+    kz = k.copy()
+    kz[0, 0] *= s
+    kz[1, 1] *= s
+    zoomed = kz @ np.linalg.solve(k, hom)
+    for _ in range(20):
+        ray = np.array([shift[0] / kz[0, 0], shift[1] / kz[1, 1], 1.0])
+        turn = _turn_onto(ray / np.linalg.norm(ray))
+        out = kz @ turn @ np.linalg.solve(kz, zoomed)
+        img = apply_h(out, table_pts)
+        if img.min() >= 0 and (img[:, 0] <= w - 1).all() and (img[:, 1] <= h - 1).all():
+            break
+        shift = 0.8 * shift
+    out = out / out[2, 2]
+    m = np.linalg.solve(kz, out)
+    normal = np.cross(m[:, 0], m[:, 1])  # the table's normal in camera axes
+    tilt = math.degrees(math.acos(min(1.0, abs(normal[2]) / float(np.linalg.norm(normal)))))
+    return Camera(out, kz, np.zeros(5), size, tilt, yaw_deg)
+
+
+def _turn_onto(v: np.ndarray) -> np.ndarray:
+    """The rotation (camera axes) taking the optical axis (0, 0, 1) onto unit vector ``v``
+    by the shortest turn."""
+    z = np.array([0.0, 0.0, 1.0])
+    axis = np.cross(z, v)
+    sin = float(np.linalg.norm(axis))
+    if sin < 1e-12:
+        return np.eye(3)
+    rot, _ = cv2.Rodrigues(axis / sin * math.atan2(sin, float(v @ z)))
+    return rot
 
 
 def distort_image(image: np.ndarray, camera_matrix: np.ndarray, dist: np.ndarray) -> np.ndarray:

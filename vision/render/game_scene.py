@@ -198,7 +198,7 @@ def compose(rng: np.random.Generator, tiles: list[PlacedTile], game: Game, cam: 
     ppm = _sprite_ppm(cam, tiles)
     crowd = _place(rng, tiles, game, ppm, light, spec.token)
     pieces = sorted(crowd.placed, key=lambda p: DRAW_ORDER[p.kind])
-    draw_pieces(frame, owner, pieces, hom, light, rng.uniform(0.35, 0.55))
+    draw_pieces(frame, owner, pieces, hom, light, rng.uniform(0.35, 0.55), cam.centre_mm())
     blobs = []
     for _ in range(hands):
         over = tiles[rng.integers(len(tiles))].pose
@@ -300,7 +300,7 @@ def render_game(seed: int, spec: GameSpec | None = None,
     looks = random_looks(rng, n_players, spec, cutouts)
     game = random_game(rng, [t.hex for t in tiles], list(looks), looks, spec)
     outline = np.vstack([t.pose.apply(np.asarray(hexagon_mm((0, 0), R_MM))) for t in tiles])
-    cam = random_camera(rng, outline, spec.size, spec.max_tilt_deg, spec.fill)
+    cam = random_camera(rng, outline, spec.size, spec.max_tilt_deg, spec.fill, aim=True)
     hands = int(rng.integers(spec.hands[0], spec.hands[1] + 1)) \
         if rng.uniform() < spec.hand_scenes else 0
     return compose(rng, tiles, game, cam, spec, hands)

@@ -4,6 +4,12 @@ A sprite is mapped sprite pixel -> table mm (its pose) -> frame pixel, after an
 area-averaging resize to about twice the frame's scale so fine texture does not
 alias. Each piece first casts a soft shadow away from the lamp, its length set
 by the piece's height, then is alpha-blended in linear light.
+
+A sprite is the piece seen from above; a camera that is not straight over it sees it
+beyond its foot, away from the camera, by as much as its height lifts it. Given the
+camera's place, each sprite is drawn lifted to the height of its middle, or, for an egg
+half, as slices up its dome (:func:`vision.render.sprites.seen_slices`), each where the
+ray from the camera through that height meets the table.
 """
 
 from __future__ import annotations
@@ -16,12 +22,13 @@ import numpy as np
 from vision.geometry import apply_h, local_scale
 from vision.render.crowd import Placement
 from vision.render.layers import PIECE
-from vision.render.sprites import shadow_height_mm
+from vision.render.sprites import seen_slices, shadow_height_mm
 
 
 def _sprite_to_table(p: Placement, ppm: float, shape: tuple[int, int],
                      shift_mm=(0.0, 0.0)) -> np.ndarray:
-    """3x3 matrix: sprite pixel (OpenCV coordinates) -> table mm."""
+    """3x3 matrix: sprite pixel (OpenCV coordinates) -> table mm (``ppm``: the sprite's
+    pixels to a mm)."""
     h, w = shape
     a = math.radians(p.angle_deg)
     c, s = math.cos(a), math.sin(a)
@@ -47,9 +54,23 @@ def _warp_into(frame: np.ndarray, m: np.ndarray, src: np.ndarray
     return out, (slice(y0, y1), slice(x0, x1))
 
 
+def lift_mm(at_mm, height_mm: float, eye_mm) -> tuple[float, float]:
+    """Where on the table plane the camera at ``eye_mm`` (x, y, height) sees the point
+    ``height_mm`` above table point ``at_mm``: beyond it, away from the camera.
+
+    >>> lift_mm((100.0, 0.0), 10.0, (0.0, 0.0, 510.0))
+    (102.0, 0.0)
+    """
+    ex, ey, eh = (float(v) for v in eye_mm)
+    k = height_mm / (eh - height_mm)
+    return at_mm[0] + (at_mm[0] - ex) * k, at_mm[1] + (at_mm[1] - ey) * k
+
+
 def draw_pieces(frame: np.ndarray, owner: np.ndarray, pieces: list[Placement],
-                homography: np.ndarray, light: np.ndarray, shadow_strength: float) -> None:
-    """Draw ``pieces`` in order (later ones on top), each over its own soft shadow."""
+                homography: np.ndarray, light: np.ndarray, shadow_strength: float,
+                eye_mm: np.ndarray | None = None) -> None:
+    """Draw ``pieces`` in order (later ones on top), each over its own soft shadow;
+    seen from ``eye_mm`` (the camera's x, y and height), when given, else flat."""
     if not pieces:
         return
     away = -np.asarray(light[:2], float) / float(light[2])  # shadow direction per mm of height
@@ -74,12 +95,15 @@ def draw_pieces(frame: np.ndarray, owner: np.ndarray, pieces: list[Placement],
         if warped is not None:
             sh, sl = warped
             frame[sl] *= (1.0 - shadow_strength * sh)[:, :, None]
-        m = homography @ _sprite_to_table(p, ppm, alpha.shape)
-        wc = _warp_into(frame, m, colour)
-        wa = _warp_into(frame, m, alpha)
-        if wc is None or wa is None:
-            continue
-        col, sl = wc
-        a = wa[0][:, :, None]
-        frame[sl] = frame[sl] * (1 - a) + col * a
-        owner[sl][wa[0] > 0.5] = PIECE
+        for z, k in seen_slices(p.kind) if eye_mm is not None else ((0.0, 1.0),):
+            seen = lift_mm(p.centre_mm, z, eye_mm) if z > 0 else p.centre_mm
+            lift = (seen[0] - p.centre_mm[0], seen[1] - p.centre_mm[1])
+            m = homography @ _sprite_to_table(p, ppm / k, alpha.shape, lift)
+            wc = _warp_into(frame, m, colour)
+            wa = _warp_into(frame, m, alpha)
+            if wc is None or wa is None:
+                continue
+            col, sl = wc
+            a = wa[0][:, :, None]
+            frame[sl] = frame[sl] * (1 - a) + col * a
+            owner[sl][wa[0] > 0.5] = PIECE

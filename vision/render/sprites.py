@@ -180,6 +180,28 @@ def token_sprite(colour: np.ndarray, rng: np.random.Generator, ppm: float,
     return Cutout(np.clip(col, 0, 1).astype(np.float32), alpha)
 
 
+EGG_DOME_MM = 28.0  # an egg half standing on its cut face
+
+
+def seen_slices(kind: str) -> tuple[tuple[float, float], ...]:
+    """How to draw a piece, pictured from straight above, for a camera that is not: its
+    picture at these heights (mm) and scales, lowest first. A bean lying down or a peep's
+    body is round like an egg on its side, and its outline from any side is about its
+    widest slice's, lifted to its middle (a bean about 11 mm tall, a peep's body about
+    28 mm with its head above). An egg half stands on its cut face: its dome narrows from
+    its foot up.
+
+    >>> seen_slices("bean")
+    ((5.5, 1.0),)
+    >>> [(z, round(k, 2)) for z, k in seen_slices("egg")]
+    [(0.0, 1.0), (7.0, 0.97), (14.0, 0.87), (21.0, 0.66)]
+    """
+    if kind == "egg":
+        return tuple((z, math.sqrt(1.0 - (z / EGG_DOME_MM) ** 2))
+                     for z in (0.0, 7.0, 14.0, 21.0))
+    return (({"bean": 5.5, "peep": 15.0, "understudy": 0.2, "token": 0.5}[kind], 1.0),)
+
+
 def shadow_height_mm(kind: str) -> float:
     """How high a piece stands, which sets how far its shadow falls."""
     return {"bean": 5.0, "peep": 14.0, "understudy": 0.4, "egg": 18.0, "token": 1.0}[kind]

@@ -47,6 +47,9 @@ NET_MIN_MM2 = 12.0
 NET_MIN_COLOURED_MM2 = 12.0
 EGG_RIM_BEAN_MM = 3.0  # a bean's centre this far inside an egg's measured rim is on it
 EDGE_SNAP_MM = 4.0  # a bean centred this near a tile's cell map, but off it, is in it
+# A bean lies in the cell under its foot: its middle, where the net marks it, stands half
+# its 13 mm width above the table.
+BEAN_MIDDLE_MM = 6.5
 WHOSE_MM = 5.0  # a bean's colour is read this near its centre ...
 WHOSE_FAR_MM = 7.0  # ... or this near, when little of it shows there
 # ... each pixel voting by its colour margin, within these bounds: half a vote for a close
@@ -286,11 +289,12 @@ def net_bean(st: FrameState, at: tuple[float, float], heat: float,
     if any((at[0] - ex) ** 2 + (at[1] - ey) ** 2 < (rad - deep) ** 2
            for ex, ey, rad in st.eggs if rad > deep):
         return
-    ci = cell_at(st.m, at)
+    foot = st.foot(at, BEAN_MIDDLE_MM)
+    ci = cell_at(st.m, foot)
     if ci < 0:
         # The cell map stops short of a tile's cut edge, where a bean's centre (found
         # a millimetre or two off) can fall: the nearest cell, if that near.
-        ci = cell_near(st.m, at, EDGE_SNAP_MM * st.s)
+        ci = cell_near(st.m, foot, EDGE_SNAP_MM * st.s)
         if ci < 0:
             return
     pi, margin, second = _whose(st, at)
@@ -327,7 +331,7 @@ def net_bean(st: FrameState, at: tuple[float, float], heat: float,
     elif heat < bean_net.DOUBT_HIGH:
         cell.lower(DOUBT_CONFIDENCE)
         st.warn(name, f"a doubtful {player} bean ({heat:.0%} sure)")
-    other = near_border(st.m, at, ci)
+    other = near_border(st.m, foot, ci)
     if other >= 0:
         st.warn(name, f"a {player} bean on the border with {st.m.cell_names[other]}")
         cell.lower(0.6)

@@ -64,6 +64,9 @@ MIN_FRAGMENT_MM2 = 40.0  # regions of pieces under 0.6 of this hold no peep
 # A peep centred this near a tile's cell map, but off it, stands in the nearest cell (half a
 # 7 mm gap between tiles, and the edge's 1.5).
 PEEP_SNAP_MM = 6.0
+# A peep stands in the cell under its foot: the middle of what a camera sees of it (its
+# round body about as tall as its 35 mm width, its head above) stands this high.
+PEEP_MIDDLE_MM = 14.0
 DOME_SHARE = 0.5  # a body this much within an egg's dome as seen is the egg's (_dome_seen)
 
 
@@ -275,6 +278,7 @@ def _same_player_peeps(st: FrameState, one: np.ndarray, comp: np.ndarray,
 def _peep(st: FrameState, player: str, centre, share: float) -> str | None:
     """Player's peep centred at mosaic point ``centre``: the cell it stands in (None when
     it stands in none)."""
+    centre = st.foot(centre, PEEP_MIDDLE_MM)
     ci = cell_at(st.m, centre)
     across = ci < 0
     if across:

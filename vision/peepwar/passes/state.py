@@ -75,6 +75,18 @@ class FrameState:
     def warn(self, cell: str, text: str) -> None:
         self.warnings.append(f"cell {cell}: {text}")
 
+    def foot(self, at: tuple[float, float], middle_mm: float) -> tuple[float, float]:
+        """The table point (mosaic px) under a piece whose middle, ``middle_mm`` above the
+        table, is seen at mosaic point ``at``: a tilted camera sees the middle beyond the
+        foot, away from it, which can carry a piece near a cell line over it. ``at`` itself
+        when the camera's place is not known."""
+        cam = self.m.camera
+        z = middle_mm * self.s
+        if cam is None or z >= cam.height:
+            return at
+        x, y = cam.foot(np.array([at], float), z)[0]
+        return float(x), float(y)
+
     def disc(self, x: int, y: int, radius_mm: float
              ) -> tuple[tuple[slice, slice], np.ndarray]:
         """The mosaic's box round (x, y) of half-side ``radius_mm`` (cut at the mosaic's
