@@ -19,6 +19,8 @@ import pytest
 
 from companion.rules.peepwar.board import cells_of
 from vision.geometry import apply_h
+from vision.peepwar.passes import peeps
+from vision.peepwar.passes.assembly import CellRead
 from vision.peepwar.passes.state import FrameState
 from vision.peepwar.table import read_table
 from vision.render.camera import Camera, look_at_homography, random_camera
@@ -132,3 +134,21 @@ def test_a_foot_is_the_point_itself_when_the_camera_is_not_known():
     # Known: drawn toward the nadir by z / height of the way (heights in mosaic pixels).
     mosaic.camera = CameraAbove((0.0, 0.0), 1000.0)
     assert st.foot((100.0, 0.0), 6.5) == pytest.approx((100.0 * (1 - 13.0 / 1000.0), 0.0))
+
+
+def test_a_peep_stands_in_its_feet_cell_and_is_remembered_where_it_is_seen():
+    """The peep's cell is the one under its foot; the rules that look for beans and eggs
+    round a peep work in the picture, so it is remembered where it is seen."""
+    cell_map = np.zeros((100, 200), np.int16)
+    cell_map[:, 100:] = 1
+    mosaic = SimpleNamespace(px_per_mm=1.0, cell_map=cell_map, cell_names=["0,0/1", "0,0/2"],
+                             camera=CameraAbove((0.0, 50.0), 500.0))
+    st = FrameState.__new__(FrameState)
+    st.m, st.s, st.warnings, st.peeps_at = mosaic, 1.0, [], []
+    st.cells = {name: CellRead() for name in mosaic.cell_names}
+    # Seen 2 px over the line, 102 px from the nadir; its middle 14 mm up puts its foot
+    # 102 * 14 / 500 = 2.9 px back toward the nadir: in the first cell, on its border.
+    assert peeps._peep(st, "red", (102.0, 50.0), 1.0) == "0,0/1"
+    assert st.cells["0,0/1"].peeps == {"red": 1} and not st.cells["0,0/2"].peeps
+    assert st.peeps_at[0][:4] == ("0,0/1", "red", 102.0, 50.0)
+    assert any("border with 0,0/2" in w for w in st.warnings)

@@ -833,8 +833,7 @@ def test_a_bean_just_off_an_overlapping_tiles_edge_is_counted_in_its_own_cell(se
         assert _pieces(obs, name) == want, name
 
 
-@pytest.mark.parametrize("seed, cell", [(141, "-1,0/c"), (359, "1,0/c"), (482, "0,0/c"),
-                                        (58, "0,0/c")])
+@pytest.mark.parametrize("seed, cell", [(141, "-1,0/c"), (482, "0,0/c"), (58, "0,0/c")])
 def test_a_peep_with_beans_packed_round_it_over_a_tiles_centre_is_no_supply_center(seed,
                                                                                   cell):
     """A peep over a central cell with beans touching it all round is as thick as an egg

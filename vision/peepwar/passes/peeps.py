@@ -276,15 +276,15 @@ def _same_player_peeps(st: FrameState, one: np.ndarray, comp: np.ndarray,
 
 
 def _peep(st: FrameState, player: str, centre, share: float) -> str | None:
-    """Player's peep centred at mosaic point ``centre``: the cell it stands in (None when
-    it stands in none)."""
-    centre = st.foot(centre, PEEP_MIDDLE_MM)
-    ci = cell_at(st.m, centre)
+    """Player's peep seen centred at mosaic point ``centre``: the cell its foot stands in
+    (None when it stands in none)."""
+    foot = st.foot(centre, PEEP_MIDDLE_MM)
+    ci = cell_at(st.m, foot)
     across = ci < 0
     if across:
         # A peep lying across the gap between tiles is centred in it, or near it: it
         # stands in the cell nearest its centre.
-        ci = cell_near(st.m, centre, PEEP_SNAP_MM * st.s)
+        ci = cell_near(st.m, foot, PEEP_SNAP_MM * st.s)
         if ci < 0:
             return None
     name = st.m.cell_names[ci]
@@ -298,11 +298,12 @@ def _peep(st: FrameState, player: str, centre, share: float) -> str | None:
     if cell.peeps[player] > 1:
         st.warn(name, f"{cell.peeps[player]} of {player}'s peeps (one is the most)")
         cell.lower(0.5)
-    other = near_border(st.m, centre, ci)
+    other = near_border(st.m, foot, ci)
     if other >= 0:
         st.warn(name, f"{player}'s peep stands on the border with "
                 f"{st.m.cell_names[other]}")
         cell.lower(0.6)
+    # (Where it is seen: the rules that look for beans and eggs near it work in the picture.)
     st.peeps_at.append((name, player, float(centre[0]), float(centre[1]),
                         st.warnings[said:]))
     return name
