@@ -17,7 +17,7 @@ each in its own module under :mod:`vision.peepwar.passes`:
    peeps are split, a peep cut by a gap between tiles is joined.
 4. **Beans** (:mod:`~vision.peepwar.passes.beans`). The bean net marks each bean's
    centre round every region of pieces; a bean is the player's whose colour lies round
-   it, in the cell under its centre.
+   it, in the cell under its foot (a peep's cell is its foot's too).
 5. **Corrections**, once the beans are known: a core in its owner's bean colour with no
    bean near its middle is a peep after all, a peep where a Supply Center should be is
    the Supply Center, a peep with a bean at its middle was a heap of beans.

@@ -4,7 +4,8 @@ Round every region of pieces with a player's colour in it, the bean net
 (:mod:`vision.peepwar.bean_net`) marks each bean's centre: it has learnt from rendered tables
 how touching beans, beans half under a peep and dark glossy beans look, which outlines and
 areas alone do not tell. A bean is the player's whose colour lies round its centre (off the
-peeps first), and belongs to the cell under its centre; a greyish bean's (blackberry) peaks
+peeps first), and belongs to the cell under its foot (a tilted camera sees its centre
+beyond it, :meth:`FrameState.foot`); a greyish bean's (blackberry) peaks
 run cooler, and count from a lower heat; one lying on a central marker is as dark as the ink
 (no region of pieces) but hides the marker from the detector, so the net also looks over
 those markers. A faint peak on its own player's peep is a bean half under it where it is
@@ -280,7 +281,7 @@ def _nearest_region(st: FrameState, at: tuple[float, float], ran: np.ndarray) ->
 def net_bean(st: FrameState, at: tuple[float, float], heat: float,
              only: list[int] | None = None) -> None:
     """A peak of the bean net's heat at mosaic point ``at``: a bean (or a doubt) of the
-    player whose colour lies round it, in the cell under it (dropped unless that player
+    player whose colour lies round it, in the cell under its foot (dropped unless that player
     is in ``only``, when given)."""
     # Beans lie beside an egg half, never on its dome. The egg's radius is measured on
     # its foreground, which beans touching its rim widen: a bean's centre found a few
