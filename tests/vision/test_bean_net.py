@@ -26,8 +26,7 @@ from vision.peepwar.passes import beans
 from vision.peepwar.pieces import bean_planes
 from vision.peepwar.tiles import find_tiles
 from vision.render.game_scene import families_colours, profile_for_colours, render_state
-from vision.render.piece_layer import lift_mm
-from vision.render.sprites import seen_slices
+from vision.render.piece_layer import seen_middle_mm
 
 PLAYERS = ["red", "blue", "yellow"]
 CELLS = {
@@ -118,8 +117,7 @@ def test_every_bean_is_found_where_it_lies_and_nothing_else(seed):
     # sees its middle (beyond its foot, under a tilted camera).
     got = [mosaic.to_mm((p.x, p.y)) for p in found]
     eye = scene.truth.camera.centre_mm()
-    truth = [lift_mm(p["centre_mm"], seen_slices("bean")[0][0], eye)
-             for p in scene.truth.pieces if p["kind"] == "bean"]
+    truth = [seen_middle_mm(p, eye) for p in scene.truth.pieces if p["kind"] == "bean"]
     assert len(truth) == 15
     assert len(got) == len(truth)
     # One find for each bean, nearest first.

@@ -22,8 +22,7 @@ from vision.peepwar.passes import peeps as peeps_pass
 from vision.peepwar.table import read_table
 from vision.render.camera import Camera, look_at_homography
 from vision.render.game_scene import families_colours, profile_for_colours, render_state
-from vision.render.piece_layer import lift_mm
-from vision.render.sprites import seen_slices
+from vision.render.piece_layer import seen_middle_mm
 
 PLAYERS = ["red", "blue", "yellow"]
 TILES = [{"q": 0, "r": 0, "owner": None}, {"q": 1, "r": 0, "owner": "red"}]
@@ -57,7 +56,7 @@ def _steep_frame(seed: int, tilt_deg: float, yaw_deg: float, leaning_peep: bool
     egg = np.array(next(p for p in scene.truth.pieces if p["kind"] == "egg")["centre_mm"])
     peep = next(p for p in scene.truth.pieces if p["kind"] == "peep" and p["cell"] == "1,0/2")
     # (Sampled where the renderer drew the peep: lifted to its middle, as the camera sees it.)
-    seen = lift_mm(peep["centre_mm"], seen_slices("peep")[0][0], scene.truth.camera.centre_mm())
+    seen = seen_middle_mm(peep, scene.truth.camera.centre_mm())
     x, y = np.round(apply_h(h, np.array([seen]))[0]).astype(int)
     colour = np.median(frame[y - 4:y + 5, x - 4:x + 5].reshape(-1, 3), axis=0)
     hit = _egg_seen(k, tilt_deg, yaw_deg, egg)
@@ -112,8 +111,7 @@ def test_a_peep_leaning_on_the_dome_is_still_a_peep():
     for seed in range(1, 13):
         frame, scene = _steep_frame(seed, 55, 0, leaning_peep=True)
         peep = next(p for p in scene.truth.pieces if p["kind"] == "peep" and p["cell"] == "0,0/c")
-        seen = lift_mm(peep["centre_mm"], seen_slices("peep")[0][0],
-                       scene.truth.camera.centre_mm())
+        seen = seen_middle_mm(peep, scene.truth.camera.centre_mm())
         x, y = np.round(apply_h(scene.truth.camera.homography, np.array([seen]))[0]).astype(int)
         egg = np.array(next(p for p in scene.truth.pieces if p["kind"] == "egg")["centre_mm"])
         if _egg_seen(scene.truth.camera.camera_matrix, 55, 0, egg)[y, x]:

@@ -25,8 +25,7 @@ from vision.peepwar.passes.state import FrameState
 from vision.peepwar.table import read_table
 from vision.render.camera import Camera, look_at_homography, random_camera
 from vision.render.game_scene import families_colours, profile_for_colours, render_state
-from vision.render.piece_layer import lift_mm
-from vision.render.sprites import seen_slices
+from vision.render.piece_layer import seen_middle_mm
 from vision.viewpoint import CameraAbove
 
 PLAYERS = ["red", "blue", "yellow"]
@@ -90,8 +89,7 @@ def test_the_renderer_draws_a_bean_beyond_its_foot(yaw):
     scene = render_state(state, families_colours(PLAYERS), 1, camera=cam)
     (bean,) = scene.truth.pieces
     foot = apply_h(h, np.array([bean["centre_mm"]]))[0]
-    up = apply_h(h, np.array([lift_mm(bean["centre_mm"], seen_slices("bean")[0][0],
-                                      cam.centre_mm())]))[0]
+    up = apply_h(h, np.array([seen_middle_mm(bean, cam.centre_mm())]))[0]
     assert np.linalg.norm(up - foot) > 4.0  # pixels: the lift is worth testing
     # The bean is the one thing of a player's colour, far from the paper's grey.
     x, y = np.round(foot).astype(int)
@@ -113,7 +111,7 @@ def test_a_bean_seen_across_a_cell_line_is_counted_in_its_feet_cell(seed):
     outlines = scene.truth.cell_corners_mm
     crossing = set()
     for p in scene.truth.pieces:
-        seen = lift_mm(p["centre_mm"], seen_slices("bean")[0][0], eye)
+        seen = seen_middle_mm(p, eye)
         over = [name for name, outline in outlines.items() if _inside(outline, seen)]
         if over and over[0] != p["cell"]:
             crossing |= {p["cell"], over[0]}

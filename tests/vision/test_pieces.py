@@ -37,8 +37,7 @@ from vision.render.game_scene import (
     render_game,
     render_state,
 )
-from vision.render.piece_layer import lift_mm
-from vision.render.sprites import seen_slices
+from vision.render.piece_layer import seen_middle_mm
 
 PLAYERS = ["red", "blue", "yellow"]
 PHOTOS = Path(__file__).resolve().parents[2] / ".." / "shared" / "photos" / "jellybeans"
@@ -93,8 +92,8 @@ def _seen_beans(scene, cell: str, player: str) -> np.ndarray:
     """Where the camera sees the middles of ``player``'s beans in ``cell`` (table mm): the
     renderer lifts each to its height, beyond its foot."""
     eye = scene.truth.camera.centre_mm()
-    height = seen_slices("bean")[0][0]
-    return np.array([lift_mm(c, height, eye) for c in _beans(scene, cell, player)])
+    return np.array([seen_middle_mm(p, eye) for p in scene.truth.pieces
+                     if p["kind"] == "bean" and p["cell"] == cell and p["player"] == player])
 
 
 def _touching(centres: np.ndarray, gap_mm: float = 16.0) -> bool:

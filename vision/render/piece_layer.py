@@ -66,6 +66,20 @@ def lift_mm(at_mm, height_mm: float, eye_mm) -> tuple[float, float]:
     return at_mm[0] + (at_mm[0] - ex) * k, at_mm[1] + (at_mm[1] - ey) * k
 
 
+def seen_middle_mm(piece: dict, eye_mm) -> tuple[float, float]:
+    """Where the camera at ``eye_mm`` sees the middle of ``piece`` (a truth entry: its
+    ``kind`` and ``centre_mm``, its foot) on the table plane, as the renderer draws it; for
+    a piece drawn as one lifted picture (not an egg half's slices).
+
+    >>> seen_middle_mm({"kind": "bean", "centre_mm": [100.0, 0.0]}, (0.0, 0.0, 555.5))
+    (101.0, 0.0)
+    """
+    slices = seen_slices(piece["kind"])
+    if len(slices) != 1:
+        raise ValueError(f"a {piece['kind']} is drawn as slices, not one picture")
+    return lift_mm(piece["centre_mm"], slices[0][0], eye_mm)
+
+
 def draw_pieces(frame: np.ndarray, owner: np.ndarray, pieces: list[Placement],
                 homography: np.ndarray, light: np.ndarray, shadow_strength: float,
                 eye_mm: np.ndarray | None = None) -> None:

@@ -31,8 +31,7 @@ from vision.peepwar.pieces import bean_planes
 from vision.peepwar.tiles import find_tiles
 from vision.peepwar.training.looks import randomise
 from vision.render.game_scene import GameSpec, LookProfiles, flavour_cutouts, render_game
-from vision.render.piece_layer import lift_mm
-from vision.render.sprites import seen_slices
+from vision.render.piece_layer import seen_middle_mm
 
 TRAIN_FIRST_SEED = 100_000
 REL_SCALE = 150.0  # relative brightness -1..0.6 is stored as (v + 1) * REL_SCALE
@@ -81,9 +80,7 @@ def scene_sample(seed: int, profiles: LookProfiles, cutouts, photometric: float 
         frame = randomise(frame, rng)
     # Where each bean's middle appears on the table plane: the renderer lifts it.
     eye = scene.truth.camera.centre_mm()
-    middle = seen_slices("bean")[0][0]
-    beans = [lift_mm(p["centre_mm"], middle, eye)
-             for p in scene.truth.pieces if p["kind"] == "bean"]
+    beans = [seen_middle_mm(p, eye) for p in scene.truth.pieces if p["kind"] == "bean"]
     return frame_sample(frame, profile, np.asarray(beans, float).reshape(-1, 2),
                         scene.truth.hand_cover)
 
