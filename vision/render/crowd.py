@@ -5,7 +5,10 @@ of the table (``GRID_PX_PER_MM``): Supply Centers over their circles first, then
 peeps, then beans. Beans of one player cluster and touch; some lie across a cell
 border (only their centre decides their cell); beans may sit half under their
 own peep, which stands on them. Every bean keeps at least about half of itself
-in view, so what the ground truth says is what a careful person could see.
+in view, so what the ground truth says is what a careful person could see: given
+the camera's place, a peep hides what lies under its picture, which a tilted camera
+sees beyond its foot (:func:`vision.render.sprites.lift_mm`), so a bean goes where
+at least half of it shows in the picture.
 Vertex markers are mostly kept clear, as the tiles must stay findable.
 """
 
@@ -22,6 +25,7 @@ from vision.kit_layout import tile_slots
 from vision.render.cutouts import Cutout
 from vision.render.layout import PlacedTile
 from vision.render.scene import physical_cells
+from vision.render.sprites import lift_mm, seen_slices
 
 GRID_PX_PER_MM = 2.0
 MARGIN_MM = 60.0
@@ -43,7 +47,11 @@ class Placement:
     sprite_ppm: float
 
 
-BITS = {"bean": 1, "peep": 2, "egg": 4, "keepout": 8, "hand": 16, "tile": 32}
+# "peep_seen": where a peep's picture lies over the beans' pictures, in the beans' own
+# frame: its footprint carried as much farther from the camera as its middle stands
+# above a bean's (the footprint itself when the camera's place is not given).
+BITS = {"bean": 1, "peep": 2, "egg": 4, "keepout": 8, "hand": 16, "tile": 32,
+        "peep_seen": 64}
 
 
 class Occupancy:
@@ -176,8 +184,10 @@ class Limits:
 class Crowd:
     """Places pieces cell by cell on one table."""
 
-    def __init__(self, rng: np.random.Generator, tiles: list[PlacedTile]) -> None:
+    def __init__(self, rng: np.random.Generator, tiles: list[PlacedTile],
+                 eye_mm: np.ndarray | None = None) -> None:
         self.rng = rng
+        self.eye_mm = eye_mm  # the camera's x, y and height, when the pieces are seen lifted
         self.grid = Occupancy(tiles)
         self.cells: dict[str, np.ndarray] = {}
         self.centres: dict[tuple[int, int], np.ndarray] = {}
@@ -233,8 +243,10 @@ class Crowd:
                 else prefer + float(self.rng.normal(0, 12)) + 180 * int(self.rng.integers(2))
             mask, x0, y0 = self.grid.footprint(small, centre, angle)
             over = self.grid.overlaps(mask, x0, y0)
-            # What stays in view: on a tile, not under what is drawn later (beans, then peeps).
-            shown = over["tile"] - over["peep"] - (over["bean"] if kind == "bean" else 0.0)
+            # What stays in view: on a tile, not under what is drawn later (beans, then peeps,
+            # whose pictures lie over a bean's where the camera sees them).
+            shown = over["tile"] - (over["peep_seen"] + over["bean"] if kind == "bean"
+                                    else over["peep"])
             bad = max(over["bean"] - lim.bean, over["peep"] - lim.peep, over["egg"] - lim.egg,
                       over["keepout"] - lim.keepout, lim.on_tile - over["tile"],
                       MIN_SHOWN.get(kind, 0.0) - shown)
@@ -248,7 +260,21 @@ class Crowd:
         self.grid.add(layer, mask, x0, y0)
         p = Placement(kind, player, cell, (float(centre[0]), float(centre[1])), angle, sprite, ppm)
         self.placed.append(p)
+        if kind == "peep":
+            self._add_seen(p, mask, x0, y0)
         return p
+
+    def _add_seen(self, p: Placement, mask: np.ndarray, x0: int, y0: int) -> None:
+        """Mark where peep ``p``'s picture lies over the beans' pictures (``peep_seen``)."""
+        if self.eye_mm is None:
+            self.grid.add("peep_seen", mask, x0, y0)
+            return
+        (z_peep, _), = seen_slices("peep")
+        (z_bean, _), = seen_slices("bean")
+        a = lift_mm(p.centre_mm, z_peep, self.eye_mm)
+        b = lift_mm(p.centre_mm, z_bean, self.eye_mm)
+        dx, dy = ((a[0] - b[0]) * GRID_PX_PER_MM, (a[1] - b[1]) * GRID_PX_PER_MM)
+        self.grid.add("peep_seen", mask, x0 + int(round(dx)), y0 + int(round(dy)))
 
     def supply_center(self, cell: str, sprite: Cutout, ppm: float, kind: str) -> Placement:
         tile = parse_cell(cell).tile

@@ -146,9 +146,10 @@ def _bean(look: PlayerLook, rng: np.random.Generator, ppm: float, light: np.ndar
 
 
 def _place(rng: np.random.Generator, tiles: list[PlacedTile], game: Game, ppm: float,
-           light: np.ndarray, token_share: float) -> Crowd:
-    """Supply Centers, then peeps, then beans, cell by cell."""
-    crowd = Crowd(rng, tiles)
+           light: np.ndarray, token_share: float, eye_mm: np.ndarray | None = None) -> Crowd:
+    """Supply Centers, then peeps, then beans, cell by cell; seen from ``eye_mm`` (the
+    camera's x, y and height) when given."""
+    crowd = Crowd(rng, tiles, eye_mm)
     for name, content in game.cells.items():
         if content.get("supply_center"):
             colour = linear_bgr(EGG_COLOURS[rng.integers(len(EGG_COLOURS))])
@@ -196,9 +197,10 @@ def compose(rng: np.random.Generator, tiles: list[PlacedTile], game: Game, cam: 
     draw_tiles(frame, owner, tiles, hom, paper)
     light = light_direction(rng)
     ppm = _sprite_ppm(cam, tiles)
-    crowd = _place(rng, tiles, game, ppm, light, spec.token)
+    eye = cam.centre_mm()
+    crowd = _place(rng, tiles, game, ppm, light, spec.token, eye)
     pieces = sorted(crowd.placed, key=lambda p: DRAW_ORDER[p.kind])
-    draw_pieces(frame, owner, pieces, hom, light, rng.uniform(0.35, 0.55), cam.centre_mm())
+    draw_pieces(frame, owner, pieces, hom, light, rng.uniform(0.35, 0.55), eye)
     blobs = []
     for _ in range(hands):
         over = tiles[rng.integers(len(tiles))].pose

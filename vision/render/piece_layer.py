@@ -22,7 +22,7 @@ import numpy as np
 from vision.geometry import apply_h, local_scale
 from vision.render.crowd import Placement
 from vision.render.layers import PIECE
-from vision.render.sprites import seen_slices, shadow_height_mm
+from vision.render.sprites import lift_mm, seen_slices, shadow_height_mm
 
 
 def _sprite_to_table(p: Placement, ppm: float, shape: tuple[int, int],
@@ -52,18 +52,6 @@ def _warp_into(frame: np.ndarray, m: np.ndarray, src: np.ndarray
     shift = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], float)
     out = cv2.warpPerspective(src, shift @ m, (int(x1 - x0), int(y1 - y0)), flags=cv2.INTER_LINEAR)
     return out, (slice(y0, y1), slice(x0, x1))
-
-
-def lift_mm(at_mm, height_mm: float, eye_mm) -> tuple[float, float]:
-    """Where on the table plane the camera at ``eye_mm`` (x, y, height) sees the point
-    ``height_mm`` above table point ``at_mm``: beyond it, away from the camera.
-
-    >>> lift_mm((100.0, 0.0), 10.0, (0.0, 0.0, 510.0))
-    (102.0, 0.0)
-    """
-    ex, ey, eh = (float(v) for v in eye_mm)
-    k = height_mm / (eh - height_mm)
-    return at_mm[0] + (at_mm[0] - ex) * k, at_mm[1] + (at_mm[1] - ey) * k
 
 
 def seen_middle_mm(piece: dict, eye_mm) -> tuple[float, float]:

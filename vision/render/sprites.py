@@ -183,6 +183,18 @@ def token_sprite(colour: np.ndarray, rng: np.random.Generator, ppm: float,
 EGG_DOME_MM = 28.0  # an egg half standing on its cut face
 
 
+def lift_mm(at_mm, height_mm: float, eye_mm) -> tuple[float, float]:
+    """Where on the table plane the camera at ``eye_mm`` (x, y, height) sees the point
+    ``height_mm`` above table point ``at_mm``: beyond it, away from the camera.
+
+    >>> lift_mm((100.0, 0.0), 10.0, (0.0, 0.0, 510.0))
+    (102.0, 0.0)
+    """
+    ex, ey, eh = (float(v) for v in eye_mm)
+    k = height_mm / (eh - height_mm)
+    return at_mm[0] + (at_mm[0] - ex) * k, at_mm[1] + (at_mm[1] - ey) * k
+
+
 def seen_slices(kind: str) -> tuple[tuple[float, float], ...]:
     """How to draw a piece, pictured from straight above, for a camera that is not: its
     picture at these heights (mm) and scales, lowest first. A bean lying down or a peep's
