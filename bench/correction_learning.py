@@ -73,7 +73,7 @@ def _score(obs: dict, st) -> tuple[int, int, bool, list[int], list[str]]:
             got = obs["cells"].get(name) if (tt.q, tt.r) in found else {"missing": True}
             cover = st.hand_cover.get(name, 0.0)
             want, have = _norm(truth), _norm(got)
-            ok = cell_ok(want, have, cover)
+            ok = cell_ok(want, have, cover, st.out_of_frame.get(name, 0.0))
             right += ok
             board &= ok
             if have != ("occluded",) and not (got or {}).get("missing"):

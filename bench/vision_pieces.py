@@ -23,7 +23,8 @@ and not timed: a game reads every frame with the same tables.
 
 A cell partly under a hand (less than HAND_SURE of its area) may be read either
 as occluded or correctly; one more covered must be read occluded; a cell no hand
-touches must be read exactly.
+touches must be read exactly, unless the frame does not wholly show it (the truth's
+``out_of_frame``), when it may also be read occluded.
 
 With ``--generator 3d`` the scenes come from the path-traced generator
 (:mod:`vision.render3d`, docs/scenes.md) instead: its frames are rendered once
@@ -88,9 +89,13 @@ def _norm(cell: dict | None) -> tuple | None:
     return (bool(cell.get("supply_center")), pieces)
 
 
-def cell_ok(want: tuple | None, have: tuple | None, cover: float) -> bool:
+def cell_ok(want: tuple | None, have: tuple | None, cover: float, outside: float = 0.0) -> bool:
     """Whether a cell is read right: mostly under a hand it must be occluded, partly under one
-    occluded or right, under none exactly right."""
+    occluded or right, under none exactly right. A cell the frame does not wholly show
+    (``outside``: the share of its picture beyond the frame) may be read occluded: what the
+    camera does not show cannot be read."""
+    if outside > 0 and have == ("occluded",):
+        return True
     if cover >= HAND_SURE:
         return have == ("occluded",)
     if cover > 0:
@@ -251,7 +256,7 @@ def main() -> int:
                 got = obs["cells"].get(name) if (tt.q, tt.r) in found else {"missing": True}
                 cover = st.hand_cover.get(name, 0.0)
                 want, have = _norm(truth), _norm(got)
-                ok = cell_ok(want, have, cover)
+                ok = cell_ok(want, have, cover, st.out_of_frame.get(name, 0.0))
                 if cover >= HAND_SURE:
                     occluded_cells += 1
                     occluded_right += ok

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 
@@ -85,3 +86,22 @@ def pixels_in(pts: np.ndarray, shape: tuple[int, ...]) -> tuple[np.ndarray, np.n
     xy = np.round(np.asarray(pts, float).reshape(-1, 2)).astype(int)
     h, w = shape[:2]
     return xy, (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
+
+
+def share_outside(poly_px: np.ndarray, size: tuple[int, int]) -> float:
+    """The share of convex polygon ``poly_px`` (N x 2, pixel coordinates) lying outside a
+    frame of ``size`` (width, height), whose pixels cover -0.5 to width - 0.5 and likewise
+    down; 1.0 for a polygon of no area.
+
+    >>> share_outside(np.array([[-10.5, 0.0], [9.5, 0.0], [9.5, 10.0], [-10.5, 10.0]]), (64, 48))
+    0.5
+    """
+    pts = np.asarray(poly_px, np.float32).reshape(-1, 2)
+    area = abs(float(cv2.contourArea(pts)))
+    if not np.isfinite(pts).all() or area <= 0.0:
+        return 1.0
+    w, h = size
+    frame = np.array([[-0.5, -0.5], [w - 0.5, -0.5], [w - 0.5, h - 0.5], [-0.5, h - 0.5]],
+                     np.float32)
+    inside, _ = cv2.intersectConvexConvex(pts, frame)
+    return float(min(max(1.0 - inside / area, 0.0), 1.0))

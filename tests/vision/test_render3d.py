@@ -92,5 +92,6 @@ def test_hands_hide_cells_and_truth_round_trips(scene) -> None:
     assert any(v > 0 for v in truth.hand_cover.values())
     again = Truth3D.from_json(truth.to_json())
     assert again.cells == truth.cells and again.hand_cover == truth.hand_cover
+    assert again.out_of_frame == truth.out_of_frame
     assert [(t.tile_id, t.q, t.r) for t in again.tiles] == [(t.tile_id, t.q, t.r)
                                                           for t in truth.tiles]

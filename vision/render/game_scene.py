@@ -33,8 +33,9 @@ from companion.rules.peepwar.board import (
     parse_cell,
     tile_centre_mm,
 )
-from vision.geometry import Pose2D, local_scale
+from vision.geometry import Pose2D, apply_h, local_scale, share_outside
 from vision.kit_layout import MAX_TILES, NEUTRAL_ID
+from vision.lens import distort_points
 from vision.render.camera import Camera, random_camera, viewer_camera
 from vision.render.card_scene import render_card_scene
 from vision.render.crowd import Crowd, Placement
@@ -224,8 +225,19 @@ def compose(rng: np.random.Generator, tiles: list[PlacedTile], game: Game, cam: 
               for p in crowd.placed]
     truth = Truth(cam, truth_tiles, crowd.cells, {}, kelvin, params, cells,
                   {k: v for k, v in cover.items() if v > 0}, list(game.looks),
-                  dict(game.looks), placed)
+                  dict(game.looks), placed, _out_of_frame(crowd.cells, cam))
     return Scene(image, truth)
+
+
+def _out_of_frame(cells_mm: Mapping[str, np.ndarray], cam: Camera) -> dict[str, float]:
+    """The share of each cell's picture outside the frame (> 0 only), through the lens."""
+    out = {}
+    for name, poly in cells_mm.items():
+        px = distort_points(apply_h(cam.homography, poly), cam.camera_matrix, cam.dist_coeffs)
+        share = share_outside(px, cam.size)
+        if share >= 1e-4:  # (less is the arithmetic's rounding)
+            out[name] = round(share, 4)
+    return out
 
 
 def _clean(content: Mapping) -> dict:

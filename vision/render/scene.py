@@ -87,6 +87,8 @@ class Truth:
     players: list[str] = field(default_factory=list)
     looks: dict = field(default_factory=dict)  # player -> game_scene.PlayerLook
     pieces: list[dict] = field(default_factory=list)  # kind, player, cell, centre_mm
+    # Game scenes only: the share of each cell's picture outside the frame (> 0 only).
+    out_of_frame: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass

@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 from companion.rules.peepwar.board import R_MM, cells_of, hexagon_mm
+from vision.geometry import share_outside
 from vision.kit_layout import tile_slots
 from vision.render3d import meshes
 from vision.render3d.camera import Camera3D, framing_camera, table_to_world
@@ -22,7 +23,7 @@ from vision.render3d.content import Layout, Tile, random_layout
 from vision.render3d.hands import random_hand
 from vision.render3d.lights import random_lights
 from vision.render3d.pieces import bean_mesh, egg_mesh, gather, peep_mesh
-from vision.render3d.sensor import develop, random_sensor
+from vision.render3d.sensor import develop, distort_px, random_sensor
 from vision.render3d.textures import TILE_PX_PER_MM, table_top, tile_texture
 from vision.render3d.tracer import VERTEX_COLOUR, Light, SceneParts, bitmap, mesh, render
 from vision.render3d.truth import Truth3D, TruthTile
@@ -158,6 +159,28 @@ def _hand_cover(layout: Layout, cam: Camera3D, hand_px: np.ndarray) -> dict[str,
     return cover
 
 
+def _out_of_frame(layout: Layout, cam: Camera3D, k1: float, k2: float) -> dict[str, float]:
+    """The share of each cell's picture beyond the delivered frame, through the lens
+    (> 0 only). Each side is followed in steps, as the lens bends it."""
+    out = {}
+    steps = np.linspace(0.0, 1.0, 8, endpoint=False)[:, None]
+    for t in layout.tiles:
+        for name in cells_of(t.hex):
+            outline = t.cell_outline(name)
+            dense = np.vstack([a + steps * (b - a)
+                               for a, b in zip(outline, np.roll(outline, -1, axis=0),
+                                               strict=True)])
+            px = cam.project(table_to_world(dense, TILE_THICKNESS_MM))
+            if not np.isfinite(px).all():
+                out[name] = 1.0
+                continue
+            seen = distort_px(px, cam.size, k1, k2, cam.focal_px).astype(np.float32)
+            share = share_outside(cv2.convexHull(seen).reshape(-1, 2), cam.size)
+            if share >= 1e-4:  # (less is the arithmetic's rounding)
+                out[name] = round(share, 4)
+    return out
+
+
 def _visible_slots(i: int, tile: Tile, cam: Camera3D, masks: dict) -> tuple[int, ...]:
     own = masks.get(f"tile{i}")
     w, h = cam.size
@@ -205,6 +228,7 @@ def render_scene3d(seed: int, spec: Spec3D | None = None, picture: bool = True) 
         hand_px = hand_px | masks["sleeves"]
     cover = _hand_cover(layout, cam, hand_px)
     sensor = random_sensor(rng, illuminant)
+    out_of_frame = _out_of_frame(layout, cam, sensor.k1, sensor.k2)
     frame = develop(linear, sensor, cam.focal_px, rng) if linear is not None else \
         np.zeros((spec.size[1], spec.size[0], 3), np.uint8)
     tiles = [TruthTile(t.tile_id, t.hex[0], t.hex[1], t.pose, t.rotation,
@@ -216,7 +240,8 @@ def render_scene3d(seed: int, spec: Spec3D | None = None, picture: bool = True) 
               "lights": [lt.kind for lt in lights], "hands": len(hands),
               "sensor": sensor.to_json(), "spp": spec.spp,
               "render_s": round(time.perf_counter() - t0, 2) if picture else None}
-    truth = Truth3D(tiles, layout.cells, cover, layout.players, params, pieces, kelvin)
+    truth = Truth3D(tiles, layout.cells, cover, layout.players, params, pieces, kelvin,
+                    out_of_frame)
     lookup = np.array([""] + names, dtype=object)
     return Scene3D(frame, truth, cam, lookup[np.clip(index, 0, len(names))])
 

@@ -29,6 +29,9 @@ class Truth3D:
     params: dict = field(default_factory=dict)
     pieces: list[dict] = field(default_factory=list)  # kind, player, cell, centre_mm, z_mm
     kelvin: float = 0.0  # of the strongest light
+    # Share of each cell's picture that falls outside the frame (> 0 only): a reader cannot
+    # read what the camera does not show, so such a cell may be read occluded.
+    out_of_frame: dict[str, float] = field(default_factory=dict)
 
     @property
     def looks(self) -> dict:
@@ -42,6 +45,7 @@ class Truth3D:
                        "visible_slots": list(t.visible_slots)} for t in self.tiles],
             "cells": self.cells, "hand_cover": self.hand_cover, "players": self.players,
             "params": self.params, "pieces": self.pieces, "kelvin": self.kelvin,
+            "out_of_frame": self.out_of_frame,
         }
 
     @classmethod
@@ -50,4 +54,5 @@ class Truth3D:
                            int(t["rotation"]), tuple(t["visible_slots"])) for t in data["tiles"]]
         return cls(tiles, data["cells"], {k: float(v) for k, v in data["hand_cover"].items()},
                    list(data["players"]), data.get("params", {}), data.get("pieces", []),
-                   float(data.get("kelvin", 0.0)))
+                   float(data.get("kelvin", 0.0)),
+                   {k: float(v) for k, v in data.get("out_of_frame", {}).items()})
