@@ -88,20 +88,35 @@ def pixels_in(pts: np.ndarray, shape: tuple[int, ...]) -> tuple[np.ndarray, np.n
     return xy, (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
 
 
-def share_outside(poly_px: np.ndarray, size: tuple[int, int]) -> float:
-    """The share of convex polygon ``poly_px`` (N x 2, pixel coordinates) lying outside a
-    frame of ``size`` (width, height), whose pixels cover -0.5 to width - 0.5 and likewise
-    down; 1.0 for a polygon of no area.
+def along_sides(poly: np.ndarray, steps: int = 8) -> np.ndarray:
+    """``steps`` points along each side of closed polygon ``poly`` (N x 2), from each
+    corner on: to follow its sides through a map that bends them (a lens).
+
+    >>> along_sides(np.array([[0.0, 0.0], [2.0, 0.0], [0.0, 2.0]]), 2).tolist()
+    [[0.0, 0.0], [1.0, 0.0], [2.0, 0.0], [1.0, 1.0], [0.0, 2.0], [0.0, 1.0]]
+    """
+    p = np.asarray(poly, float).reshape(-1, 2)
+    t = np.linspace(0.0, 1.0, steps, endpoint=False)[None, :, None]
+    return (p[:, None] + t * (np.roll(p, -1, axis=0) - p)[:, None]).reshape(-1, 2)
+
+
+def share_outside(pts_px: np.ndarray, size: tuple[int, int]) -> float:
+    """The share of the convex hull of ``pts_px`` (N x 2, pixel coordinates) lying outside
+    a frame of ``size`` (width, height), whose pixels cover -0.5 to width - 0.5 and likewise
+    down; 1.0 for a hull of no area or a point not in front of the camera (NaN).
 
     >>> share_outside(np.array([[-10.5, 0.0], [9.5, 0.0], [9.5, 10.0], [-10.5, 10.0]]), (64, 48))
     0.5
     """
-    pts = np.asarray(poly_px, np.float32).reshape(-1, 2)
-    area = abs(float(cv2.contourArea(pts)))
-    if not np.isfinite(pts).all() or area <= 0.0:
+    pts = np.asarray(pts_px, np.float32).reshape(-1, 2)
+    if not np.isfinite(pts).all():
+        return 1.0
+    hull = cv2.convexHull(pts).reshape(-1, 2)
+    area = abs(float(cv2.contourArea(hull)))
+    if area <= 0.0:
         return 1.0
     w, h = size
     frame = np.array([[-0.5, -0.5], [w - 0.5, -0.5], [w - 0.5, h - 0.5], [-0.5, h - 0.5]],
                      np.float32)
-    inside, _ = cv2.intersectConvexConvex(pts, frame)
+    inside, _ = cv2.intersectConvexConvex(hull, frame)
     return float(min(max(1.0 - inside / area, 0.0), 1.0))

@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.geometry import apply_h, share_outside
+from vision.geometry import along_sides, apply_h, share_outside
 from vision.lens import distort_points
 from vision.render.game_scene import GameSpec, flavour_cutouts, render_game
 
@@ -46,8 +46,8 @@ def test_the_2d_truth_lists_each_cell_the_frame_cuts_and_how_much():
         scene = render_game(seed, GameSpec(), cut)
         cam = scene.truth.camera
         for name, poly in scene.truth.cell_corners_mm.items():
-            px = distort_points(apply_h(cam.homography, poly), cam.camera_matrix,
-                                cam.dist_coeffs)
+            px = distort_points(apply_h(cam.homography, along_sides(poly, 32)),
+                                cam.camera_matrix, cam.dist_coeffs)
             want = _raster_outside(px, cam.size)
             got = scene.truth.out_of_frame.get(name, 0.0)
             assert got == pytest.approx(want, abs=0.02), (seed, name)
@@ -83,10 +83,7 @@ def test_the_3d_truth_measures_cells_beyond_the_frame_through_the_lens():
         assert any(0.05 < v < 0.95 for v in out.values())
         for t in layout.tiles:
             for name in cells_of(t.hex):
-                outline = t.cell_outline(name)
-                steps = np.linspace(0.0, 1.0, 32, endpoint=False)[:, None]
-                dense = np.vstack([a + steps * (b - a) for a, b in
-                                   zip(outline, np.roll(outline, -1, axis=0), strict=True)])
+                dense = along_sides(t.cell_outline(name), 32)
                 px = distort_px(cam.project(table_to_world(dense, TILE_THICKNESS_MM)), size,
                                 k1, 0.0, cam.focal_px)
                 want = _raster_outside(px, size)

@@ -33,7 +33,7 @@ from companion.rules.peepwar.board import (
     parse_cell,
     tile_centre_mm,
 )
-from vision.geometry import Pose2D, apply_h, local_scale, share_outside
+from vision.geometry import Pose2D, along_sides, apply_h, local_scale, share_outside
 from vision.kit_layout import MAX_TILES, NEUTRAL_ID
 from vision.lens import distort_points
 from vision.render.camera import Camera, random_camera, viewer_camera
@@ -230,10 +230,12 @@ def compose(rng: np.random.Generator, tiles: list[PlacedTile], game: Game, cam: 
 
 
 def _out_of_frame(cells_mm: Mapping[str, np.ndarray], cam: Camera) -> dict[str, float]:
-    """The share of each cell's picture outside the frame (> 0 only), through the lens."""
+    """The share of each cell's picture beyond the frame, its sides bent by the lens
+    (> 0 only)."""
     out = {}
     for name, poly in cells_mm.items():
-        px = distort_points(apply_h(cam.homography, poly), cam.camera_matrix, cam.dist_coeffs)
+        px = distort_points(apply_h(cam.homography, along_sides(poly)), cam.camera_matrix,
+                            cam.dist_coeffs)
         share = share_outside(px, cam.size)
         if share >= 1e-4:  # (less is the arithmetic's rounding)
             out[name] = round(share, 4)

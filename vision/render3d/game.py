@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 from companion.rules.peepwar.board import R_MM, cells_of, hexagon_mm
-from vision.geometry import share_outside
+from vision.geometry import along_sides, share_outside
 from vision.kit_layout import tile_slots
 from vision.render3d import meshes
 from vision.render3d.camera import Camera3D, framing_camera, table_to_world
@@ -160,22 +160,14 @@ def _hand_cover(layout: Layout, cam: Camera3D, hand_px: np.ndarray) -> dict[str,
 
 
 def _out_of_frame(layout: Layout, cam: Camera3D, k1: float, k2: float) -> dict[str, float]:
-    """The share of each cell's picture beyond the delivered frame, through the lens
-    (> 0 only). Each side is followed in steps, as the lens bends it."""
+    """The share of each cell's picture beyond the delivered frame, its sides bent by the
+    lens (> 0 only)."""
     out = {}
-    steps = np.linspace(0.0, 1.0, 8, endpoint=False)[:, None]
     for t in layout.tiles:
         for name in cells_of(t.hex):
-            outline = t.cell_outline(name)
-            dense = np.vstack([a + steps * (b - a)
-                               for a, b in zip(outline, np.roll(outline, -1, axis=0),
-                                               strict=True)])
-            px = cam.project(table_to_world(dense, TILE_THICKNESS_MM))
-            if not np.isfinite(px).all():
-                out[name] = 1.0
-                continue
-            seen = distort_px(px, cam.size, k1, k2, cam.focal_px).astype(np.float32)
-            share = share_outside(cv2.convexHull(seen).reshape(-1, 2), cam.size)
+            px = cam.project(table_to_world(along_sides(t.cell_outline(name)),
+                                            TILE_THICKNESS_MM))
+            share = share_outside(distort_px(px, cam.size, k1, k2, cam.focal_px), cam.size)
             if share >= 1e-4:  # (less is the arithmetic's rounding)
                 out[name] = round(share, 4)
     return out
