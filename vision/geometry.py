@@ -8,6 +8,7 @@ pixel centres at integer coordinates.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import cv2
@@ -120,3 +121,20 @@ def share_outside(pts_px: np.ndarray, size: tuple[int, int]) -> float:
                      np.float32)
     inside, _ = cv2.intersectConvexConvex(hull, frame)
     return float(min(max(1.0 - inside / area, 0.0), 1.0))
+
+
+def shares_outside(pictures: Mapping[str, np.ndarray], size: tuple[int, int]
+                   ) -> dict[str, float]:
+    """:func:`share_outside` of each named outline in ``pictures`` (pixel points), for those
+    the frame cuts (to 4 places; a smaller share is the arithmetic's rounding).
+
+    >>> shares_outside({"a": np.array([[-10.5, 0], [9.5, 0], [9.5, 10], [-10.5, 10]]),
+    ...                 "b": np.array([[0.0, 0], [9, 0], [9, 9]])}, (64, 48))
+    {'a': 0.5}
+    """
+    out = {}
+    for name, px in pictures.items():
+        share = share_outside(px, size)
+        if share >= 1e-4:
+            out[name] = round(share, 4)
+    return out

@@ -25,7 +25,7 @@ from vision.kit_layout import tile_slots
 from vision.render.cutouts import Cutout
 from vision.render.layout import PlacedTile
 from vision.render.scene import physical_cells
-from vision.render.sprites import lift_mm, seen_slices
+from vision.render.sprites import middle_seen_mm
 
 GRID_PX_PER_MM = 2.0
 MARGIN_MM = 60.0
@@ -269,10 +269,8 @@ class Crowd:
         if self.eye_mm is None:
             self.grid.add("peep_seen", mask, x0, y0)
             return
-        (z_peep, _), = seen_slices("peep")
-        (z_bean, _), = seen_slices("bean")
-        a = lift_mm(p.centre_mm, z_peep, self.eye_mm)
-        b = lift_mm(p.centre_mm, z_bean, self.eye_mm)
+        a = middle_seen_mm("peep", p.centre_mm, self.eye_mm)
+        b = middle_seen_mm("bean", p.centre_mm, self.eye_mm)
         dx, dy = ((a[0] - b[0]) * GRID_PX_PER_MM, (a[1] - b[1]) * GRID_PX_PER_MM)
         self.grid.add("peep_seen", mask, x0 + int(round(dx)), y0 + int(round(dy)))
 

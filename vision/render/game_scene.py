@@ -33,7 +33,7 @@ from companion.rules.peepwar.board import (
     parse_cell,
     tile_centre_mm,
 )
-from vision.geometry import Pose2D, along_sides, apply_h, local_scale, share_outside
+from vision.geometry import Pose2D, along_sides, apply_h, local_scale, shares_outside
 from vision.kit_layout import MAX_TILES, NEUTRAL_ID
 from vision.lens import distort_points
 from vision.render.camera import Camera, random_camera, viewer_camera
@@ -147,9 +147,9 @@ def _bean(look: PlayerLook, rng: np.random.Generator, ppm: float, light: np.ndar
 
 
 def _place(rng: np.random.Generator, tiles: list[PlacedTile], game: Game, ppm: float,
-           light: np.ndarray, token_share: float, eye_mm: np.ndarray | None = None) -> Crowd:
-    """Supply Centers, then peeps, then beans, cell by cell; seen from ``eye_mm`` (the
-    camera's x, y and height) when given."""
+           light: np.ndarray, token_share: float, eye_mm: np.ndarray) -> Crowd:
+    """Supply Centers, then peeps, then beans, cell by cell, as seen from ``eye_mm`` (the
+    camera's x, y and height)."""
     crowd = Crowd(rng, tiles, eye_mm)
     for name, content in game.cells.items():
         if content.get("supply_center"):
@@ -232,14 +232,9 @@ def compose(rng: np.random.Generator, tiles: list[PlacedTile], game: Game, cam: 
 def _out_of_frame(cells_mm: Mapping[str, np.ndarray], cam: Camera) -> dict[str, float]:
     """The share of each cell's picture beyond the frame, its sides bent by the lens
     (> 0 only)."""
-    out = {}
-    for name, poly in cells_mm.items():
-        px = distort_points(apply_h(cam.homography, along_sides(poly)), cam.camera_matrix,
-                            cam.dist_coeffs)
-        share = share_outside(px, cam.size)
-        if share >= 1e-4:  # (less is the arithmetic's rounding)
-            out[name] = round(share, 4)
-    return out
+    return shares_outside({name: distort_points(apply_h(cam.homography, along_sides(poly)),
+                                                cam.camera_matrix, cam.dist_coeffs)
+                           for name, poly in cells_mm.items()}, cam.size)
 
 
 def _clean(content: Mapping) -> dict:

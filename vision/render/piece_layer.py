@@ -22,7 +22,7 @@ import numpy as np
 from vision.geometry import apply_h, local_scale
 from vision.render.crowd import Placement
 from vision.render.layers import PIECE
-from vision.render.sprites import lift_mm, seen_slices, shadow_height_mm
+from vision.render.sprites import lift_mm, middle_seen_mm, seen_slices, shadow_height_mm
 
 
 def _sprite_to_table(p: Placement, ppm: float, shape: tuple[int, int],
@@ -62,10 +62,7 @@ def seen_middle_mm(piece: dict, eye_mm) -> tuple[float, float]:
     >>> seen_middle_mm({"kind": "bean", "centre_mm": [100.0, 0.0]}, (0.0, 0.0, 555.5))
     (101.0, 0.0)
     """
-    slices = seen_slices(piece["kind"])
-    if len(slices) != 1:
-        raise ValueError(f"a {piece['kind']} is drawn as slices, not one picture")
-    return lift_mm(piece["centre_mm"], slices[0][0], eye_mm)
+    return middle_seen_mm(piece["kind"], piece["centre_mm"], eye_mm)
 
 
 def draw_pieces(frame: np.ndarray, owner: np.ndarray, pieces: list[Placement],

@@ -195,6 +195,20 @@ def lift_mm(at_mm, height_mm: float, eye_mm) -> tuple[float, float]:
     return at_mm[0] + (at_mm[0] - ex) * k, at_mm[1] + (at_mm[1] - ey) * k
 
 
+def middle_seen_mm(kind: str, at_mm, eye_mm) -> tuple[float, float]:
+    """Where the camera at ``eye_mm`` sees the middle of a ``kind`` of piece standing at
+    table point ``at_mm`` (its foot), as drawn: one picture lifted to its middle's height
+    (not an egg half's slices).
+
+    >>> middle_seen_mm("bean", (100.0, 0.0), (0.0, 0.0, 555.5))
+    (101.0, 0.0)
+    """
+    slices = seen_slices(kind)
+    if len(slices) != 1:
+        raise ValueError(f"a {kind} is drawn as slices, not one picture")
+    return lift_mm(at_mm, slices[0][0], eye_mm)
+
+
 def seen_slices(kind: str) -> tuple[tuple[float, float], ...]:
     """How to draw a piece, pictured from straight above, for a camera that is not: its
     picture at these heights (mm) and scales, lowest first. A bean lying down or a peep's

@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 from companion.rules.peepwar.board import R_MM, cells_of, hexagon_mm
-from vision.geometry import along_sides, share_outside
+from vision.geometry import along_sides, shares_outside
 from vision.kit_layout import tile_slots
 from vision.render3d import meshes
 from vision.render3d.camera import Camera3D, framing_camera, table_to_world
@@ -162,15 +162,13 @@ def _hand_cover(layout: Layout, cam: Camera3D, hand_px: np.ndarray) -> dict[str,
 def _out_of_frame(layout: Layout, cam: Camera3D, k1: float, k2: float) -> dict[str, float]:
     """The share of each cell's picture beyond the delivered frame, its sides bent by the
     lens (> 0 only)."""
-    out = {}
+    pictures = {}
     for t in layout.tiles:
         for name in cells_of(t.hex):
             px = cam.project(table_to_world(along_sides(t.cell_outline(name)),
                                             TILE_THICKNESS_MM))
-            share = share_outside(distort_px(px, cam.size, k1, k2, cam.focal_px), cam.size)
-            if share >= 1e-4:  # (less is the arithmetic's rounding)
-                out[name] = round(share, 4)
-    return out
+            pictures[name] = distort_px(px, cam.size, k1, k2, cam.focal_px)
+    return shares_outside(pictures, cam.size)
 
 
 def _visible_slots(i: int, tile: Tile, cam: Camera3D, masks: dict) -> tuple[int, ...]:
