@@ -9,7 +9,9 @@ each team in play, through the real calibration (cached per set of teams).
 Prints piece recall and precision, team, face and piece-id accuracy (over the
 pieces found), join recall and precision (pairs of pieces), the share of
 players whose score sheet is exactly right (score_reading with the truth seats
-against the engine's sheet), and the median time per photo on one core, as
+against the engine's sheet), how many lines the score-sheet page asks to check
+(a piece of the player's read unsure: ``vision.peltapeeps.verdict.to_check``)
+among the wrong ones and among the right ones, and the median time per photo on one core, as
 wall-clock time and as processor time (the latter barely moves when other
 programs share the machine).
 
@@ -51,6 +53,7 @@ from calibration.profile import Profile  # noqa: E402
 from companion.rules.peltapeeps.catalog import Catalog, default_catalog  # noqa: E402
 from vision.peltapeeps.read import read_layout  # noqa: E402
 from vision.peltapeeps.reading import LayoutReading, score_reading  # noqa: E402
+from vision.peltapeeps.verdict import to_check  # noqa: E402
 from vision.render.peltapeeps import PeltaSpec, Truth, profile_for_teams, render_layout  # noqa: E402
 
 SEED0 = 7000
@@ -70,6 +73,8 @@ class Tally:
     joins_ok: int = 0
     players: int = 0
     players_ok: int = 0
+    wrong_asked: int = 0  # players scored wrongly whose line the page asks to check
+    right_asked: int = 0  # players scored exactly whose line it asks to check all the same
     scenes_ok: int = 0
     scenes: int = 0
     times: list[float] = field(default_factory=list)
@@ -112,7 +117,12 @@ def compare(reading: LayoutReading, truth: Truth, catalog: Catalog) -> Tally:
     except ValueError:
         sheet = {}
     t.players = len(truth.sheet)
-    t.players_ok = sum(1 for pl, line in truth.sheet.items() if sheet.get(pl) == line)
+    asked = to_check(reading, truth.seats)
+    for pl, line in truth.sheet.items():
+        ok = sheet.get(pl) == line
+        t.players_ok += ok
+        t.right_asked += ok and pl in asked
+        t.wrong_asked += not ok and pl in asked
     t.scenes_ok = int(t.players_ok == t.players)
     return t
 
@@ -135,6 +145,10 @@ def report(t: Tally, size: tuple[int, int]) -> str:
         f"join precision    {pct(t.joins_ok, t.seen_joins)}",
         f"players scored exactly {pct(t.players_ok, t.players)}  (target >= 98%)",
         f"scenes all exact  {pct(t.scenes_ok, t.scenes)}",
+        f"lines to check    {pct(t.wrong_asked, t.players - t.players_ok)} of the players scored "
+        f"wrongly, {pct(t.right_asked, t.players_ok).strip()} of those scored exactly "
+        f"(a piece of theirs read unsure)",
+        f"wrong, unasked    {t.players - t.players_ok - t.wrong_asked} of {t.players} players",
         f"time per photo    median {med:.3f} s, 90th percentile {p90:.3f} s (one core)",
         f"cpu per photo     median {cpu:.3f} s (processor time, as on an idle core)",
     ])

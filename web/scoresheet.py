@@ -41,11 +41,10 @@ from vision.errors import VisionError
 from vision.peltapeeps.reading import (
     LayoutReading,
     ReadingError,
-    owners,
     score_reading,
     unplayed_pieces,
 )
-from vision.peltapeeps.verdict import LONE_SHARE, Verdict, judge, outcome
+from vision.peltapeeps.verdict import LONE_SHARE, Verdict, judge, outcome, to_check
 from web.panels import PageContext, PagePanel
 from web.request_body import json_body
 from web.security import LOOPBACK, TOKEN_HEADER, protect, same
@@ -187,31 +186,6 @@ def _unplayed(raw: Any, catalog: Catalog, allowed: Sequence[str]
                 raise ScoreInputError(f"unplayed piece {team}:{pid} is not in the catalog "
                                       f"{catalog.name!r}")
         out[str(team)] = list(dict.fromkeys(str(p) for p in pieces))
-    return out
-
-
-def to_check(reading: LayoutReading, seats: Sequence[tuple[str, str]] | None
-             ) -> dict[str, list[str]]:
-    """Each player whose line rests on a piece read unsure (named in a warning: its cut-outs
-    fit only roughly, its team, face or a cut in doubt, or a cut or tab set aside as the
-    lamp's light), with those pieces.
-
-    On the path-traced development photos 78 of the 98 lines scored wrong have one
-    (and 27 of the 62 right ones); on the 2D ones 1 of 1 wrong line and 17 of 124
-    right ones (docs/peltapeeps.md). A piece confirmed or corrected on the page is
-    sure.
-
-    >>> from vision.peltapeeps.reading import SeenPiece
-    >>> sure = SeenPiece("red:E1", "red", "E1", True, (0.0, 0.0), 40.0, 0.0)
-    >>> unsure = SeenPiece("blue:E3", "blue", "E3", True, (80.0, 0.0), 40.0, 0.0, 0.5)
-    >>> to_check(LayoutReading([sure, unsure], [], (400, 300)), [("ann", "red"), ("bob", "blue")])
-    {'bob': ['blue:E3']}
-    """
-    owner = owners(reading, seats)
-    out: dict[str, list[str]] = {}
-    for p in sorted(reading.pieces, key=lambda p: p.uid):
-        if p.confidence < 1.0 and p.team in owner:
-            out.setdefault(owner[p.team], []).append(p.uid)
     return out
 
 
