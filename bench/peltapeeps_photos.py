@@ -10,7 +10,7 @@ Prints piece recall and precision, team, face and piece-id accuracy (over the
 pieces found), join recall and precision (pairs of pieces), the share of
 players whose score sheet is exactly right (score_reading with the truth seats
 against the engine's sheet), how many lines the score-sheet page asks to check
-(a piece of the player's read unsure: ``vision.peltapeeps.verdict.to_check``)
+(their line rests on a piece read unsure: ``vision.peltapeeps.verdict.to_check``)
 among the wrong ones and among the right ones, and the median time per photo on one core, as
 wall-clock time and as processor time (the latter barely moves when other
 programs share the machine).
@@ -147,7 +147,7 @@ def report(t: Tally, size: tuple[int, int]) -> str:
         f"scenes all exact  {pct(t.scenes_ok, t.scenes)}",
         f"lines to check    {pct(t.wrong_asked, t.players - t.players_ok)} of the players scored "
         f"wrongly, {pct(t.right_asked, t.players_ok).strip()} of those scored exactly "
-        f"(a piece of theirs read unsure)",
+        f"(their line rests on a piece read unsure)",
         f"wrong, unasked    {t.players - t.players_ok - t.wrong_asked} of {t.players} players",
         f"time per photo    median {med:.3f} s, 90th percentile {p90:.3f} s (one core)",
         f"cpu per photo     median {cpu:.3f} s (processor time, as on an idle core)",

@@ -27,7 +27,7 @@ from companion.cli.score import format_sheet
 from companion.rules.peltapeeps.catalog import default_catalog
 from companion.rules.peltapeeps.layout import Placed
 from companion.rules.peltapeeps.rules import PeltaPeeps
-from vision.peltapeeps.reading import LayoutReading, score_reading
+from vision.peltapeeps.reading import ROUGH, LayoutReading, score_reading
 from vision.render.peltapeeps import (
     TEAM_COLOURS,
     PeltaSpec,
@@ -160,12 +160,22 @@ def test_a_line_resting_on_a_piece_read_unsure_is_named(scene) -> None:
     reading, cat = truth_reading(scene), default_catalog("full")
     seats = [("Ann", "blue"), ("Bob", "green")]
     assert "read unsure" not in format_sheet(score_result(reading, cat, seats, None), "layout.jpg")
-    blue = next(p for p in reading.pieces if p.team == "blue")
-    reading.pieces = [replace(p, confidence=0.5) if p is blue else p for p in reading.pieces]
+    joined = {(j.a, j.b) for j in reading.joins if j.kind == "join"}
+    # A blue piece joined to a green one: Bob's joins count on it too.
+    blue, green = next((a, b) if a.startswith("blue") else (b, a) for a, b in joined
+                       if {a.split(":")[0], b.split(":")[0]} == {"blue", "green"})
+    sure = list(reading.pieces)
+    # Only its face in doubt: its connectors, and so its joins, stand.
+    reading.pieces = [replace(p, confidence=0.8) if p.uid == blue else p for p in sure]
+    assert score_result(reading, cat, seats, None)["to_check"] == {"Ann": [blue]}
+    # Its cut-outs fit only roughly: it may be another piece, with other joins.
+    reading.pieces = [replace(p, confidence=ROUGH) if p.uid == blue else p for p in sure]
     result = score_result(reading, cat, seats, None)
-    assert result["to_check"] == {"Ann": [blue.uid]}
-    assert f"check Ann's line: it rests on pieces read unsure ({blue.uid})" \
-        in format_sheet(result, "layout.jpg").splitlines()
+    assert result["to_check"] == {"Ann": [blue], "Bob": [blue]}
+    lines = format_sheet(result, "layout.jpg").splitlines()
+    assert f"check Ann's line: it rests on pieces read unsure ({blue})" in lines
+    assert f"check Bob's line: it rests on pieces read unsure ({blue})" in lines
+    assert green not in str(result["to_check"])
 
 
 # --- with the reader (vision/peltapeeps/read.py) --------------------------------------------
@@ -203,10 +213,19 @@ def test_json_with_seats_and_nothing_unplayed(capsys, scene, files) -> None:
     data = json.loads(out)
     assert {"pieces", "joins", "sheet", "warnings", "image_size", "unplayed", "to_check"} \
         <= set(data)
-    assert data["to_check"] == {
-        player: sorted(p["uid"] for p in data["pieces"] if p["team"] == team
-                       and p["confidence"] < 1) for player, team in data["seats"]
-        if any(p["team"] == team and p["confidence"] < 1 for p in data["pieces"])}
+    # Each player's own unsure pieces, and any other player's piece joined to theirs that
+    # fits only roughly.
+    conf = {p["uid"]: p["confidence"] for p in data["pieces"]}
+    joins = [(j["a"], j["b"]) for j in data["joins"] if j["kind"] == "join"]
+    want: dict[str, set[str]] = {}
+    for player, team in data["seats"]:
+        mine = {u for u in conf if u.startswith(f"{team}:")}
+        rest = {u for u in mine if conf[u] < 1}
+        rest |= {b for a, b in joins + [(b, a) for a, b in joins]
+                 if a in mine and conf[b] <= ROUGH}
+        if rest:
+            want[player] = rest
+    assert {k: set(v) for k, v in data["to_check"].items()} == want
     assert list(data["sheet"]) == ["Ann", "Bob"]
     assert data["seats"] == [["Ann", "blue"], ["Bob", "green"]]
     assert data["sheet"]["Ann"]["unplayed"] == data["sheet"]["Bob"]["unplayed"] == 0

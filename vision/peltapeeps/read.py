@@ -47,7 +47,7 @@ from companion.rules.peltapeeps.layout import Placed, contact
 from vision.errors import PhotoError
 from vision.peltapeeps import colours, discs, face, glare, identify, rims
 from vision.peltapeeps.geometry import PieceGeometry, lying, outline
-from vision.peltapeeps.reading import LayoutReading, SeenJoin, SeenPiece
+from vision.peltapeeps.reading import ROUGH, LayoutReading, SeenJoin, SeenPiece
 from vision.srgb import SRGB_TO_LINEAR
 
 WORK_RADIUS = 22.0  # px: discs are found and read with about this radius
@@ -469,7 +469,6 @@ def _rests_on_doubt(d: rims.Disc, piece: Piece, m: identify.Match) -> bool:
 
 
 LAYOUT_SHARE = 0.75  # this share of the pieces touching others: the photo shows a layout
-ROUGH = 0.5  # a piece this unsure or less fits the catalog only roughly (or worse)
 NO_PIECE = 0.35  # ... and this unsure also has no clear team colour (0.5 x 0.6)
 
 

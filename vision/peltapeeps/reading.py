@@ -28,6 +28,9 @@ from companion.rules.peltapeeps.catalog import Catalog
 from companion.rules.peltapeeps.rules import FACE_UP_POINTS
 
 JOIN_KINDS = ("join", "touch", "clash")
+# A piece this unsure or less fits the catalog only roughly (or worse): it may be another
+# piece, with other connectors, and so other joins.
+ROUGH = 0.5
 SHEET_LINES = ("joins", "bonus", "face_up", "unplayed", "unplayed_peeps", "total")
 
 

@@ -39,7 +39,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from vision.peltapeeps.reading import LayoutReading, owners
+from vision.peltapeeps.reading import ROUGH, LayoutReading, owners
 
 LAYOUT = "layout"
 DOUBTFUL = "doubtful"
@@ -105,24 +105,38 @@ def outcome(sheet: Mapping[str, Mapping[str, int]], verdict: Verdict) -> dict[st
 
 def to_check(reading: LayoutReading, seats: Sequence[tuple[str, str]] | None
              ) -> dict[str, list[str]]:
-    """Each player whose line rests on a piece read unsure (named in a warning: its cut-outs
-    fit only roughly, its team, face or a cut in doubt, or a cut or tab set aside as the
-    lamp's light), with those pieces.
+    """Each player whose line rests on a piece read unsure, with those pieces: a piece of
+    their own named in a warning (its cut-outs fit only roughly, its team, face or a cut
+    in doubt, or a cut or tab set aside as the lamp's light), or another player's piece
+    joined to one of theirs whose cut-outs fit only roughly (:data:`ROUGH`): it may be
+    another piece, and a join counts on both lines.
 
-    On the path-traced development photos 78 of the 98 lines scored wrong have one
-    (and 27 of the 62 right ones); on the 2D ones 1 of 1 wrong line and 17 of 124
-    right ones (docs/peltapeeps.md). A piece confirmed or corrected on the page is
-    sure.
+    ``bench/peltapeeps_photos.py`` prints how many of the lines scored wrong and right
+    are marked (docs/peltapeeps.md). A piece confirmed or corrected on the page is sure.
 
-    >>> from vision.peltapeeps.reading import SeenPiece
+    >>> from vision.peltapeeps.reading import SeenJoin, SeenPiece
     >>> sure = SeenPiece("red:E1", "red", "E1", True, (0.0, 0.0), 40.0, 0.0)
-    >>> unsure = SeenPiece("blue:E3", "blue", "E3", True, (80.0, 0.0), 40.0, 0.0, 0.5)
-    >>> to_check(LayoutReading([sure, unsure], [], (400, 300)), [("ann", "red"), ("bob", "blue")])
+    >>> unsure = SeenPiece("blue:E3", "blue", "E3", True, (80.0, 0.0), 40.0, 0.0, 0.8)
+    >>> seats = [("ann", "red"), ("bob", "blue")]
+    >>> to_check(LayoutReading([sure, unsure], [], (400, 300)), seats)
     {'bob': ['blue:E3']}
+    >>> rough = SeenPiece("blue:E3", "blue", "E3", True, (80.0, 0.0), 40.0, 0.0, ROUGH)
+    >>> joined = [SeenJoin("blue:E3", "red:E1", "join", (40.0, 0.0))]
+    >>> to_check(LayoutReading([sure, rough], joined, (400, 300)), seats)
+    {'bob': ['blue:E3'], 'ann': ['blue:E3']}
     """
     owner = owners(reading, seats)
     out: dict[str, list[str]] = {}
     for p in sorted(reading.pieces, key=lambda p: p.uid):
         if p.confidence < 1.0 and p.team in owner:
             out.setdefault(owner[p.team], []).append(p.uid)
+    by_uid = {p.uid: p for p in reading.pieces}
+    for j in sorted(reading.joins, key=lambda j: (j.a, j.b)):
+        if j.kind != "join" or j.a not in by_uid or j.b not in by_uid:
+            continue
+        for mine, theirs in ((by_uid[j.a], by_uid[j.b]), (by_uid[j.b], by_uid[j.a])):
+            if theirs.confidence <= ROUGH and mine.team in owner:
+                uids = out.setdefault(owner[mine.team], [])
+                if theirs.uid not in uids:
+                    uids.append(theirs.uid)
     return out
