@@ -72,6 +72,10 @@ def _bad(capsys, files, tmp: Path) -> list[tuple[list[str], str]]:
     badprofile.write_text("{not json")
     badcat = tmp / "bad-catalog.json"
     badcat.write_text(json.dumps({"pieces": [{"id": "X1", "kind": "dragon"}]}))
+    badcons = tmp / "bad-connectors.json"  # once a TypeError: 'int' object is not iterable
+    badcons.write_text(json.dumps({"pieces": [{"id": "a", "kind": "awake", "connectors": 5}]}))
+    nullcat = tmp / "null-catalog.json"
+    nullcat.write_text("null")
     badsizes = tmp / "bad-sizes.json"
     sized = default_catalog("full").to_json()
     sized["sizes_mm"]["notch"]["width"] = [9, 7]
@@ -93,6 +97,10 @@ def _bad(capsys, files, tmp: Path) -> list[tuple[list[str], str]]:
          "kind must be one of"),
         (["peltapeeps", photo, "--profile", profile, "--catalog", str(badsizes)],
          "sizes_mm.notch.width must be positive mm, low before high"),
+        (["peltapeeps", photo, "--profile", profile, "--catalog", str(badcons)],
+         "bad-connectors.json, piece 1 (a): connectors must be a list"),
+        (["peltapeeps", photo, "--profile", profile, "--catalog", str(nullcat)],
+         "null-catalog.json: a catalog is an object with a list of pieces"),
         (["peltapeeps", photo, "--profile", profile, "--catalog", str(tmp / "no.json")],
          "no catalog at"),
         (["peltapeeps", photo, "--profile", profile, "--seats", "Ann=red,Bob=blue"],

@@ -14,6 +14,9 @@ import numpy as np
 
 from vision.geometry import apply_h
 
+# Far past any camera's sensor; a larger size in a profile is damage, not a camera.
+MAX_SIDE_PX = 100_000
+
 
 def distort_points(pts: np.ndarray, camera_matrix: np.ndarray, dist: np.ndarray) -> np.ndarray:
     """Where ideal (undistorted) pixel points appear through a lens with ``dist``."""
@@ -68,9 +71,38 @@ class Intrinsics:
 
     @staticmethod
     def from_json(data: dict) -> Intrinsics:
-        k = np.asarray(data["camera_matrix"], float)
-        d = np.asarray(data["dist_coeffs"], float).ravel()
-        size = tuple(int(v) for v in data["size"])
-        if k.shape != (3, 3) or len(d) < 4 or len(size) != 2:
+        """Intrinsics as a profile stores them; a damaged entry is a ValueError saying what
+        is wrong (the profile loader turns it into its one-line ProfileError). A zero size,
+        a NaN or a singular matrix would otherwise fail deep in the vision code
+        (ZeroDivisionError, "SVD did not converge")."""
+        if not isinstance(data, dict):
+            raise ValueError("camera intrinsics must be an object with camera_matrix, "
+                             "dist_coeffs and size")
+        try:
+            k = np.asarray(data["camera_matrix"], float)
+            d = np.asarray(data["dist_coeffs"], float).ravel()
+        except OverflowError:  # an integer past the float range
+            raise ValueError("camera intrinsics hold a number too large") from None
+        raw_size = data["size"]
+        if (not isinstance(raw_size, list | tuple) or len(raw_size) != 2
+                or not all(isinstance(v, int) and not isinstance(v, bool) for v in raw_size)):
+            raise ValueError(f"camera size must be [width, height] in whole pixels, not "
+                             f"{str(raw_size)[:40]}")
+        size = (int(raw_size[0]), int(raw_size[1]))
+        if k.shape != (3, 3) or len(d) < 4:
             raise ValueError("camera intrinsics need a 3x3 matrix, 4+ distortion terms and a size")
-        return Intrinsics(k, d, (size[0], size[1]))
+        if not 0 < size[0] <= MAX_SIDE_PX or not 0 < size[1] <= MAX_SIDE_PX:
+            raise ValueError(f"camera size {list(size)} must be positive (at most "
+                             f"{MAX_SIDE_PX} pixels a side)")
+        if not (np.all(np.isfinite(k)) and np.all(np.isfinite(d))):
+            raise ValueError("camera intrinsics hold NaN or Infinity")
+        fx, fy = k[0, 0], k[1, 1]
+        if not (fx > 0 and fy > 0):
+            raise ValueError(f"camera focal lengths must be positive, not {fx:g} and {fy:g}")
+        # A pinhole's matrix is [[fx, s, cx], [0, fy, cy], [0, 0, 1]]; anything else is not
+        # one, and points are mapped through its inverse.
+        if (k[1, 0], k[2, 0], k[2, 1], k[2, 2]) != (0, 0, 0, 1) \
+                or np.linalg.cond(k) > 1e12:
+            raise ValueError("camera matrix is not a camera's ([[fx, 0, cx], [0, fy, cy], "
+                             "[0, 0, 1]], invertible)")
+        return Intrinsics(k, d, size)

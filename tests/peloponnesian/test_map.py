@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from companion.cli import main
 from companion.gamelog import GameLog
+from companion.referee import Referee
 from companion.rules.peloponnesian import PeloponnesianWar
 from companion.rules.peloponnesian.game import GAME
 from companion.rules.peloponnesian.mapdata import DEFAULT_MAP, BadMap, load_map
+from web.app import create_app
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -57,6 +61,19 @@ def test_distances_count_land_and_sea_links_alike() -> None:
     (lambda d: d["links"].append(["attica", "megara", "air"]), 'a link is "land" or "sea"'),
     (lambda d: d["areas"]["attica"].pop("at"), "area 'attica' needs \"at\": [x, y]"),
     (lambda d: d["homes"].update(thebes="attica"), "two cities share a home area"),
+    # Values of the wrong type: once a TypeError (unhashable) or silently taken.
+    (lambda d: d["homes"].update(sparta=["x"]), "sparta's home ['x'] is not an area"),
+    (lambda d: d.update(delphi={"a": 1}), "\"delphi\" must name the area that holds Delphi"),
+    (lambda d: d.update(name=["Greece"]), '"name" must be the map\'s name'),
+    (lambda d: d["areas"]["aegina"].update(island="no"), "area 'aegina' has \"island\": 'no'"),
+    # Numbers the log and the page's JSON cannot carry, or no drawing could have.
+    (lambda d: d["areas"]["attica"].update(at=[float("nan"), float("inf")]),
+     "area 'attica' has \"at\": [nan, inf]; x and y must be finite numbers"),
+    (lambda d: d["areas"]["attica"].update(at=[10**400, 3]), "area 'attica' has \"at\""),
+    (lambda d: d.update(size_mm=[float("inf"), 1e308]), '"size_mm" must be [width, height]'),
+    (lambda d: d.update(size_mm=[1e308, 297]), '"size_mm" must be [width, height]'),
+    (lambda d: d.update(size_mm=[0, 297]), '"size_mm" must be [width, height]'),
+    (lambda d: d.update(notes=[float("nan")]), "the map holds NaN or Infinity"),
 ])
 def test_a_bad_map_file_is_refused_in_one_line(tmp_path: Path, change, message: str) -> None:
     data = _default()
@@ -126,3 +143,51 @@ def test_two_players_and_no_stranger() -> None:
     assert PeloponnesianWar(["sparta", "athens"]).players == ("sparta", "athens")
     with pytest.raises(ValueError, match="the players are the cities sparta, athens and thebes"):
         PeloponnesianWar(["sparta", "athens", "corinth"])
+
+
+@pytest.mark.parametrize("change", [
+    lambda d: d["homes"].update(sparta=["x"]),
+    lambda d: d.update(delphi={"a": 1}),
+    lambda d: [a.update(at=[float("nan"), float("inf")]) for a in d["areas"].values()],
+    lambda d: d.update(size_mm=[float("inf"), 1e308]),
+])
+def test_new_and_print_refuse_a_bad_map_value_in_one_line(tmp_path: Path, capsys,
+                                                          change) -> None:
+    data = _default()
+    change(data)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data), encoding="utf-8")  # json writes NaN, Infinity as such
+    log = tmp_path / "g.sqlite"
+    assert main(["new", "--game", "peloponnesian", "--map", str(path), "--log", str(log)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}: " in err and len(err.strip().splitlines()) == 1
+    if log.exists():  # no game was saved with the bad map
+        with GameLog(log) as opened:
+            assert opened.games() == []
+    out = tmp_path / "m.png"
+    assert main(["print", "peloponnesian-map", "--map", str(path), "--paper", "a3",
+                 "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}: " in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+def test_the_page_refuses_a_map_with_nan_and_keeps_its_game(tmp_path: Path) -> None:
+    data = _default()
+    for area in data["areas"].values():
+        area["at"] = [float("nan"), float("inf")]
+    path = tmp_path / "nan.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with GameLog(tmp_path / "g.sqlite") as log:
+        referee = Referee(log, log.new_game(GAME.new_rules(["sparta", "athens"])))
+        client = create_app(referee).test_client()
+        token = re.search(r'token: "([^"]+)"', client.get("/").get_data(as_text=True)).group(1)
+        resp = client.post("/api/new", json={"game": "peloponnesian",
+                                             "options": {"map": str(path)}},
+                           headers={"X-Companion-Token": token})
+        assert resp.status_code == 400
+        assert "must be finite numbers" in resp.get_json()["error"]
+        assert referee.game.id == 1  # the game in play stays
+        state = client.get("/api/state").get_data(as_text=True)
+        assert "NaN" not in state and "Infinity" not in state
+        json.loads(state)  # what the browser's JSON.parse must take

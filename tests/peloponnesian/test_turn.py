@@ -279,3 +279,39 @@ def test_the_chit_set_is_data_and_travels_in_the_options() -> None:
         parse_chits({"mix": {}, "specials": [{"id": "x", "name": "X", "city": "corinth"}]}, "f")
     with pytest.raises(BadChits, match="unknown chit kind 'cavalry'"):
         parse_chits({"mix": {"cavalry": 2}}, "f")
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("[" * 100_000 + "]" * 100_000, "is not a chit file (its JSON is nested too deep)"),
+    ('{"mix": ' + "9" * 5000 + "}", "is not a chit file (it holds a number too long to read)"),
+    ('{"mix": {"coup": 2}, "note": NaN}', "the chits hold NaN or Infinity"),
+])
+def test_a_bad_chit_file_is_one_line_from_new_and_the_page(tmp_path, capsys, text: str,
+                                                           message: str) -> None:
+    import re
+
+    from companion.cli import main
+    from companion.gamelog import GameLog
+    from companion.referee import Referee
+    from companion.rules.peloponnesian.chits import BadChits, load_chits
+    from companion.rules.peloponnesian.game import GAME
+    from web.app import create_app
+
+    path = tmp_path / "chits.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(BadChits) as e:
+        load_chits(str(path))
+    assert message in str(e.value) and str(e.value).startswith(str(path))
+    assert main(["new", "--game", "peloponnesian", "--chits", str(path),
+                 "--log", str(tmp_path / "g.sqlite")]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+    with GameLog(tmp_path / "page.sqlite") as log:
+        referee = Referee(log, log.new_game(GAME.new_rules(list(CITIES))))
+        client = create_app(referee).test_client()
+        token = re.search(r'token: "([^"]+)"', client.get("/").get_data(as_text=True)).group(1)
+        resp = client.post("/api/new", json={"game": "peloponnesian",
+                                             "options": {"chits": str(path)}},
+                           headers={"X-Companion-Token": token})
+        assert resp.status_code == 400 and message in resp.get_json()["error"]
+        assert referee.game.id == 1  # the game in play stays

@@ -96,3 +96,46 @@ def test_a_catalog_nested_too_deep_gets_one_clear_error(tmp_path) -> None:
         load_catalog(deep)
     with pytest.raises(BadMap, match="nested too deep"):
         load_map(deep)
+
+
+@pytest.mark.parametrize(("piece", "message"), [
+    ({"connectors": 5}, 'piece 1 (A1): connectors must be a list of {"angle", "type"}, not 5'),
+    ({"connectors": {"angle": 0}}, "piece 1 (A1): connectors must be a list"),
+    ({"connectors": ["tab"]}, 'piece 1 (A1): connector 1 needs an angle and a type'),
+    ({"connectors": [{"angle": 0}]}, "piece 1 (A1): connector 1 needs an angle and a type"),
+    ({"connectors": [{"angle": "90", "type": "tab"}]},
+     "piece 1 (A1): connector 1's angle must be a finite number of degrees, not \"90\""),
+    ({"connectors": [{"angle": float("nan"), "type": "tab"}]},
+     "connector 1's angle must be a finite number of degrees, not NaN"),
+    ({"connectors": [{"angle": 0, "type": "tab"}, {"angle": float("inf"), "type": "tab"}]},
+     "connector 2's angle must be a finite number of degrees, not Infinity"),
+    ({"connectors": [{"angle": 10**400, "type": "tab"}]}, "connector 1's angle must be"),
+    ({"connectors": [{"angle": True, "type": "tab"}]}, "connector 1's angle must be"),
+    ({"connectors": [{"angle": 0, "type": ["tab"]}]},
+     'connector type must be one of tab, notch, curve, not ["tab"]'),
+    ({"id": ["A1"]}, 'piece 1: every piece needs an id of its own (text), not ["A1"]'),
+    ({"id": 7}, "piece 1: every piece needs an id of its own (text), not 7"),
+    ({"kind": ["awake"]}, "piece 1 (A1): kind must be one of egg, sleeping, awake"),
+    ({"kind": {"a": 1}}, "piece 1 (A1): kind must be one of egg, sleeping, awake"),
+])
+def test_a_bad_piece_is_refused_naming_the_piece_and_field(piece: dict, message: str) -> None:
+    raw = {"id": "A1", "kind": "awake", "connectors": [], **piece}
+    with pytest.raises(CatalogError) as err:
+        Catalog.from_json({"pieces": [raw]}, "my-set.json")
+    assert str(err.value).startswith("my-set.json, piece 1")
+    assert message in str(err.value) and "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("null", ": a catalog is an object with a list of pieces"),
+    ('{"pieces": [], "name": ["x"]}', ': name must be the set\'s name (text), not ["x"]'),
+    ('{"pieces": ' + "9" * 5000 + "}", " is not a readable JSON catalog"),
+    (json.dumps({"pieces": ONE_PIECE, "sizes_mm": {"disc": {"diameter": 10**400}}}),
+     ": sizes_mm.disc.diameter must be positive mm"),
+])
+def test_a_bad_catalog_file_names_the_file(tmp_path: Path, text: str, message: str) -> None:
+    bad = tmp_path / "my-set.json"
+    bad.write_text(text, encoding="utf-8")
+    with pytest.raises(CatalogError) as err:
+        load_catalog(bad)
+    assert str(err.value).startswith(f"{bad}{message}")

@@ -111,6 +111,40 @@ def test_detect_refuses_other_profile_versions(tmp_path, capsys):
     _one_line_error(capsys, "--game")
 
 
+ZEROS = [[0, 0, 0], [0, 0, 0], [0, 0, 0]]
+NANS = [[math.nan] * 3] * 3
+LENS = [[900, 0, 640], [0, 900, 360], [0, 0, 1]]
+
+
+@pytest.mark.parametrize(("camera", "words"), [
+    # Once ZeroDivisionError in Intrinsics.for_size.
+    ({"camera_matrix": ZEROS, "dist_coeffs": [0.1, 0, 0, 0], "size": [0, 0]},
+     "camera size [0, 0] must be positive"),
+    # Once numpy's "SVD did not converge" while finding tiles.
+    ({"camera_matrix": ZEROS, "dist_coeffs": [0.1, 0, 0, 0], "size": [160, 120]},
+     "camera focal lengths must be positive"),
+    ({"camera_matrix": NANS, "dist_coeffs": [0.1, 0, 0, 0], "size": [160, 120]},
+     "camera intrinsics hold NaN or Infinity"),
+    ({"camera_matrix": LENS, "dist_coeffs": [math.inf, 0, 0, 0], "size": [1280, 720]},
+     "camera intrinsics hold NaN or Infinity"),
+    ({"camera_matrix": LENS, "dist_coeffs": [0.1, 0, 0, 0], "size": [math.inf, 720]},
+     "camera size must be [width, height] in whole pixels"),
+    ({"camera_matrix": [[10**400, 0, 640], [0, 900, 360], [0, 0, 1]],
+      "dist_coeffs": [0.1, 0, 0, 0], "size": [1280, 720]}, "a number too large"),
+    ({"camera_matrix": [[900, 0, 640], [0, 900, 360], [1, 1, 1]],
+      "dist_coeffs": [0.1, 0, 0, 0], "size": [1280, 720]}, "camera matrix is not a camera's"),
+])
+def test_detect_refuses_damaged_camera_intrinsics_in_one_line(tmp_path, capsys, camera,
+                                                               words):
+    img = tmp_path / "frame.png"
+    cv2.imwrite(str(img), render_scene(12, SceneSpec(hands=(0, 0))).frame)  # tiles in view
+    damaged = tmp_path / "profile.json"
+    damaged.write_text(json.dumps({"version": PROFILE_VERSION, "players": [], "colours": {},
+                                   "camera": camera}))
+    assert main(["detect", str(img), "--profile", str(damaged)]) == 2
+    _one_line_error(capsys, f"profile {damaged} is damaged", words)
+
+
 @pytest.mark.skipif(not PHOTOS.is_dir(), reason=f"jellybean photos not found at {PHOTOS}")
 def test_calibrate_writes_a_versioned_profile_and_refuses_lookalikes(tmp_path, capsys):
     from vision.render.cutouts import cut_beans

@@ -161,9 +161,14 @@ def test_a_bad_port_is_one_clear_line(port: str, tmp_path: Path) -> None:
     assert "--port must be 0 to 65535" in result.stderr
 
 
-def test_a_broken_peltapeeps_catalog_is_one_clear_line(tmp_path: Path) -> None:
+@pytest.mark.parametrize("text", [
+    '{"pieces": [{"id": "X", "kind": "dragon", "connectors": []}]}',
+    '{"pieces": [{"id": "X", "kind": "awake", "connectors": 5}]}',  # once a TypeError
+    "null",
+])
+def test_a_broken_peltapeeps_catalog_is_one_clear_line(tmp_path: Path, text: str) -> None:
     bad = tmp_path / "my-set.json"
-    bad.write_text('{"pieces": [{"id": "X", "kind": "dragon", "connectors": []}]}')
+    bad.write_text(text)
     settings = tmp_path / "settings.toml"
     settings.write_text("")  # the defaults, not this machine's settings
     result = subprocess.run([sys.executable, "-m", "companion", "serve", "--port", "0",

@@ -100,6 +100,11 @@ def load_chits(source: str | Path | Mapping[str, Any] | None) -> ChitSet:
         raise BadChits(f"cannot read the chits {path}: {e.strerror or e}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise BadChits(f"{path} is not valid JSON ({e})".splitlines()[0]) from None
+    except RecursionError:
+        raise BadChits(f"{path} is not a chit file (its JSON is nested too deep)") from None
+    except ValueError:
+        # json turns a number of more than 4300 digits into a plain ValueError.
+        raise BadChits(f"{path} is not a chit file (it holds a number too long to read)") from None
     return parse_chits(data, str(path))
 
 
@@ -132,4 +137,10 @@ def parse_chits(data: Any, where: str) -> ChitSet:
         if s["id"] in KINDS or s["id"] in {x.id for x in specials} or " " in s["id"]:
             raise bad(f"special chit id {s['id']!r} is taken or has a space")
         specials.append(Special(s["id"], s["name"], s["city"]))
-    return ChitSet(tuple(mix), tuple(specials), json.loads(json.dumps(data)))
+    try:
+        # The data is kept in the game's options and served to the page: NaN or Infinity
+        # anywhere in it (even in a key the companion does not read) would break both.
+        kept = json.loads(json.dumps(data, allow_nan=False))
+    except ValueError:
+        raise bad("the chits hold NaN or Infinity; every number must be finite") from None
+    return ChitSet(tuple(mix), tuple(specials), kept)

@@ -19,6 +19,7 @@ x.json: area 'attica' has no link: nobody could ever reach it
 from __future__ import annotations
 
 import json
+import math
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -32,6 +33,28 @@ LINK_KINDS = ("land", "sea")
 
 class BadMap(ValueError):
     """A map file or map data that cannot be used; the message is one line."""
+
+
+# The drawing is at most 10 m a side: any larger is a typing slip, and a huge size
+# would draw the areas as dots (or overflow when scaled to pixels).
+MAX_SIZE_MM = 10_000.0
+
+
+def _finite(v: Any) -> float | None:
+    """``v`` as a finite float, or None if it is not a number (bool, NaN, infinite, huge)."""
+    if not isinstance(v, int | float) or isinstance(v, bool):
+        return None
+    try:
+        f = float(v)
+    except OverflowError:  # an integer past the float range
+        return None
+    return f if math.isfinite(f) else None
+
+
+def _show(v: Any) -> str:
+    """``v`` as the message quotes it: short, since a bad value may be a whole list."""
+    text = repr(v)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 @dataclass(frozen=True)
@@ -113,6 +136,9 @@ def load_map(source: str | Path | Mapping[str, Any] | None) -> GreekMap:
                      f"{e.msg})") from None
     except RecursionError:
         raise BadMap(f"{path} is not a map (its JSON is nested too deep)") from None
+    except ValueError:
+        # json turns a number of more than 4300 digits into a plain ValueError.
+        raise BadMap(f"{path} is not a map (it holds a number too long to read)") from None
     return parse_map(data, str(path))
 
 
@@ -135,10 +161,16 @@ def parse_map(data: Any, where: str) -> GreekMap:
         name, at = a.get("name", key), a.get("at")
         if not isinstance(name, str) or not name:
             raise bad(f"area {key!r} needs a name")
-        if (not isinstance(at, list) or len(at) != 2
-                or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in at)):
+        if not isinstance(at, list) or len(at) != 2:
             raise bad(f'area {key!r} needs "at": [x, y], where it is drawn (mm)')
-        areas[key] = Area(key, name, (float(at[0]), float(at[1])), bool(a.get("island", False)))
+        x, y = _finite(at[0]), _finite(at[1])
+        if x is None or y is None:
+            # NaN or Infinity would pass into the log and the page's JSON, which browsers refuse.
+            raise bad(f'area {key!r} has "at": {_show(at)}; x and y must be finite numbers (mm)')
+        island = a.get("island", False)
+        if not isinstance(island, bool):  # bool("no") would be True
+            raise bad(f'area {key!r} has "island": {_show(island)}; it must be true or false')
+        areas[key] = Area(key, name, (x, y), island)
     raw_links = data.get("links")
     if not isinstance(raw_links, list):
         raise bad('the map needs "links", a list of [area, area, "land" or "sea"]')
@@ -167,20 +199,31 @@ def parse_map(data: Any, where: str) -> GreekMap:
     for city in CITIES:
         if city not in homes:
             raise bad(f"the map has no home city for {city} (\"homes\": {{\"{city}\": area}})")
-        if homes[city] not in areas:
-            raise bad(f"{city}'s home {homes[city]!r} is not an area of the map")
+        # A list or object is no area id (and cannot even be looked up: unhashable).
+        if not isinstance(homes[city], str) or homes[city] not in areas:
+            raise bad(f"{city}'s home {_show(homes[city])} is not an area of the map")
     if len({homes[c] for c in CITIES}) != len(CITIES):
         raise bad("two cities share a home area")
     delphi = data.get("delphi")
-    if delphi not in areas:
-        raise bad(f'"delphi" must name the area that holds Delphi, not {delphi!r}')
+    if not isinstance(delphi, str) or delphi not in areas:
+        raise bad(f'"delphi" must name the area that holds Delphi, not {_show(delphi)}')
     size = data.get("size_mm", [420, 297])
-    if (not isinstance(size, list) or len(size) != 2
-            or not all(isinstance(v, int | float) and v > 0 for v in size)):
-        raise bad('"size_mm" must be [width, height] in mm')
-    checked = GreekMap(str(data.get("name", "a map of Greece")), (float(size[0]), float(size[1])),
-                       areas, tuple(links), {c: homes[c] for c in CITIES}, delphi,
-                       json.loads(json.dumps(data)))
+    w, h = (_finite(size[0]), _finite(size[1])) if isinstance(size, list) and len(size) == 2 \
+        else (None, None)
+    if w is None or h is None or not (0 < w <= MAX_SIZE_MM and 0 < h <= MAX_SIZE_MM):
+        raise bad(f'"size_mm" must be [width, height] in mm, each above 0 and at most '
+                  f"{MAX_SIZE_MM:g}, not {_show(size)}")
+    name = data.get("name", "a map of Greece")
+    if not isinstance(name, str) or not name:
+        raise bad(f'"name" must be the map\'s name (text), not {_show(name)}')
+    try:
+        # The data is kept in the game's options and served to the page: NaN or Infinity
+        # anywhere in it (even in a key the companion does not read) would break both.
+        kept = json.loads(json.dumps(data, allow_nan=False))
+    except ValueError:
+        raise bad("the map holds NaN or Infinity; every number must be finite") from None
+    checked = GreekMap(name, (w, h),
+                       areas, tuple(links), {c: homes[c] for c in CITIES}, delphi, kept)
     first = next(iter(areas))
     cut = [a for a in areas if checked.distance(first, a) >= 10**6]
     if cut:

@@ -155,14 +155,17 @@ def _size(value: Any, where: str) -> Size:
     """A size from a number (nominal) or [low, high], in mm."""
     if isinstance(value, bool):
         value = None
-    if isinstance(value, int | float):
-        low = high = float(value)
-    elif isinstance(value, list) and len(value) == 2 \
-            and all(isinstance(v, int | float) and not isinstance(v, bool) for v in value):
-        low, high = float(value[0]), float(value[1])
-    else:
-        raise CatalogError(f"{where} must be a number of mm or a range [low, high], "
-                           f"not {json.dumps(value)[:40]}")
+    try:
+        if isinstance(value, int | float):
+            low = high = float(value)
+        elif isinstance(value, list) and len(value) == 2 \
+                and all(isinstance(v, int | float) and not isinstance(v, bool) for v in value):
+            low, high = float(value[0]), float(value[1])
+        else:
+            raise CatalogError(f"{where} must be a number of mm or a range [low, high], "
+                               f"not {json.dumps(value)[:40]}")
+    except OverflowError:  # an integer past the float range: no size either
+        low = high = math.inf
     if not (math.isfinite(low) and math.isfinite(high)) or low <= 0 or high < low:
         raise CatalogError(f"{where} must be positive mm, low before high (got "
                            f"{json.dumps(value)[:40]})")
@@ -234,32 +237,46 @@ class Catalog:
 
     @staticmethod
     def from_json(data: Any, source: str = "the catalog") -> Catalog:
+        """The catalog ``data`` describes; a bad value is a :class:`CatalogError` naming
+        ``source``, the piece and the field (never a TypeError from a value of the wrong
+        type, since a catalog is a file a user edits)."""
         if not isinstance(data, Mapping) or not isinstance(data.get("pieces"), list):
             raise CatalogError(f"{source}: a catalog is an object with a list of pieces")
+        name = data.get("name", source)
+        if not isinstance(name, str) or not name:
+            raise CatalogError(f"{source}: name must be the set's name (text), not "
+                               f"{_quote(name)}")
         pieces = []
         seen: set[str] = set()
         for i, raw in enumerate(data["pieces"]):
             where = f"{source}, piece {i + 1}"
             if not isinstance(raw, Mapping):
                 raise CatalogError(f"{where}: each piece is an object")
-            pid = str(raw.get("id", ""))
-            if not pid or pid in seen:
-                raise CatalogError(f"{where}: every piece needs an id of its own ({pid!r})")
+            pid = raw.get("id", "")
+            if not isinstance(pid, str) or not pid or pid in seen:
+                raise CatalogError(f"{where}: every piece needs an id of its own (text), not "
+                                   f"{_quote(pid)}")
             seen.add(pid)
             kind = raw.get("kind")
-            if kind not in KINDS:
+            if not isinstance(kind, str) or kind not in KINDS:
                 raise CatalogError(f"{where} ({pid}): kind must be one of {', '.join(KINDS)}")
+            raw_cons = raw.get("connectors", [])
+            if not isinstance(raw_cons, list):
+                raise CatalogError(f'{where} ({pid}): connectors must be a list of '
+                                   f'{{"angle", "type"}}, not {_quote(raw_cons)}')
             cons = []
-            for c in raw.get("connectors", []):
-                try:
-                    angle, ctype = float(c["angle"]) % 360, str(c["type"])
-                except (KeyError, TypeError, ValueError) as e:
-                    raise CatalogError(f"{where} ({pid}): a connector needs an angle and a "
-                                       f"type ({e})") from e
-                if ctype not in CONNECTOR_TYPES:
+            for j, c in enumerate(raw_cons, 1):
+                if not isinstance(c, Mapping) or "angle" not in c or "type" not in c:
+                    raise CatalogError(f'{where} ({pid}): connector {j} needs an angle and a '
+                                       f'type ({{"angle": 90, "type": "tab"}}), not {_quote(c)}')
+                angle, ctype = _degrees(c["angle"]), c["type"]
+                if angle is None:
+                    raise CatalogError(f"{where} ({pid}): connector {j}'s angle must be a "
+                                       f"finite number of degrees, not {_quote(c['angle'])}")
+                if not isinstance(ctype, str) or ctype not in CONNECTOR_TYPES:
                     raise CatalogError(f"{where} ({pid}): connector type must be one of "
-                                       f"{', '.join(CONNECTOR_TYPES)}, not {ctype!r}")
-                cons.append(Connector(angle, ctype))
+                                       f"{', '.join(CONNECTOR_TYPES)}, not {_quote(ctype)}")
+                cons.append(Connector(angle % 360, ctype))
             angles = sorted(c.angle for c in cons)
             if any(b - a < 20 for a, b in zip(angles, angles[1:], strict=False)):
                 raise CatalogError(f"{where} ({pid}): two connectors closer than 20 degrees")
@@ -267,7 +284,28 @@ class Catalog:
                 raise CatalogError(f"{where} ({pid}): a Sleeping PeltaPeep has a curve connector")
             pieces.append(Piece(pid, kind, tuple(cons)))
         sizes = Sizes.from_json(data.get("sizes_mm"), source)
-        return Catalog(str(data.get("name", source)), tuple(pieces), sizes)
+        return Catalog(name, tuple(pieces), sizes)
+
+
+def _degrees(value: Any) -> float | None:
+    """``value`` as a finite angle, or None: a text, a bool, NaN, infinity or a number
+    past the float range is no angle (NaN would slip past every spacing check)."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return None
+    try:
+        angle = float(value)
+    except OverflowError:
+        return None
+    return angle if math.isfinite(angle) else None
+
+
+def _quote(value: Any) -> str:
+    """A bad value as a message quotes it: its JSON, cut short (it may be a whole list)."""
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def load_catalog(path: str | Path) -> Catalog:
@@ -276,7 +314,8 @@ def load_catalog(path: str | Path) -> Catalog:
         data = json.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise CatalogError(f"no catalog at {p}") from None
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as e:
+    except (OSError, ValueError) as e:
+        # ValueError: bad JSON, bad UTF-8, or a number of more than 4300 digits.
         raise CatalogError(f"{p} is not a readable JSON catalog ({e})") from None
     except RecursionError:
         raise CatalogError(f"{p} is not a JSON catalog (nested too deep)") from None
