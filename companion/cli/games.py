@@ -10,7 +10,13 @@ from pathlib import Path
 from companion import games
 from companion.cli.game_options import add_game_args
 from companion.errors import UserError
-from companion.gamelog import GameLog, LoggedGame, default_log_path, entries_seen_by
+from companion.gamelog import (
+    GameInfo,
+    GameLog,
+    LoggedGame,
+    default_log_path,
+    entries_seen_by,
+)
 from companion.rules.base import Ruleset
 
 
@@ -167,16 +173,21 @@ def _option_text(value: object) -> str:
     return str(value)
 
 
-def games_line(log: GameLog, info) -> str:
+def games_line(log: GameLog, info: GameInfo) -> str:
     """One game of the list: its game, players, options, length and result."""
-    options = dict(info.options)
-    players = options.pop("players", [])
-    # A map or chit set stored as data is named, not printed whole.
-    opts = ", ".join(f"{k} {_option_text(v)}" for k, v in options.items())
     try:
         title = games.find(info.game).title
     except games.UnknownGame:
         title = info.game
+    if info.problem is not None:  # damaged options: the game cannot be opened either
+        return (f"{title}; {info.entries} entries, started {info.created}; "
+                f"unreadable: {info.problem}")
+    options = dict(info.options)
+    players = options.pop("players", [])
+    if not isinstance(players, list):  # damaged, but the rest of the line still helps
+        players = [players]
+    # A map or chit set stored as data is named, not printed whole.
+    opts = ", ".join(f"{k} {_option_text(v)}" for k, v in options.items())
     head = f"{title}: {', '.join(map(str, players)) or 'no players'}" + (
         f" ({opts})" if opts else "")
     try:
