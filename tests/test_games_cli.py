@@ -97,3 +97,17 @@ def test_replay_names_an_entry_whose_events_are_damaged(
             "companion replay: error: game 1, entry 0 cannot be read: ")
         assert captured.err.count("\n") == 1 and captured.out == ""
     assert _rows(log) == before
+
+
+@pytest.mark.parametrize("game_id", ["99999999999999999999", "-99999999999999999999", "0"])
+def test_an_id_no_game_can_have_is_refused_plainly(tmp_path: Path, capsys, game_id: str) -> None:
+    log = tmp_path / "g.sqlite"
+    assert main(["new", "--log", str(log)]) == 0
+    before = _rows(log)
+    capsys.readouterr()
+    for command in ("replay", "resume", "undo"):
+        assert main([command, "--log", str(log), "--id", game_id]) == 2
+        assert capsys.readouterr().err == (
+            f"companion {command}: error: --id {game_id} is out of range: the games in a log "
+            "are numbered 1, 2, 3, ... as 'companion games' lists them\n")
+    assert _rows(log) == before

@@ -30,6 +30,19 @@ def _game_arg(p: argparse.ArgumentParser) -> None:
                    help="which game in the log (default: the latest)")
 
 
+# SQLite keeps a game id in a signed 64-bit integer: a larger --id cannot name a game.
+MAX_GAME_ID = 2**63 - 1
+
+
+def _game_id(args: argparse.Namespace) -> int | None:
+    """The game --id names (None: the latest); UserError when no game can have that id."""
+    game_id: int | None = args.game_id
+    if game_id is not None and not 1 <= game_id <= MAX_GAME_ID:
+        raise UserError(f"--id {game_id} is out of range: the games in a log are numbered "
+                        "1, 2, 3, ... as 'companion games' lists them")
+    return game_id
+
+
 def rules_from_args(args: argparse.Namespace) -> Ruleset:
     """The rules of a new game as the command line chose them; UserError saying what is wrong."""
     try:
@@ -101,14 +114,14 @@ def run_play(args: argparse.Namespace) -> int:
 def run_resume(args: argparse.Namespace) -> int:
     lines = _script(args)
     with _open_log(args, existing=True) as log:
-        game = log.open(args.game_id)
+        game = log.open(_game_id(args))
         print(f"game {game.id}: {len(game.actions)} actions replayed from {log.path}")
         return _referee(game, args, lines)
 
 
 def run_replay(args: argparse.Namespace) -> int:
     with _open_log(args, readonly=True) as log:
-        game = log.open(args.game_id)
+        game = log.open(_game_id(args))
         bundle = games.of(game.rules)
         entries = log.entries(game.id)
         viewer = None if args.viewer in (None, "watcher") else args.viewer
@@ -145,7 +158,7 @@ def run_replay(args: argparse.Namespace) -> int:
 
 def run_undo(args: argparse.Namespace) -> int:
     with _open_log(args, existing=True) as log:
-        game = log.open(args.game_id)
+        game = log.open(_game_id(args))
         n = game.actions_this_turn() if args.turn else 1
         undone = game.undo(n, source="cli")
         if not undone:
