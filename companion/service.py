@@ -112,6 +112,7 @@ class Service:
 
     def __init__(self, opts: ServiceOptions) -> None:
         _check_port(opts.port)  # before any game is opened or made
+        self._catalog = _score_catalog(opts.score_catalog)  # so is a bad catalog
         self.opts = opts
         self.log = GameLog(opts.log or default_log_path())
         self.referee = Referee(self.log, self._game(), auto_accept=opts.auto_accept,
@@ -160,7 +161,7 @@ class Service:
     def start(self) -> str:
         profile = self.opts.score_profile
         score_page = {"profile": _settings_profile if profile is None else profile,
-                      "catalog": _score_catalog(self.opts.score_catalog)}
+                      "catalog": self._catalog}
         camera = self.camera or self.camera_view or Camera()
         sock = listen_for_page(self.opts.host, self.opts.port)
         self.join_urls = page_urls(self.opts.host, sock.getsockname()[1])

@@ -177,6 +177,7 @@ def test_a_broken_peltapeeps_catalog_is_one_clear_line(tmp_path: Path) -> None:
     assert result.stderr.strip().count("\n") == 0
     assert "the PeltaPeeps catalog for the score-sheet page" in result.stderr
     assert "my-set.json" in result.stderr
+    assert not (tmp_path / "g.sqlite").exists()  # refused before a game was made
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
