@@ -15,7 +15,7 @@ from calibration.profile import ProfileError, load_profile
 from companion import games
 from companion.camera_loop import CameraLoop
 from companion.errors import UserError
-from companion.frames import open_source
+from companion.frames import FrameSource, open_source
 from companion.referee import Referee
 from companion.settings import Settings
 from vision.errors import VisionError
@@ -40,10 +40,22 @@ def make_reader(game: games.Game, profile: Any) -> Any:
         raise UserError(str(e)) from e
 
 
+def camera_parts(spec: str, game: games.Game, profile_path: str) -> tuple[FrameSource, Any]:
+    """The frame source ``spec`` names and ``game``'s reader: UserError for a bad --camera, a
+    bad profile or a missing model. Nothing is opened yet, so it may come before the game."""
+    reader = make_reader(game, load_optional_profile(profile_path))
+    return open_source(spec), reader
+
+
 def camera_loop(spec: str, referee: Referee, profile_path: str, settings: Settings
                 ) -> CameraLoop:
-    reader = make_reader(referee.bundle, load_optional_profile(profile_path))
-    source = open_source(spec)
+    source, reader = camera_parts(spec, referee.bundle, profile_path)
+    return loop_for(source, reader, referee, settings)
+
+
+def loop_for(source: FrameSource, reader: Any, referee: Referee, settings: Settings
+             ) -> CameraLoop:
+    """The camera loop reading ``source`` with ``reader`` into ``referee``'s game."""
     loop = CameraLoop(source, reader.detect, referee, fps=settings.fps,
                       still_s=settings.stable_seconds, threshold=settings.motion_threshold,
                       annotate=reader.annotate)

@@ -76,6 +76,8 @@ class GameInfo:
     options: dict[str, Any]
     created: str
     entries: int
+    # Why the stored options cannot be read (``options`` is then empty); None when they can.
+    problem: str | None = None
 
 
 class GameLog:
@@ -158,7 +160,27 @@ class GameLog:
             "SELECT g.id, g.game, g.options, g.created, COUNT(e.seq) FROM games g "
             "LEFT JOIN entries e ON e.game_id = g.id GROUP BY g.id ORDER BY g.id"
         ).fetchall()
-        return [GameInfo(r[0], r[1], json.loads(r[2]), r[3], r[4]) for r in rows]
+        found = []
+        for game_id, game, text, created, count in rows:
+            # One damaged game must not hide the others: it is listed with what is wrong.
+            try:
+                found.append(GameInfo(game_id, game, self._options(game_id, text), created,
+                                      count))
+            except UserError as e:
+                found.append(GameInfo(game_id, game, {}, created, count, problem=str(e)))
+        return found
+
+    def _options(self, game_id: int, text: object) -> dict[str, Any]:
+        """A game's stored options; UserError when the row holds no JSON object."""
+        try:
+            options = json.loads(text)  # type: ignore[arg-type]
+        except (ValueError, TypeError, RecursionError) as e:
+            raise UserError(f"game {game_id} in {self.path} has unusable options: "
+                            f"they are not readable JSON ({e})") from None
+        if not isinstance(options, dict):
+            raise UserError(f"game {game_id} in {self.path} has unusable options: "
+                            f"{_json_kind(options)} where an object belongs")
+        return options
 
     def latest_game_id(self) -> int | None:
         row = self._db.execute("SELECT MAX(id) FROM games").fetchone()
@@ -176,7 +198,7 @@ class GameLog:
             known = ", ".join(str(g.id) for g in self.games()) or "none"
             raise UserError(f"there is no game {game_id} in {self.path} (games: {known})")
         try:
-            rules = games.find(row[0]).ruleset.from_options(json.loads(row[1]))
+            rules = games.find(row[0]).ruleset.from_options(self._options(game_id, row[1]))
         except (ValueError, TypeError) as e:
             raise UserError(f"game {game_id} in {self.path} has unusable options: {e}") from e
         live: list[Action] = []
@@ -190,7 +212,8 @@ class GameLog:
                 continue
             try:
                 live.append(rules.decode_action(json.loads(data)))
-            except (BadActionData, json.JSONDecodeError) as e:
+            # ValueError: not JSON, or not UTF-8; TypeError: no action at all (NULL).
+            except (BadActionData, ValueError, TypeError, RecursionError) as e:
                 raise UserError(f"game {game_id}, entry {seq} cannot be read: {e}") from e
         return LoggedGame(self, game_id, rules, live, next_seq=len(entries))
 
@@ -222,11 +245,54 @@ class GameLog:
             "SELECT seq, kind, action, events, source, created FROM entries "
             "WHERE game_id = ? ORDER BY seq", (game_id,)
         ).fetchall()
-        return [
-            {"seq": r[0], "kind": r[1], "action": json.loads(r[2]) if r[2] else None,
-             "events": json.loads(r[3]), "source": r[4], "created": r[5]}
-            for r in rows
-        ]
+        out = []
+        for seq, kind, action, events, source, created in rows:
+            try:
+                out.append({"seq": seq, "kind": kind, "action": _stored_action(action),
+                            "events": _stored_events(events), "source": source,
+                            "created": created})
+            except (ValueError, TypeError, RecursionError) as e:
+                raise UserError(f"game {game_id}, entry {seq} cannot be read: {e}") from None
+        return out
+
+
+def _json_kind(value: object) -> str:
+    """What a decoded JSON value is, in JSON's words, for saying what a damaged column holds."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, int | float):
+        return "a number"
+    return {str: "a string", list: "a list", dict: "an object"}.get(type(value), "a value")
+
+
+def _stored_action(text: object) -> dict[str, Any] | None:
+    """An entry's action column as written by :meth:`LoggedGame.play` (None for an undo);
+    ValueError when it is damaged, so that readers may rely on its shape."""
+    if not text:
+        return None
+    action = json.loads(text)  # type: ignore[arg-type]
+    if not isinstance(action, dict):
+        raise ValueError(f"its action is {_json_kind(action)}, not an object")
+    return action
+
+
+def _stored_events(text: object) -> list[dict[str, Any]]:
+    """An entry's events column: a list of :meth:`Event.to_dict` objects; ValueError when
+    it is damaged."""
+    events = json.loads(text)  # type: ignore[arg-type]
+    if not isinstance(events, list):
+        raise ValueError(f"its events are {_json_kind(events)}, not a list")
+    for ev in events:
+        if not (isinstance(ev, dict) and isinstance(ev.get("kind"), str)
+                and isinstance(ev.get("text"), str)):
+            raise ValueError(f"an event is not an event with a kind and a text: {ev!r:.60}")
+        private = ev.get("private_to")
+        if private is not None and not (isinstance(private, list)
+                                        and isinstance(ev.get("public", ""), str | None)):
+            raise ValueError(f"an event's private_to is not a list of players: {ev!r:.60}")
+    return events
 
 
 def entries_seen_by(rules: Ruleset, entries: Sequence[dict[str, Any]], viewer: str | None

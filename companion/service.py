@@ -14,6 +14,7 @@ import os
 import queue
 import secrets
 import signal
+import socket
 import sys
 import threading
 import webbrowser
@@ -83,6 +84,24 @@ def _score_catalog(path: str) -> Catalog | None:
                         "leave catalog in [peltapeeps] of the settings empty") from None
 
 
+def _check_port(port: int) -> None:
+    if not 0 <= port <= 65535:
+        raise UserError(f"--port must be 0 to 65535, not {port}")
+
+
+def listen_for_page(host: str, port: int) -> socket.socket:
+    """The page's listening socket; UserError saying what to change when it cannot be had.
+    ``companion serve`` also tries it (and closes it) before the game is opened or made."""
+    _check_port(port)
+    try:
+        return listen(host, port)
+    except (OSError, ValueError) as e:  # ValueError: a host no address can be made of
+        why = getattr(e, "strerror", None) or str(e)
+        raise UserError(f"cannot listen on {host}:{port} ({why}); the port may be in use or "
+                        "the address not this machine's: choose another --port or --host"
+                        ) from e
+
+
 def _settings_profile() -> str:
     """The PeltaPeeps colour profile named in the settings file, read at each upload."""
     return load_settings().score_profile
@@ -92,8 +111,8 @@ class Service:
     """Everything running: stop() ends it cleanly (the game log is always up to date)."""
 
     def __init__(self, opts: ServiceOptions) -> None:
-        if not 0 <= opts.port <= 65535:  # before any game is opened or made
-            raise UserError(f"--port must be 0 to 65535, not {opts.port}")
+        _check_port(opts.port)  # before any game is opened or made
+        self._catalog = _score_catalog(opts.score_catalog)  # so is a bad catalog
         self.opts = opts
         self.log = GameLog(opts.log or default_log_path())
         self.referee = Referee(self.log, self._game(), auto_accept=opts.auto_accept,
@@ -142,14 +161,9 @@ class Service:
     def start(self) -> str:
         profile = self.opts.score_profile
         score_page = {"profile": _settings_profile if profile is None else profile,
-                      "catalog": _score_catalog(self.opts.score_catalog)}
+                      "catalog": self._catalog}
         camera = self.camera or self.camera_view or Camera()
-        try:
-            sock = listen(self.opts.host, self.opts.port)
-        except OSError as e:
-            raise UserError(f"cannot listen on {self.opts.host}:{self.opts.port} ({e.strerror}); "
-                            "the port may be in use or the address not this machine's: choose "
-                            "another --port or --host") from e
+        sock = listen_for_page(self.opts.host, self.opts.port)
         self.join_urls = page_urls(self.opts.host, sock.getsockname()[1])
         join = self.join_urls[0] if self.join_urls else None
         self._server = GreenServer(sock, lambda waits: create_app(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import math
 import queue
 
 import pytest
@@ -13,6 +15,7 @@ from companion.inputs.egg_colours import (
     bean_readings,
     calibrate_egg,
     egg_colours_from_profile,
+    load_egg_colours,
     with_egg_colours,
 )
 from companion.inputs.events import InputEvent
@@ -155,3 +158,41 @@ def test_players_closer_than_their_own_scatter_allows_cannot_be_told_apart() -> 
         calibrate_egg(["red", "orange"], scripted(red + orange), lambda s: None, samples=2)
     colours = calibrate_egg(["red", "orange"], scripted(red[:1] + orange[:1]), lambda s: None)
     assert set(colours.players) == {"red", "orange"}
+
+
+@pytest.mark.parametrize(
+    ("profile", "why"),
+    [
+        ([1], "is not a colour profile \\(it holds a list"),
+        (None, "is not a colour profile \\(it holds null"),
+        ({"egg": {"players": {"red": [math.nan] * 3}}}, "3 finite numbers"),
+        ({"egg": {"players": {"red": [[0.5, 0.3, 0.2], [0.1, math.inf, 0.2]]}}},
+         "3 finite numbers"),
+        ({"egg": {"players": {"red": [0.5, 0.3, 0.2]}, "max_distance": 0}}, "above 0"),
+        ({"egg": {"players": {"red": [0.5, 0.3, 0.2]}, "max_distance": -0.1}}, "above 0"),
+        ({"egg": {"players": {"red": [0.5, 0.3, 0.2]}, "max_distance": math.nan}}, "above 0"),
+    ],
+)
+def test_egg_colours_that_would_match_wrongly_are_refused_naming_the_file(profile, why) -> None:
+    with pytest.raises(UserError, match=f"^profile p.json.*{why}"):
+        egg_colours_from_profile(profile, "profile p.json")
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ("[" * 100_000 + "]" * 100_000, "is not valid JSON"),
+    ('{"egg": {"players": {"red": [NaN, NaN, NaN]}}}', "3 finite numbers"),
+    ("[1]", "not a colour profile"),
+])
+def test_load_egg_colours_names_the_file_and_what_is_wrong(tmp_path, text: str, why: str) -> None:
+    path = tmp_path / "colours.json"
+    path.write_text(text)
+    with pytest.raises(UserError, match=f"^profile {path}.*{why}"):
+        load_egg_colours(path)
+    with pytest.raises(UserError, match="cannot be read"):
+        load_egg_colours(tmp_path / "missing.json")
+
+
+def test_written_egg_colours_load_from_their_file(tmp_path) -> None:
+    path = tmp_path / "colours.json"
+    path.write_text(json.dumps(with_egg_colours({"version": 1}, COLOURS)))
+    assert load_egg_colours(path) == COLOURS

@@ -3,7 +3,10 @@ made where there was none."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
+
+import pytest
 
 from companion.cli import main
 
@@ -40,3 +43,71 @@ def test_the_text_demo_keeps_its_game_where_it_says(tmp_path: Path, capsys) -> N
     assert f"The demo game is kept as game 1 in {log}" in out
     assert main(["replay", "--log", str(log), "--id", "1"]) == 0
     assert capsys.readouterr().out.count("#") > 10
+
+
+def _damage(log: Path, sql: str, value: str) -> None:
+    db = sqlite3.connect(log)
+    db.execute(sql, (value,))
+    db.commit()
+    db.close()
+
+
+def _rows(log: Path) -> list[tuple]:
+    db = sqlite3.connect(log)
+    rows = (db.execute("SELECT * FROM games ORDER BY id").fetchall()
+            + db.execute("SELECT * FROM entries ORDER BY game_id, seq").fetchall())
+    db.close()
+    return rows
+
+
+@pytest.mark.parametrize("options", ["{bad", "null", "[1,2]", "[" * 100_000])
+def test_a_game_with_damaged_options_is_listed_as_unreadable_beside_the_others(
+        tmp_path: Path, capsys, options: str) -> None:
+    log = tmp_path / "g.sqlite"
+    for players in ("red,blue", "x,y,z"):
+        assert main(["new", "--log", str(log), "--players", players]) == 0
+    _damage(log, "UPDATE games SET options = ? WHERE id = 1", options)
+    before = _rows(log)
+    capsys.readouterr()
+    assert main(["games", "--log", str(log)]) == 0
+    first, second = capsys.readouterr().out.splitlines()
+    assert "unreadable: game 1" in first and "has unusable options" in first
+    assert "Peep War: x, y, z" in second and "in progress" in second
+    assert main(["replay", "--log", str(log), "--id", "99"]) == 2
+    assert "there is no game 99" in capsys.readouterr().err
+    assert main(["replay", "--log", str(log), "--id", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("companion replay: error: game 1") and "Traceback" not in err
+    assert _rows(log) == before  # listed as it is: never repaired, never dropped
+
+
+@pytest.mark.parametrize("events", ["{bad", "null", '["x"]', '[{"kind": 1}]'])
+def test_replay_names_an_entry_whose_events_are_damaged(
+        tmp_path: Path, capsys, events: str) -> None:
+    log = tmp_path / "g.sqlite"
+    assert main(["play", "--log", str(log), "--script",
+                 str(SCRIPTS / "peepwar-2005-2p.txt")]) == 0
+    _damage(log, "UPDATE entries SET events = ? WHERE seq = 0", events)
+    before = _rows(log)
+    capsys.readouterr()
+    for extra in ([], ["--json"], ["--as", "red"]):
+        assert main(["replay", "--log", str(log), *extra]) == 2
+        captured = capsys.readouterr()
+        assert captured.err.startswith(
+            "companion replay: error: game 1, entry 0 cannot be read: ")
+        assert captured.err.count("\n") == 1 and captured.out == ""
+    assert _rows(log) == before
+
+
+@pytest.mark.parametrize("game_id", ["99999999999999999999", "-99999999999999999999", "0"])
+def test_an_id_no_game_can_have_is_refused_plainly(tmp_path: Path, capsys, game_id: str) -> None:
+    log = tmp_path / "g.sqlite"
+    assert main(["new", "--log", str(log)]) == 0
+    before = _rows(log)
+    capsys.readouterr()
+    for command in ("replay", "resume", "undo"):
+        assert main([command, "--log", str(log), "--id", game_id]) == 2
+        assert capsys.readouterr().err == (
+            f"companion {command}: error: --id {game_id} is out of range: the games in a log "
+            "are numbered 1, 2, 3, ... as 'companion games' lists them\n")
+    assert _rows(log) == before

@@ -22,6 +22,7 @@ from typing import Any
 from flask import Flask, Response, jsonify, render_template, request
 
 from companion import games
+from companion.errors import UserError
 from companion.gamelog import entries_seen_by
 from companion.referee import Referee
 from companion.rules.base import IllegalAction
@@ -227,8 +228,15 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
         with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
             z.writestr("snapshot.json", json.dumps(referee.snapshot(), indent=2))
             # A player with the pass-phrase may download this: the log as a watcher sees it.
-            entries = entries_seen_by(referee.rules, referee.log.entries(referee.game.id), None)
-            z.writestr("log.json", json.dumps(entries, indent=2))
+            try:
+                entries = entries_seen_by(referee.rules, referee.log.entries(referee.game.id),
+                                          None)
+            except UserError as e:
+                # A damaged log is when the bundle is most wanted: the rest still goes,
+                # with what is wrong in place of the log.
+                z.writestr("log-unreadable.txt", f"{e}\n")
+            else:
+                z.writestr("log.json", json.dumps(entries, indent=2))
             obs = referee.last_observation
             if obs is not None:
                 z.writestr("last_observation.json", json.dumps(obs.to_dict(), indent=2))

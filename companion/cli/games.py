@@ -10,7 +10,13 @@ from pathlib import Path
 from companion import games
 from companion.cli.game_options import add_game_args
 from companion.errors import UserError
-from companion.gamelog import GameLog, LoggedGame, default_log_path, entries_seen_by
+from companion.gamelog import (
+    GameInfo,
+    GameLog,
+    LoggedGame,
+    default_log_path,
+    entries_seen_by,
+)
 from companion.rules.base import Ruleset
 
 
@@ -22,6 +28,19 @@ def _log_arg(p: argparse.ArgumentParser) -> None:
 def _game_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--game-id", "--id", dest="game_id", type=int, default=None, metavar="ID",
                    help="which game in the log (default: the latest)")
+
+
+# SQLite keeps a game id in a signed 64-bit integer: a larger --id cannot name a game.
+MAX_GAME_ID = 2**63 - 1
+
+
+def _game_id(args: argparse.Namespace) -> int | None:
+    """The game --id names (None: the latest); UserError when no game can have that id."""
+    game_id: int | None = args.game_id
+    if game_id is not None and not 1 <= game_id <= MAX_GAME_ID:
+        raise UserError(f"--id {game_id} is out of range: the games in a log are numbered "
+                        "1, 2, 3, ... as 'companion games' lists them")
+    return game_id
 
 
 def rules_from_args(args: argparse.Namespace) -> Ruleset:
@@ -95,14 +114,14 @@ def run_play(args: argparse.Namespace) -> int:
 def run_resume(args: argparse.Namespace) -> int:
     lines = _script(args)
     with _open_log(args, existing=True) as log:
-        game = log.open(args.game_id)
+        game = log.open(_game_id(args))
         print(f"game {game.id}: {len(game.actions)} actions replayed from {log.path}")
         return _referee(game, args, lines)
 
 
 def run_replay(args: argparse.Namespace) -> int:
     with _open_log(args, readonly=True) as log:
-        game = log.open(args.game_id)
+        game = log.open(_game_id(args))
         bundle = games.of(game.rules)
         entries = log.entries(game.id)
         viewer = None if args.viewer in (None, "watcher") else args.viewer
@@ -139,7 +158,7 @@ def run_replay(args: argparse.Namespace) -> int:
 
 def run_undo(args: argparse.Namespace) -> int:
     with _open_log(args, existing=True) as log:
-        game = log.open(args.game_id)
+        game = log.open(_game_id(args))
         n = game.actions_this_turn() if args.turn else 1
         undone = game.undo(n, source="cli")
         if not undone:
@@ -167,16 +186,21 @@ def _option_text(value: object) -> str:
     return str(value)
 
 
-def games_line(log: GameLog, info) -> str:
+def games_line(log: GameLog, info: GameInfo) -> str:
     """One game of the list: its game, players, options, length and result."""
-    options = dict(info.options)
-    players = options.pop("players", [])
-    # A map or chit set stored as data is named, not printed whole.
-    opts = ", ".join(f"{k} {_option_text(v)}" for k, v in options.items())
     try:
         title = games.find(info.game).title
     except games.UnknownGame:
         title = info.game
+    if info.problem is not None:  # damaged options: the game cannot be opened either
+        return (f"{title}; {info.entries} entries, started {info.created}; "
+                f"unreadable: {info.problem}")
+    options = dict(info.options)
+    players = options.pop("players", [])
+    if not isinstance(players, list):  # damaged, but the rest of the line still helps
+        players = [players]
+    # A map or chit set stored as data is named, not printed whole.
+    opts = ", ".join(f"{k} {_option_text(v)}" for k, v in options.items())
     head = f"{title}: {', '.join(map(str, players)) or 'no players'}" + (
         f" ({opts})" if opts else "")
     try:

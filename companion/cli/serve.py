@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from companion.cli.game_options import add_game_args
 from companion.cli.games import rules_from_args
-from companion.errors import UserError
 
 
 def run(args: argparse.Namespace) -> int:
     # The service brings the web server, OpenCV and Flask: loaded only to serve.
-    from companion.service import Service, ServiceOptions, banner, run_until_interrupted
+    from companion.service import (
+        Service,
+        ServiceOptions,
+        banner,
+        listen_for_page,
+        run_until_interrupted,
+    )
     from companion.settings import load_settings
 
     settings = load_settings(args.settings)
@@ -29,42 +33,47 @@ def run(args: argparse.Namespace) -> int:
         score_profile=args.score_profile or settings.score_profile,
         score_catalog=args.score_catalog or settings.score_catalog,
     )
+    # Everything the command line and settings name is checked before the service opens
+    # the log: a refused start must not leave a new, empty game behind (resume and replay
+    # would open it by default).
     camera = args.camera if args.camera is not None else settings.camera
     profile = args.profile or settings.profile
-    if camera and profile:
-        from calibration.profile import ProfileError, load_profile
+    camera_parts = None
+    if camera:
+        from companion import games
+        from companion.camera_setup import camera_parts as make_camera_parts
 
-        try:  # before the game log is opened: a bad profile changes nothing
-            load_profile(profile)
-        except ProfileError as e:
-            raise UserError(str(e)) from None
+        camera_parts = make_camera_parts(camera, games.find(rules.name), profile)
+    egg = args.egg if args.egg is not None else settings.egg
+    colours = None
+    if egg and profile:
+        from companion.inputs.egg_colours import load_egg_colours
+
+        colours = load_egg_colours(profile)
+    pins = None
+    if args.buttons or settings.buttons_enabled:
+        from companion.inputs.buttons import ButtonPins
+
+        pins = ButtonPins.from_mapping(settings.buttons)
+    listen_for_page(opts.host, opts.port).close()
     service = Service(opts)
     notes = []
-    if camera:
-        from companion.camera_setup import camera_loop
+    if camera_parts is not None:
+        from companion.camera_setup import loop_for
 
-        service.set_camera(camera_loop(camera, service.referee, profile, settings))
+        service.set_camera(loop_for(*camera_parts, service.referee, settings))
         notes.append(f"camera: {camera}")
-    egg = args.egg if args.egg is not None else settings.egg
     if egg:
         from companion.inputs.egg import EggLink
-        from companion.inputs.egg_colours import egg_colours_from_profile
 
-        profile_path = args.profile or settings.profile
-        colours = None
-        if profile_path:
-            try:
-                colours = egg_colours_from_profile(json.loads(Path(profile_path).read_text()))
-            except (OSError, ValueError, KeyError) as e:
-                raise UserError(f"cannot read the egg colours from {profile_path}: {e}") from e
         link = EggLink(None if egg == "auto" else egg, colours=colours)
         link.source_name = "egg"
         service.add_source(link)
         notes.append(f"egg: {egg}")
-    if args.buttons or settings.buttons_enabled:
-        from companion.inputs.buttons import ButtonPanel, ButtonPins
+    if pins is not None:
+        from companion.inputs.buttons import ButtonPanel
 
-        panel = ButtonPanel.open(ButtonPins.from_mapping(settings.buttons))
+        panel = ButtonPanel.open(pins)
         panel.source_name = "buttons"
         service.add_source(panel)
         service.referee.on_change(lambda _reason: _leds(panel, service))

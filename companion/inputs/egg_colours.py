@@ -20,11 +20,13 @@ coloured peep beans); the nearest one counts.
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import queue
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from companion.errors import UserError
@@ -121,19 +123,55 @@ class EggColours:
         return EggMatch(best, confidence, f"nearest to {best} at {d1:.3f}")
 
 
-def egg_colours_from_profile(profile: Mapping[str, Any]) -> EggColours:
-    """The egg's references from a colour profile; UserError if absent or malformed."""
+def egg_colours_from_profile(profile: Any, source: str = "the colour profile"
+                             ) -> EggColours:
+    """The egg's references from a colour profile; UserError if absent or malformed.
+
+    ``source`` names the profile in the message (e.g. ``profile games/colours.json``).
+    """
+    if not isinstance(profile, Mapping):
+        raise UserError(f"{source} is not a colour profile (it holds {_json_kind(profile)}, "
+                        "not a JSON object): give the file companion calibrate wrote")
     egg = profile.get(EGG_KEY)
     if egg is None:
-        raise UserError("the colour profile has no egg colours: run companion calibrate-egg "
+        raise UserError(f"{source} has no egg colours: run companion calibrate-egg "
                         "(one bean per player at the egg's mouth) first")
     try:
         players = {str(p): _references(refs) for p, refs in egg["players"].items()}
         max_distance = float(egg.get("max_distance", DEFAULT_MAX_DISTANCE))
     except (KeyError, TypeError, ValueError, AttributeError) as e:
-        raise UserError(f"the colour profile's egg colours are malformed ({e}): "
+        raise UserError(f"{source}: the egg colours are malformed ({e}): "
                         "run companion calibrate-egg again") from e
+    # A distance of 0 (or NaN) would divide by zero, or match nothing, at every bean.
+    if not (math.isfinite(max_distance) and max_distance > 0):
+        raise UserError(f"{source}: the egg colours' max_distance must be a number above 0, "
+                        f"not {max_distance}: run companion calibrate-egg again")
     return EggColours(players, max_distance)
+
+
+def load_egg_colours(path: str | Path) -> EggColours:
+    """The egg's references from the colour profile file at ``path``; UserError naming the
+    file and what is wrong with it."""
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise UserError(f"profile {p} cannot be read ({e.strerror})") from None
+    except UnicodeDecodeError:
+        raise UserError(f"profile {p} is not a colour profile (not text): give the JSON file "
+                        "companion calibrate wrote") from None
+    except (json.JSONDecodeError, RecursionError):
+        raise UserError(f"profile {p} is not valid JSON: run companion calibrate again "
+                        "to make a new one") from None
+    return egg_colours_from_profile(data, f"profile {p}")
+
+
+def _json_kind(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, list):
+        return "a list"
+    return "a string" if isinstance(value, str) else "a number or true/false"
 
 
 def with_egg_colours(profile: Mapping[str, Any], colours: EggColours) -> dict[str, Any]:
@@ -269,6 +307,9 @@ def _triple(v: Any) -> Chroma:
     if len(v) != 3:
         raise ValueError(f"a reference needs 3 numbers, not {v!r}")
     r, g, b = (float(x) for x in v)
+    # NaN is nearest to nothing and to everything: every bean would be this player's.
+    if not all(math.isfinite(x) for x in (r, g, b)):
+        raise ValueError(f"a reference must be 3 finite numbers, not {v!r}")
     return r, g, b
 
 

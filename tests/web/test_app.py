@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import re
+import sqlite3
 import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
@@ -212,3 +213,24 @@ def test_a_watcher_gets_the_watchers_view_and_can_check_the_passphrase(referee: 
     # A server taking changes from this machine only: watchers get no pass-phrase form.
     closed = create_app(referee, passphrase=None).test_client().get("/", environ_base=REMOTE)
     assert 'id="watch-form"' not in closed.get_data(as_text=True)
+
+
+@pytest.mark.parametrize("events", ["{bad", "null", '["x"]'])
+def test_the_debug_bundle_names_a_damaged_log_entry_and_still_comes(
+        referee: Referee, events: str) -> None:
+    client = create_app(referee).test_client()
+    h = {"X-Companion-Token": _token(client)}
+    assert client.post("/api/command", json={"text": "hex 1,0"}, headers=h).status_code == 200
+    db = sqlite3.connect(referee.log.path)
+    db.execute("UPDATE entries SET events = ?", (events,))
+    db.commit()
+    db.close()
+    resp = client.get("/api/debug-bundle")
+    assert resp.status_code == 200
+    bundle = zipfile.ZipFile(io.BytesIO(resp.data))
+    assert "log.json" not in bundle.namelist() and "snapshot.json" in bundle.namelist()
+    assert bundle.read("log-unreadable.txt").decode().startswith(
+        f"game {referee.game.id}, entry 0 cannot be read: ")
+    db = sqlite3.connect(referee.log.path)
+    assert db.execute("SELECT events FROM entries").fetchall() == [(events,)]
+    db.close()

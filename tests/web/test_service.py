@@ -7,6 +7,7 @@ import json
 import os
 import re
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -14,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from companion.gamelog import GameLog
+from companion.rules.peepwar import PeepWar, PlaceTile
 from companion.service import Service, ServiceOptions
 
 # A process told to stop must stop; how fast is the benches' business. On CI's two cores,
@@ -179,6 +182,7 @@ def test_a_broken_peltapeeps_catalog_is_one_clear_line(tmp_path: Path, text: str
     assert result.stderr.strip().count("\n") == 0
     assert "the PeltaPeeps catalog for the score-sheet page" in result.stderr
     assert "my-set.json" in result.stderr
+    assert not (tmp_path / "g.sqlite").exists()  # refused before a game was made
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
@@ -200,3 +204,51 @@ def test_the_demo_keeps_its_game_however_it_is_stopped(sig, tmp_path: Path) -> N
     replay = subprocess.run([sys.executable, "-m", "companion", "replay", "--log", str(log)],
                             capture_output=True, text=True, env=env, timeout=60)
     assert replay.returncode == 0 and replay.stdout.count("#") >= 3
+
+
+def _log_rows(log: Path) -> list[tuple]:
+    db = sqlite3.connect(log)
+    rows = (db.execute("SELECT * FROM games ORDER BY id").fetchall()
+            + db.execute("SELECT * FROM entries ORDER BY game_id, seq").fetchall())
+    db.close()
+    return rows
+
+
+@pytest.mark.parametrize(("refusal", "says"), [
+    ("empty-folder", "holds no images"),
+    ("random-bytes.png", "not a webcam index, device, URL, video file or folder"),
+    ("host", "cannot listen on 999.1.1.1"),
+    ("profile-without-egg", "has no egg colours"),
+    ("profile-a-list", "is not a colour profile (it holds a list"),
+    ("profile-null", "is not a colour profile (it holds null"),
+    ("profile-nested-deep", "is not valid JSON"),
+])
+def test_a_refused_serve_leaves_the_log_as_it_was(tmp_path: Path, capsys, refusal: str,
+                                                  says: str) -> None:
+    from companion.cli import main
+
+    log = tmp_path / "g.sqlite"
+    with GameLog(log) as games:
+        games.new_game(PeepWar(players=("red", "blue"))).play(PlaceTile("red", 1, 0))
+    before = _log_rows(log)
+    settings = tmp_path / "settings.toml"
+    settings.write_text("")  # the defaults, not this machine's settings
+    (tmp_path / "empty-folder").mkdir()
+    (tmp_path / "random-bytes.png").write_bytes(os.urandom(2000))
+    profiles = {"profile-without-egg": "{}", "profile-a-list": "[1]", "profile-null": "null",
+                "profile-nested-deep": "[" * 100_000 + "]" * 100_000}
+    for name, text in profiles.items():
+        (tmp_path / f"{name}.json").write_text(text)
+    if refusal in profiles:
+        given = ["--egg", os.devnull, "--profile", str(tmp_path / f"{refusal}.json")]
+    elif refusal == "host":
+        given = ["--host", "999.1.1.1"]
+    else:
+        given = ["--camera", str(tmp_path / refusal)]
+    capsys.readouterr()
+    assert main(["serve", "--new", "--log", str(log), "--port", "0", "--settings",
+                 str(settings), *given]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("companion serve: error: ") and err.count("\n") == 1
+    assert says in err
+    assert _log_rows(log) == before  # no new, empty game; the game there untouched
