@@ -75,6 +75,14 @@ class ColourModel:
         cov = np.asarray(data["cov"], float)
         if mean.shape != (3,) or cov.shape != (3, 3):
             raise ValueError("a colour model needs a 3-vector mean and a 3x3 covariance")
+        # Every reader measures colours against the model through the covariance's inverse:
+        # NaN, or a spread that is zero or negative in some direction, would make every
+        # distance meaningless, and the frame would read "no pieces" rather than fail here.
+        if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(cov))):
+            raise ValueError("a colour model holds NaN or Infinity")
+        if not np.all(np.linalg.eigvalsh((cov + cov.T) / 2) > 0):
+            raise ValueError("a colour model's covariance is not a spread (not positive "
+                             "definite)")
         return ColourModel(mean, cov, int(data.get("pixels", 0)))
 
 

@@ -145,6 +145,30 @@ def test_detect_refuses_damaged_camera_intrinsics_in_one_line(tmp_path, capsys, 
     _one_line_error(capsys, f"profile {damaged} is damaged", words)
 
 
+GOOD_COV = [[40.0, 0, 0], [0, 40.0, 0], [0, 0, 40.0]]
+
+
+@pytest.mark.parametrize(("bean", "words"), [
+    # Once read without complaint: every distance NaN, so the frame read "no pieces".
+    ({"mean": [math.nan, 20.0, 5.0], "cov": GOOD_COV}, "holds NaN or Infinity"),
+    ({"mean": [60.0, 20.0, 5.0], "cov": [[math.inf, 0, 0], [0, 1, 0], [0, 0, 1]]},
+     "holds NaN or Infinity"),
+    ({"mean": [60.0, 20.0, 5.0], "cov": [[0.0] * 3] * 3}, "not positive definite"),
+    ({"mean": [60.0, 20.0, 5.0], "cov": [[-4.0, 0, 0], [0, 4, 0], [0, 0, 4]]},
+     "not positive definite"),
+])
+def test_detect_refuses_a_damaged_colour_model_in_one_line(tmp_path, capsys, bean, words):
+    img = tmp_path / "frame.png"
+    cv2.imwrite(str(img), render_scene(12, SceneSpec(hands=(0, 0))).frame)
+    damaged = tmp_path / "profile.json"
+    good = {"mean": [50.0, -10.0, 30.0], "cov": GOOD_COV}
+    damaged.write_text(json.dumps({"version": PROFILE_VERSION, "players": ["red", "blue"],
+                                   "colours": {"red": {"bean": bean},
+                                               "blue": {"bean": good}}}))
+    assert main(["detect", str(img), "--profile", str(damaged)]) == 2
+    _one_line_error(capsys, f"profile {damaged} is damaged", words)
+
+
 @pytest.mark.skipif(not PHOTOS.is_dir(), reason=f"jellybean photos not found at {PHOTOS}")
 def test_calibrate_writes_a_versioned_profile_and_refuses_lookalikes(tmp_path, capsys):
     from vision.render.cutouts import cut_beans
