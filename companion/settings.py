@@ -124,6 +124,11 @@ def load_settings(path: Path | None = None) -> Settings:
         data = tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as e:
         raise UserError(f"{path} is not valid TOML ({e}); fix it or delete it") from e
+    except RecursionError as e:
+        # tomllib parses nested arrays and tables recursively, so a file nested thousands
+        # deep exhausts Python's stack instead of raising TOMLDecodeError.
+        raise UserError(f"{path} is not valid TOML (arrays or tables nested too deeply); "
+                        "fix it or delete it") from e
     except OSError as e:
         raise UserError(f"cannot read {path}: {e.strerror}") from e
     except UnicodeDecodeError as e:

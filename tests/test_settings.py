@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from companion.cli import main
 from companion.errors import UserError
 from companion.settings import DEFAULT_TEXT, Settings, load_settings, write_default
 
@@ -59,3 +60,14 @@ def test_settings_command(tmp_path: Path) -> None:
     bad = subprocess.run(run, capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "not a text file" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize("nest", [("[", "]"), ("{b = ", "}")], ids=["arrays", "tables"])
+def test_a_file_nested_too_deeply_is_one_line(tmp_path: Path, capsys, nest) -> None:
+    # tomllib recurses per level: thousands deep used to end in a RecursionError traceback.
+    path = tmp_path / "deep.toml"
+    path.write_text("a = " + nest[0] * 5000 + nest[1] * 5000 + "\n")
+    assert main(["settings", "--file", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == (f"companion settings: error: {path} is not valid TOML (arrays or "
+                           "tables nested too deeply); fix it or delete it")
