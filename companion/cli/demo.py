@@ -26,10 +26,11 @@ def run(args: argparse.Namespace) -> int:
         live = [name for name, g in games.all_games().items() if g.live]
         raise UserError(f"--game {args.game}: {game.title} is not refereed live; the demo "
                         f"plays {', '.join(live)}")
-    count = args.players or len(game.default_players)
+    # 0 is a number of players to refuse, not a request for the default.
+    count = len(game.default_players) if args.players is None else args.players
     if not game.min_players <= count <= game.max_players:
-        raise UserError(f"--players must be {game.min_players} to {game.max_players}, "
-                        f"not {count}")
+        raise UserError(f"--players must be {game.min_players} to {game.max_players} "
+                        f"for {game.title}, not {count}")
     # A game whose seats have names of their own (cities) keeps them; others get colours.
     pool = game.default_players if count <= len(game.default_players) else DEFAULT_PLAYERS
     players = list(pool[:count])
