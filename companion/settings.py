@@ -8,6 +8,7 @@ documented default when there is none.
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -30,11 +31,13 @@ port = 8080
 # Where frames come from: "" for no camera, a webcam index ("0"), a device path
 # ("/dev/video0"), a stream URL ("rtsp://..."), a video file, or a folder of images.
 source = ""
-# The table must be still this many seconds before it is read (hands away).
+# The table must be still this many seconds before it is read (hands away); above 0, at
+# most 60.
 stable_seconds = 1.0
-# How much change between frames counts as movement (mean absolute difference, 0-255).
+# How much change between frames counts as movement (mean absolute difference); above 0,
+# at most 255.
 motion_threshold = 3.0
-# Frames per second to read from the camera.
+# Frames per second to read from the camera, 0.1 to 120.
 fps = 10
 
 [game]
@@ -110,6 +113,17 @@ _KEYS: dict[tuple[str, str], tuple[str, type]] = {
     ("buttons", "enabled"): ("buttons_enabled", bool),
 }
 
+# What each number in the file may be, and how to say it. Outside these the camera loop
+# misbehaves without a word: a NaN fps spins with no pause (the loop only floors fps at
+# 0.1), and a NaN or negative stable_seconds or threshold means the table is never read.
+# Every comparison with NaN is false, so these checks refuse NaN (and inf, by the bounds).
+_RANGES: dict[tuple[str, str], tuple[Callable[[float], bool], str]] = {
+    ("camera", "stable_seconds"): (lambda v: 0 < v <= 60, "above 0 and at most 60 seconds"),
+    ("camera", "motion_threshold"): (lambda v: 0 < v <= 255,
+                                     "above 0 and at most 255 (a mean difference of 0-255)"),
+    ("camera", "fps"): (lambda v: 0.1 <= v <= 120, "0.1 to 120 frames per second"),
+}
+
 
 def load_settings(path: Path | None = None) -> Settings:
     """The settings in ``path`` (default: the user's file; defaults if it does not exist)."""
@@ -124,6 +138,11 @@ def load_settings(path: Path | None = None) -> Settings:
         data = tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as e:
         raise UserError(f"{path} is not valid TOML ({e}); fix it or delete it") from e
+    except RecursionError as e:
+        # tomllib parses nested arrays and tables recursively, so a file nested thousands
+        # deep exhausts Python's stack instead of raising TOMLDecodeError.
+        raise UserError(f"{path} is not valid TOML (arrays or tables nested too deeply); "
+                        "fix it or delete it") from e
     except OSError as e:
         raise UserError(f"cannot read {path}: {e.strerror}") from e
     except UnicodeDecodeError as e:
@@ -152,6 +171,10 @@ def apply_settings(settings: Settings, data: dict[str, Any], where: str) -> Sett
             if not ok:
                 raise UserError(f"{where}: [{section}] {key} must be {kind.__name__}, "
                                 f"not {value!r}")
+            if (section, key) in _RANGES:
+                allowed, text = _RANGES[(section, key)]
+                if not allowed(value):
+                    raise UserError(f"{where}: [{section}] {key} must be {text}, not {value!r}")
             setattr(settings, name, value)
     if not 0 < settings.port < 65536:
         raise UserError(f"{where}: [server] port must be 1-65535")

@@ -166,3 +166,25 @@ def test_a_bad_profile_is_refused_before_any_bean_is_asked_for(tmp_path, capsys,
                  "--profile", str(profile)]) == 2
     assert why in capsys.readouterr().err
     assert profile.read_text() == content
+
+
+@pytest.mark.parametrize("timeout", ["nan", "inf", "-inf", "0", "-5", "1e9", "soon"])
+def test_a_timeout_that_is_no_wait_is_an_argparse_error(tmp_path, capsys, timeout) -> None:
+    # nan and inf used to be taken: each bean's wait then never ended or overflowed.
+    profile = tmp_path / "p.json"
+    with pytest.raises(SystemExit) as stop:
+        main(["calibrate-egg", "--port", str(tmp_path / "nothing"), "--players", "red",
+              "--profile", str(profile), f"--timeout={timeout}"])  # '-inf' is no flag
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1] == (
+        "companion calibrate-egg: error: argument --timeout: must be a number of seconds "
+        f"above 0 and at most 604800 (a week), not {timeout!r}")
+    assert "Traceback" not in err and not profile.exists()
+
+
+def test_a_finite_timeout_is_taken(tmp_path, capsys) -> None:
+    # Gets past the options to the missing egg: the timeout itself was accepted.
+    assert main(["calibrate-egg", "--port", str(tmp_path / "nothing"), "--players", "red",
+                 "--profile", str(tmp_path / "p.json"), "--timeout", "0.5"]) == 2
+    assert "--timeout" not in capsys.readouterr().err

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from companion.cli import main
 from companion.errors import UserError
 from companion.settings import DEFAULT_TEXT, Settings, load_settings, write_default
 
@@ -59,3 +60,48 @@ def test_settings_command(tmp_path: Path) -> None:
     bad = subprocess.run(run, capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "not a text file" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize("nest", [("[", "]"), ("{b = ", "}")], ids=["arrays", "tables"])
+def test_a_file_nested_too_deeply_is_one_line(tmp_path: Path, capsys, nest) -> None:
+    # tomllib recurses per level: thousands deep used to end in a RecursionError traceback.
+    path = tmp_path / "deep.toml"
+    path.write_text("a = " + nest[0] * 5000 + nest[1] * 5000 + "\n")
+    assert main(["settings", "--file", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == (f"companion settings: error: {path} is not valid TOML (arrays or "
+                           "tables nested too deeply); fix it or delete it")
+
+
+@pytest.mark.parametrize(("key", "value", "allowed"), [
+    ("fps", "nan", "0.1 to 120 frames per second"),
+    ("fps", "inf", "0.1 to 120 frames per second"),
+    ("fps", "0", "0.1 to 120 frames per second"),
+    ("stable_seconds", "-inf", "above 0 and at most 60 seconds"),
+    ("stable_seconds", "nan", "above 0 and at most 60 seconds"),
+    ("stable_seconds", "0", "above 0 and at most 60 seconds"),
+    ("motion_threshold", "-1.0", "above 0 and at most 255"),
+    ("motion_threshold", "nan", "above 0 and at most 255"),
+    ("motion_threshold", "256", "above 0 and at most 255"),
+])
+def test_impossible_camera_numbers_are_refused(tmp_path: Path, capsys, key, value,
+                                               allowed) -> None:
+    # Each of these used to be shown as accepted, then left the camera loop spinning with
+    # no pause (fps) or never reading the table (the others), with no message.
+    path = tmp_path / "s.toml"
+    path.write_text(f"[camera]\n{key} = {value}\n")
+    assert main(["settings", "--file", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith(f"companion settings: error: {path}: [camera] {key} "
+                                        f"must be {allowed}")
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_camera_numbers_at_the_ends_of_their_ranges_are_kept(tmp_path: Path) -> None:
+    path = tmp_path / "s.toml"
+    path.write_text("[camera]\nfps = 0.1\nstable_seconds = 60\nmotion_threshold = 255\n")
+    s = load_settings(path)
+    assert (s.fps, s.stable_seconds, s.motion_threshold) == (0.1, 60.0, 255.0)
+    path.write_text("[camera]\nfps = 120\nstable_seconds = 0.01\nmotion_threshold = 0.5\n")
+    s = load_settings(path)
+    assert (s.fps, s.stable_seconds, s.motion_threshold) == (120.0, 0.01, 0.5)

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from companion.cli.game_options import seconds
 from companion.errors import UserError
 
 if TYPE_CHECKING:
@@ -45,7 +46,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--samples", type=int, default=1, metavar="N",
                         help=f"beans to read per player, 1-{MAX_SAMPLES} (default 1); their "
                         "average is the reference and their scatter is checked")
-    parser.add_argument("--timeout", type=float, default=60.0, metavar="S",
+    parser.add_argument("--timeout", type=seconds, default=60.0, metavar="S",
                         help="seconds to wait for each bean (default 60)")
     parser.set_defaults(func=run)
 
@@ -60,8 +61,6 @@ def run(args: argparse.Namespace) -> int:
     keys = parse_keys(args.players)
     if not 1 <= args.samples <= MAX_SAMPLES:
         raise UserError(f"--samples must be 1 to {MAX_SAMPLES}, not {args.samples}")
-    if args.timeout <= 0:
-        raise UserError("--timeout must be a number of seconds above 0")
     path = Path(args.profile)
     profile = read_profile(path, keys)  # before the egg: a bad file should not waste the beans
 

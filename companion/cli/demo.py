@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from companion import games
-from companion.cli.game_options import options_help, read_options
+from companion.cli.game_options import options_help, read_options, seconds
 from companion.errors import UserError
 
 DEFAULT_PLAYERS = ["red", "blue", "green", "yellow", "purple", "orange"]  # renderer's colours
@@ -26,10 +26,11 @@ def run(args: argparse.Namespace) -> int:
         live = [name for name, g in games.all_games().items() if g.live]
         raise UserError(f"--game {args.game}: {game.title} is not refereed live; the demo "
                         f"plays {', '.join(live)}")
-    count = args.players or len(game.default_players)
+    # 0 is a number of players to refuse, not a request for the default.
+    count = len(game.default_players) if args.players is None else args.players
     if not game.min_players <= count <= game.max_players:
-        raise UserError(f"--players must be {game.min_players} to {game.max_players}, "
-                        f"not {count}")
+        raise UserError(f"--players must be {game.min_players} to {game.max_players} "
+                        f"for {game.title}, not {count}")
     # A game whose seats have names of their own (cities) keeps them; others get colours.
     pool = game.default_players if count <= len(game.default_players) else DEFAULT_PLAYERS
     players = list(pool[:count])
@@ -66,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     print(banner(service, "A scripted game is being played at the table; "
                  + ("the page is open in your browser." if opened else
                     f"open {url} in a browser to watch.")), flush=True)
-    run_until_interrupted(service.stop, args.seconds or None)
+    run_until_interrupted(service.stop, args.seconds)
     game_id = service.referee.game.id  # the last: the table starts another after each end
     print(f"the demo game is kept as game {game_id} in {log}; see it again with: "
           f"companion replay --log {log} --id {game_id}", flush=True)
@@ -131,8 +132,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--players", type=int, default=None,
                    help="how many players (default: the game's usual number, 2 in Peep War)")
     p.add_argument("--seed", type=int, default=7, help="seed of the game (default 7)")
-    p.add_argument("--step", type=float, default=0.6, help="seconds between table actions")
-    p.add_argument("--seconds", type=float, default=0, help="stop after this many seconds")
+    p.add_argument("--step", type=seconds, default=0.6,
+                   help="seconds between table actions (default 0.6)")
+    p.add_argument("--seconds", type=seconds, default=None,
+                   help="stop after this many seconds (default: run until stopped)")
     p.add_argument("--text", action="store_true", help="play one game in the terminal instead")
     p.add_argument("--log", type=Path, metavar="FILE", help="keep the demo games in FILE "
                    "(default: demo.sqlite beside the usual game log)")

@@ -4,11 +4,14 @@ Which options exist depends on ``--game``, so they are read in a second step,
 after the command line has chosen the game: the parser itself imports no game,
 and ``companion new`` imports the one game it starts. ``--help`` still lists
 every game's options (it imports them all, which only help needs).
+
+It also keeps the option types several commands share (:func:`seconds`).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -79,3 +82,29 @@ class _Strict(argparse.ArgumentParser):
 
     def error(self, message: str) -> Any:  # argparse's hook; never returns
         raise _Refused(message)
+
+
+MAX_SECONDS = 7 * 24 * 3600.0  # a week: longer waits are a typo, and threads refuse ~292 years
+
+
+def seconds(text: str) -> float:
+    """argparse type of an option giving a wait or a duration in seconds: a finite number
+    above 0 (``nan`` or ``inf`` would make a wait spin, never end, or overflow a thread's
+    timeout), at most :data:`MAX_SECONDS`.
+
+    >>> seconds("2.5")
+    2.5
+    >>> seconds("nan")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be a number of seconds above 0 ... not 'nan'
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and 0 < value <= MAX_SECONDS):
+        raise argparse.ArgumentTypeError(
+            f"must be a number of seconds above 0 and at most {MAX_SECONDS:g} (a week), "
+            f"not {text!r}")
+    return value

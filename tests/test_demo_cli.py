@@ -1,0 +1,52 @@
+"""``companion demo``'s options: a number it cannot use is one clear error, never a
+traceback nor a quiet default."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from companion.cli import main
+
+
+@pytest.mark.parametrize("option", ["--step", "--seconds"])
+@pytest.mark.parametrize("value", ["nan", "inf", "0", "-1"])
+def test_seconds_that_are_no_wait_are_an_argparse_error(tmp_path: Path, capsys, option,
+                                                        value) -> None:
+    # --step nan used to spin the scripted table with no pause; --seconds inf overflowed
+    # the wait in a traceback.
+    with pytest.raises(SystemExit) as stop:
+        main(["demo", "--text", "--log", str(tmp_path / "d.sqlite"), f"{option}={value}"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1] == (
+        f"companion demo: error: argument {option}: must be a number of seconds above 0 and "
+        f"at most 604800 (a week), not {value!r}")
+    assert not (tmp_path / "d.sqlite").exists()
+
+
+@pytest.mark.parametrize(("game", "players", "allowed"), [
+    ("peepwar", "0", "2 to 6 for Peep War"),
+    ("peepwar", "1", "2 to 6 for Peep War"),
+    ("peepwar", "7", "2 to 6 for Peep War"),
+    ("peepwar", "-1", "2 to 6 for Peep War"),
+    ("peloponnesian", "4", "2 to 3 for"),
+])
+def test_a_number_of_players_the_game_has_no_seats_for_is_refused(tmp_path: Path, capsys,
+                                                                  game, players,
+                                                                  allowed) -> None:
+    # --players 0 used to be taken as "the default" and a 2-player game played quietly.
+    log = tmp_path / "d.sqlite"
+    assert main(["demo", "--text", "--game", game, "--log", str(log),
+                 f"--players={players}"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith(f"companion demo: error: --players must be {allowed}")
+    assert err.strip().endswith(f", not {players}") and len(err.splitlines()) == 1
+    assert not log.exists()
+
+
+def test_the_usual_number_of_players_is_the_default(tmp_path: Path, capsys) -> None:
+    assert main(["demo", "--text", "--seed", "3", "--log", str(tmp_path / "d.sqlite")]) == 0
+    assert ": red, blue (seed 3)" in capsys.readouterr().out.splitlines()[0]
