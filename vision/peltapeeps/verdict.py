@@ -19,6 +19,9 @@ exactly that, never by what the photo shows otherwise:
 ``bench/peltapeeps_verdict.py`` prints the verdicts on rendered layouts and on
 the jellybean photos.
 
+Whatever the verdict, :func:`to_check` names the players whose lines rest on a
+piece read unsure, so that the sheet and the page ask about those lines.
+
 >>> from vision.peltapeeps.reading import LayoutReading, SeenJoin, SeenPiece
 >>> def piece(uid, x, conf=1.0):
 ...     return SeenPiece(uid, uid.split(":")[0], uid.split(":")[1], True, (x, 0.0), 40.0, 0.0,
