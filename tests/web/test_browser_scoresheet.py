@@ -313,7 +313,16 @@ def test_a_reading_in_doubt_leads_with_it_and_names_no_winner(browser, served_in
     # The pieces in doubt are marked on the photo, and so is each line resting on one.
     from vision.render.peltapeeps_truth import truth_reading
 
-    teams = [p.team for p in truth_reading(scene).pieces]
+    truth = truth_reading(scene)
+    team = {p.uid: p.team for p in truth.pieces}
+    uids = [p.uid for p in truth.pieces]
+    joined = [(j.a, j.b) for j in truth.joins if j.kind == "join"]
+
+    def lines_resting_on(doubted: list[str]) -> set[str]:
+        # Each doubted piece's own line, and, as it fits only roughly, the lines of the
+        # pieces joined to it (a join counts on both).
+        both_ways = joined + [(b, a) for a, b in joined]
+        return {team[u] for u in doubted} | {team[a] for a, b in both_ways if b in doubted}
 
     def marked() -> tuple[list[str], set[str]]:
         pieces = page.locator("#overlay g.piece.unsure")
@@ -321,7 +330,8 @@ def test_a_reading_in_doubt_leads_with_it_and_names_no_winner(browser, served_in
         return ([pieces.nth(k).get_attribute("data-index") for k in range(pieces.count())],
                 {rows.nth(k).get_attribute("data-player") for k in range(rows.count())})
 
-    assert marked() == ([str(i) for i in range(unsure)], set(teams[:unsure]))
+    assert marked() == ([str(i) for i in range(unsure)], lines_resting_on(uids[:unsure]))
+    assert lines_resting_on(uids[:unsure]) != {team[u] for u in uids[:unsure]}  # the rule bites
     assert page.locator("#totals tr.to-check .check").first.inner_text() == "check"
 
     # Confirming one piece in doubt (open it, save it unchanged) leaves 6 of 8 sure: a layout.
@@ -331,7 +341,7 @@ def test_a_reading_in_doubt_leads_with_it_and_names_no_winner(browser, served_in
     page.click("#piece-ok")
     page.wait_for_function(f"Number(document.body.dataset.scored) > {scored}")
     assert not verdict.is_visible()
-    assert marked() == ([str(i) for i in range(1, unsure)], set(teams[1:unsure]))
+    assert marked() == ([str(i) for i in range(1, unsure)], lines_resting_on(uids[1:unsure]))
     assert page.locator("#overlay g.piece[data-index='0'] text.unsure-mark").count() == 0
     assert page.locator("#overlay g.piece[data-index='1'] text.unsure-mark").text_content() == "?"
     # Confirming the others too leaves no line to check.
