@@ -30,7 +30,7 @@ from typing import Any
 from platformdirs import user_data_dir
 
 from companion import games
-from companion.errors import UserError
+from companion.errors import UserError, json_kind
 from companion.rules.base import Action, BadActionData, Event, IllegalAction, Ruleset
 
 SCHEMA_VERSION = 1
@@ -179,7 +179,7 @@ class GameLog:
                             f"they are not readable JSON ({e})") from None
         if not isinstance(options, dict):
             raise UserError(f"game {game_id} in {self.path} has unusable options: "
-                            f"{_json_kind(options)} where an object belongs")
+                            f"{json_kind(options)} where an object belongs")
         return options
 
     def latest_game_id(self) -> int | None:
@@ -256,17 +256,6 @@ class GameLog:
         return out
 
 
-def _json_kind(value: object) -> str:
-    """What a decoded JSON value is, in JSON's words, for saying what a damaged column holds."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true or false"
-    if isinstance(value, int | float):
-        return "a number"
-    return {str: "a string", list: "a list", dict: "an object"}.get(type(value), "a value")
-
-
 def _stored_action(text: object) -> dict[str, Any] | None:
     """An entry's action column as written by :meth:`LoggedGame.play` (None for an undo);
     ValueError when it is damaged, so that readers may rely on its shape."""
@@ -274,7 +263,7 @@ def _stored_action(text: object) -> dict[str, Any] | None:
         return None
     action = json.loads(text)  # type: ignore[arg-type]
     if not isinstance(action, dict):
-        raise ValueError(f"its action is {_json_kind(action)}, not an object")
+        raise ValueError(f"its action is {json_kind(action)}, not an object")
     return action
 
 
@@ -283,7 +272,7 @@ def _stored_events(text: object) -> list[dict[str, Any]]:
     it is damaged."""
     events = json.loads(text)  # type: ignore[arg-type]
     if not isinstance(events, list):
-        raise ValueError(f"its events are {_json_kind(events)}, not a list")
+        raise ValueError(f"its events are {json_kind(events)}, not a list")
     for ev in events:
         if not (isinstance(ev, dict) and isinstance(ev.get("kind"), str)
                 and isinstance(ev.get("text"), str)):

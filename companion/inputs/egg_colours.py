@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from companion.errors import UserError
+from companion.errors import UserError, json_kind
 from companion.inputs.events import BEAN, InputEvent
 
 EGG_KEY = "egg"
@@ -130,7 +130,7 @@ def egg_colours_from_profile(profile: Any, source: str = "the colour profile"
     ``source`` names the profile in the message (e.g. ``profile games/colours.json``).
     """
     if not isinstance(profile, Mapping):
-        raise UserError(f"{source} is not a colour profile (it holds {_json_kind(profile)}, "
+        raise UserError(f"{source} is not a colour profile (it holds {json_kind(profile)}, "
                         "not a JSON object): give the file companion calibrate wrote")
     egg = profile.get(EGG_KEY)
     if egg is None:
@@ -164,14 +164,6 @@ def load_egg_colours(path: str | Path) -> EggColours:
         raise UserError(f"profile {p} is not valid JSON: run companion calibrate again "
                         "to make a new one") from None
     return egg_colours_from_profile(data, f"profile {p}")
-
-
-def _json_kind(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, list):
-        return "a list"
-    return "a string" if isinstance(value, str) else "a number or true/false"
 
 
 def with_egg_colours(profile: Mapping[str, Any], colours: EggColours) -> dict[str, Any]:
