@@ -185,6 +185,21 @@ def apply_settings(settings: Settings, data: dict[str, Any], where: str) -> Sett
             setattr(settings, name, value)
     if not 0 < settings.port < 65536:
         raise UserError(f"{where}: [server] port must be 1-65535")
+    # Refused rather than taken as the default: an empty host means "every interface" to
+    # some servers and "this machine" to others, and the page's address would print as
+    # http://:PORT/. Which one is meant must be written.
+    if not settings.host.strip():
+        raise UserError(f"{where}: [server] host must be an address to listen on "
+                        f"(127.0.0.1 for this machine, 0.0.0.0 for the home network), "
+                        f"not {settings.host!r}")
+    # The panel refuses a shared pin too, but only once serve starts it; checked here so
+    # 'companion settings' never shows such a file as fine.
+    holder: dict[int, str] = {}
+    for name, pin in settings.buttons.items():
+        if pin in holder:
+            raise UserError(f"{where}: [buttons] {holder[pin]} and {name} are both on "
+                            f"GPIO{pin}: give each its own pin")
+        holder[pin] = name
     return settings
 
 

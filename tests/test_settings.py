@@ -125,3 +125,28 @@ def test_a_known_section_written_as_a_value_says_it_must_be_a_table(
         f"companion settings: error: {path}: [{section}] must be a table of settings ")
     assert err.rstrip().endswith(f"not {what}") and "unknown section" not in err
     assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("host", ['""', '"   "'])
+def test_an_empty_host_is_refused_not_printed_as_a_broken_address(tmp_path: Path, capsys,
+                                                                  host: str) -> None:
+    # Once taken, and the page's address printed as http://:PORT/.
+    path = tmp_path / "s.toml"
+    path.write_text(f"[server]\nhost = {host}\n")
+    assert main(["settings", "--file", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith(
+        f"companion settings: error: {path}: [server] host must be an address to listen on")
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_two_buttons_on_one_pin_are_refused_naming_both(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "s.toml"
+    path.write_text("[buttons]\nenabled = true\nend_turn = 17\nundo = 17\n")
+    assert main(["settings", "--file", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.strip() == (f"companion settings: error: {path}: [buttons] "
+                                         "end_turn and undo are both on GPIO17: give each its "
+                                         "own pin")
+    path.write_text("[buttons]\nend_turn = 17\nundo = 18\n")
+    assert load_settings(path).buttons == {"end_turn": 17, "undo": 18}
