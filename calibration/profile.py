@@ -92,10 +92,31 @@ class Profile:
         return Profile(players, colours, intrinsics, notes, extra)
 
 
+# A profile holds colour models, lens numbers and notes: about 2 KB. Its learned examples
+# (crops and pixel statistics) live in a SQLite file beside it, not in the JSON, so even a
+# well-used profile stays small; 16 MB is far past any real one.
+MAX_PROFILE_BYTES = 16_000_000
+
+
+def _read_at_most(path: Path, limit: int) -> bytes | None:
+    # The same capped read as companion.bounded_read: calibration sits beside vision and
+    # does not import the companion package, so it keeps its own three lines.
+    # /dev/zero reports no size, so the cap is applied while reading, not from stat().
+    with open(path, "rb") as f:
+        data = f.read(limit + 1)
+    return None if len(data) > limit else data
+
+
 def load_profile(path: str | Path) -> Profile:
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        raw = _read_at_most(p, MAX_PROFILE_BYTES)
+        if raw is None:
+            raise ProfileError(
+                f"profile {p} is too large to be a calibration profile "
+                f"(more than {MAX_PROFILE_BYTES // 1_000_000} MB)"
+            )
+        text = raw.decode("utf-8")
     except FileNotFoundError:
         raise ProfileError(
             f"profile {p} not found: make one with companion calibrate (or calibrate-camera)"

@@ -153,9 +153,16 @@ def load_settings(path: Path | None = None) -> Settings:
 def apply_settings(settings: Settings, data: dict[str, Any], where: str) -> Settings:
     known_sections = {s for s, _ in _KEYS} | {"buttons"}
     for section, values in data.items():
-        if section not in known_sections or not isinstance(values, dict):
+        if section not in known_sections:
             raise UserError(f"{where}: unknown section [{section}]; known: "
                             f"{', '.join(sorted(known_sections))}")
+        if not isinstance(values, dict):
+            # A known name written as a value or as [[section]]: calling it unknown would
+            # name the very section the list of known ones shows.
+            key = next(k for s, k in _KEYS if s == section)
+            raise UserError(f"{where}: [{section}] must be a table of settings "
+                            f"({section}.{key} = ..., or a [{section}] header above them), "
+                            f"not {_toml_kind(values, section)}")
         for key, value in values.items():
             if section == "buttons" and key != "enabled":
                 if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 27:
@@ -178,7 +185,38 @@ def apply_settings(settings: Settings, data: dict[str, Any], where: str) -> Sett
             setattr(settings, name, value)
     if not 0 < settings.port < 65536:
         raise UserError(f"{where}: [server] port must be 1-65535")
+    # Refused rather than taken as the default: an empty host means "every interface" to
+    # some servers and "this machine" to others, and the page's address would print as
+    # http://:PORT/. Which one is meant must be written.
+    if not settings.host.strip():
+        raise UserError(f"{where}: [server] host must be an address to listen on "
+                        f"(127.0.0.1 for this machine, 0.0.0.0 for the home network), "
+                        f"not {settings.host!r}")
+    # The panel refuses a shared pin too, but only once serve starts it; checked here so
+    # 'companion settings' never shows such a file as fine.
+    holder: dict[int, str] = {}
+    for name, pin in settings.buttons.items():
+        if pin in holder:
+            raise UserError(f"{where}: [buttons] {holder[pin]} and {name} are both on "
+                            f"GPIO{pin}: give each its own pin")
+        holder[pin] = name
     return settings
+
+
+def _toml_kind(value: object, name: str) -> str:
+    """What a TOML value is, in the file's own words, for saying what stands where a
+    table belongs."""
+    if isinstance(value, list):
+        if value and all(isinstance(v, dict) for v in value):
+            return f"an array of tables ([[{name}]])"
+        return f"an array ({value!r})"
+    if isinstance(value, str):
+        return f"text ({value!r})"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int | float):
+        return f"a number ({value!r})"
+    return f"a date or time ({value})"
 
 
 def write_default(path: Path | None = None) -> Path:

@@ -156,3 +156,14 @@ def test_output_to_a_full_disk_is_one_line(files, tmp_path) -> None:
         assert "Traceback" not in r.stderr, (args, r.stderr)
         assert r.returncode != 0 and "cannot write the output (No space left on device)" in (
             r.stderr), (args, r.stderr)
+
+
+def test_a_profile_past_the_size_cap_is_one_line(files, tmp_path, capsys) -> None:
+    # Valid JSON (a real profile after whitespace), so only the size can refuse it; an
+    # unbounded read of /dev/zero as the profile once ran until memory was gone.
+    big = tmp_path / "big.json"
+    big.write_bytes(b" " * 16_000_001 + files["profile"].read_bytes())
+    assert main(["detect", str(files["photo"]), "--profile", str(big)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert f"profile {big} is too large to be a calibration profile (more than 16 MB)" in err

@@ -111,3 +111,17 @@ def test_an_id_no_game_can_have_is_refused_plainly(tmp_path: Path, capsys, game_
             f"companion {command}: error: --id {game_id} is out of range: the games in a log "
             "are numbered 1, 2, 3, ... as 'companion games' lists them\n")
     assert _rows(log) == before
+
+
+@pytest.mark.parametrize("kind", ['["place"]', '{"place": 1}'])
+def test_play_refuses_an_action_whose_kind_is_not_a_string_and_goes_on(
+        tmp_path: Path, capsys, kind: str) -> None:
+    script = tmp_path / "kind.txt"
+    script.write_text(f'{{"kind": {kind}}}\nquit\n')
+    log = tmp_path / "g.sqlite"
+    assert main(["play", "--game", "peltapeeps", "--log", str(log),
+                 "--script", str(script)]) == 0
+    captured = capsys.readouterr()
+    assert "? an action's kind must be a string, not " in captured.out
+    assert "known kinds for peltapeeps: " in captured.out
+    assert "Traceback" not in captured.out + captured.err

@@ -116,3 +116,18 @@ def test_a_private_event_shows_its_public_words_to_others_and_the_log_keeps_all(
     assert ev.seen_by("athens") == Event("draw", "sparta draws a chit")
     logged = ev.to_dict()
     assert logged["private_to"] == ["sparta"] and logged["data"] == {"chit": "persian-gold"}
+
+
+@pytest.mark.parametrize("kind", [["capture"], {"capture": 1}, 3, None])
+def test_a_kind_that_is_not_a_string_is_refused_naming_the_known_kinds(kind: Any) -> None:
+    with pytest.raises(BadActionData,
+                       match=r"kind must be a string, not .*; known kinds for simultaneous: "
+                             r"capture"):
+        Simultaneous().decode_action({"kind": kind, "player": "athens"})
+
+
+def test_unknown_fields_with_keys_of_mixed_types_are_all_named() -> None:
+    data = {"kind": "capture", "player": "athens", "order": [], "dice": [1, 2],
+            "colour": "red", 7: "x", "zz": "y"}
+    with pytest.raises(BadActionData, match="has unknown fields: 7, zz"):
+        Simultaneous().decode_action(data)

@@ -105,3 +105,48 @@ def test_camera_numbers_at_the_ends_of_their_ranges_are_kept(tmp_path: Path) -> 
     path.write_text("[camera]\nfps = 120\nstable_seconds = 0.01\nmotion_threshold = 0.5\n")
     s = load_settings(path)
     assert (s.fps, s.stable_seconds, s.motion_threshold) == (120.0, 0.01, 0.5)
+
+
+@pytest.mark.parametrize(("text", "what"), [
+    ("server = [1, 2]\n", "an array ([1, 2])"),
+    ('server = "x"\n', "text ('x')"),
+    ("[[server]]\nport = 9000\n", "an array of tables ([[server]])"),
+    ("buttons = 3\n", "a number (3)"),
+])
+def test_a_known_section_written_as_a_value_says_it_must_be_a_table(
+        tmp_path: Path, capsys, text: str, what: str) -> None:
+    # These were called "unknown section [server]" while the list of known ones named it.
+    path = tmp_path / "s.toml"
+    path.write_text(text)
+    assert main(["settings", "--file", str(path)]) == 2
+    out, err = capsys.readouterr()
+    section = "buttons" if text.startswith("buttons") else "server"
+    assert out == "" and err.startswith(
+        f"companion settings: error: {path}: [{section}] must be a table of settings ")
+    assert err.rstrip().endswith(f"not {what}") and "unknown section" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("host", ['""', '"   "'])
+def test_an_empty_host_is_refused_not_printed_as_a_broken_address(tmp_path: Path, capsys,
+                                                                  host: str) -> None:
+    # Once taken, and the page's address printed as http://:PORT/.
+    path = tmp_path / "s.toml"
+    path.write_text(f"[server]\nhost = {host}\n")
+    assert main(["settings", "--file", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith(
+        f"companion settings: error: {path}: [server] host must be an address to listen on")
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_two_buttons_on_one_pin_are_refused_naming_both(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "s.toml"
+    path.write_text("[buttons]\nenabled = true\nend_turn = 17\nundo = 17\n")
+    assert main(["settings", "--file", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.strip() == (f"companion settings: error: {path}: [buttons] "
+                                         "end_turn and undo are both on GPIO17: give each its "
+                                         "own pin")
+    path.write_text("[buttons]\nend_turn = 17\nundo = 18\n")
+    assert load_settings(path).buttons == {"end_turn": 17, "undo": 18}

@@ -285,6 +285,12 @@ class Ruleset(ABC, Generic[S]):
             raise BadActionData(f"an action must be a JSON object, not {type(data).__name__}")
         kinds = {cls.kind: cls for cls in self.action_types}
         kind = data.get("kind")
+        # Checked before the lookup: a list or object kind is unhashable, and `in` on the
+        # dict would raise TypeError instead of saying what is wrong.
+        if not isinstance(kind, str):
+            known = ", ".join(sorted(kinds))
+            raise BadActionData(f"an action's kind must be a string, not {kind!r}; "
+                                f"known kinds for {self.name}: {known}")
         if kind not in kinds:
             known = ", ".join(sorted(kinds))
             raise BadActionData(f"unknown action kind {kind!r} for {self.name}; known: {known}")
@@ -299,7 +305,9 @@ class Ruleset(ABC, Generic[S]):
             values[f.name] = _check_type(kind, f.name, data[f.name], hints[f.name])
         extra = set(data) - {"kind"} - {f.name for f in dataclasses.fields(cls)}
         if extra:
-            raise BadActionData(f"action {kind!r} has unknown fields: {', '.join(sorted(extra))}")
+            # str(): a Mapping built in code may have non-string keys, which sorted() cannot mix.
+            names = ", ".join(sorted(str(k) for k in extra))
+            raise BadActionData(f"action {kind!r} has unknown fields: {names}")
         return cls(**values)
 
 

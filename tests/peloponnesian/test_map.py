@@ -191,3 +191,26 @@ def test_the_page_refuses_a_map_with_nan_and_keeps_its_game(tmp_path: Path) -> N
         state = client.get("/api/state").get_data(as_text=True)
         assert "NaN" not in state and "Infinity" not in state
         json.loads(state)  # what the browser's JSON.parse must take
+
+
+def test_a_map_past_the_size_cap_is_refused_from_new_and_the_page(tmp_path: Path,
+                                                                 capsys) -> None:
+    # Valid JSON (the default map after whitespace), so only the size can refuse it.
+    path = tmp_path / "huge.json"
+    path.write_text(" " * 8_000_001 + json.dumps(_default()), encoding="utf-8")
+    message = f"{path} is too large to be a map (more than 8 MB)"
+    with pytest.raises(BadMap, match=re.escape(message)):
+        load_map(str(path))
+    log = tmp_path / "g.sqlite"
+    assert main(["new", "--game", "peloponnesian", "--map", str(path), "--log", str(log)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+    with GameLog(tmp_path / "page.sqlite") as opened:
+        referee = Referee(opened, opened.new_game(GAME.new_rules(["sparta", "athens"])))
+        client = create_app(referee).test_client()
+        token = re.search(r'token: "([^"]+)"', client.get("/").get_data(as_text=True)).group(1)
+        resp = client.post("/api/new", json={"game": "peloponnesian",
+                                             "options": {"map": str(path)}},
+                           headers={"X-Companion-Token": token})
+        assert resp.status_code == 400 and message in resp.get_json()["error"]
+        assert referee.game.id == 1

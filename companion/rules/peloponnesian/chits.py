@@ -16,9 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from companion.bounded_read import read_at_most
 from companion.rules.peloponnesian.mapdata import CITIES
 
 DEFAULT_CHITS = Path(__file__).with_name("data") / "chits.json"
+# The shipped chit set is under 1 KB and a hand-made one with many Specials a few KB;
+# 1 MB is far past any real chit file and still quick to read and check.
+MAX_CHITS_BYTES = 1_000_000
 
 MILITARY, INFLUENCE, COUP, VOID, STAR = "military", "influence", "coup", "void", "star"
 KINDS = (MILITARY, INFLUENCE, COUP, VOID, STAR)
@@ -95,9 +99,14 @@ def load_chits(source: str | Path | Mapping[str, Any] | None) -> ChitSet:
         return parse_chits(source, "the chit data")
     path = Path(source)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        raw = read_at_most(path, MAX_CHITS_BYTES)
     except OSError as e:
         raise BadChits(f"cannot read the chits {path}: {e.strerror or e}") from None
+    if raw is None:
+        raise BadChits(f"{path} is too large to be a chit file "
+                       f"(more than {MAX_CHITS_BYTES // 1_000_000} MB)")
+    try:
+        data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise BadChits(f"{path} is not valid JSON ({e})".splitlines()[0]) from None
     except RecursionError:

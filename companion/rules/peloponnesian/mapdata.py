@@ -26,7 +26,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from companion.bounded_read import read_at_most
+
 DEFAULT_MAP = Path(__file__).with_name("maps") / "greece.json"
+# The shipped map of Greece is under 4 KB; a hand-drawn map with ten times the areas is
+# still well under 100 KB. 8 MB is far past any real map and still quick to read and check.
+MAX_MAP_BYTES = 8_000_000
 CITIES = ("sparta", "athens", "thebes")
 LINK_KINDS = ("land", "sea")
 
@@ -124,7 +129,11 @@ def load_map(source: str | Path | Mapping[str, Any] | None) -> GreekMap:
         return parse_map(source, "the map data")
     path = Path(source)
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = read_at_most(path, MAX_MAP_BYTES)
+        if raw is None:
+            raise BadMap(f"{path} is too large to be a map "
+                         f"(more than {MAX_MAP_BYTES // 1_000_000} MB)")
+        text = raw.decode("utf-8")
     except OSError as e:
         raise BadMap(f"cannot read the map {path}: {e.strerror or e}") from None
     except UnicodeDecodeError:
