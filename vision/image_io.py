@@ -18,6 +18,11 @@ class ImageError(ValueError):
 
 
 MAX_PIXELS = 80_000_000  # a 50 MP camera's photo fits; a decompression bomb does not
+# The smallest side any reader can use. A kit marker is 7 modules across and needs about
+# 3 px a module to be read, and a tile carries several markers; the marker search also
+# halves the frame for its coarse pass. Below 64 px a side no reader finds anything, and
+# a side of 1 shrinks to 0 in that search, which OpenCV refuses with a traceback.
+MIN_SIDE = 64
 
 
 def header_size(data: bytes) -> tuple[int, int] | None:
@@ -64,7 +69,14 @@ def decode_image(data: bytes, name: str) -> np.ndarray:
         image = None
     if image is None:
         raise ImageError(f"{name} is not an image OpenCV can read: use a JPEG or PNG photo")
+    _check_small(image.shape[1], image.shape[0], name)
     return image
+
+
+def _check_small(width: int, height: int, name: str) -> None:
+    if min(width, height) < MIN_SIDE:
+        raise ImageError(f"image {name} is {width}x{height}, too small to read: "
+                         f"use a photo at least {MIN_SIDE} pixels a side")
 
 
 def _truncated(data: bytes) -> bool:

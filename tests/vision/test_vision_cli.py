@@ -94,6 +94,37 @@ def test_detect_truncated_image(tmp_path, profile, capsys):
     _one_line_error(capsys, "not found")
 
 
+# The smallest GIF there is: 1x1, one colour (OpenCV reads GIFs too).
+GIF_1X1 = (b"GIF89a\x01\x00\x01\x00\x80\x00\x00\xff\xff\xff\x00\x00\x00!\xf9\x04\x01\x00"
+           b"\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;")
+
+
+@pytest.mark.parametrize(("name", "shape"), [
+    ("dot.png", (1, 1)), ("row.png", (1, 4000)), ("column.png", (4000, 1)),
+    ("small.jpg", (63, 640)), ("dot.gif", None)])
+@pytest.mark.parametrize("command", ["detect", "calibrate"])
+def test_tiny_or_thin_photo_is_refused_in_one_line(tmp_path, profile, capsys, name, shape,
+                                                    command):
+    # Once a traceback from cv2.resize: the marker search shrank a side to 0 pixels.
+    img = tmp_path / name
+    if shape is None:
+        img.write_bytes(GIF_1X1)
+        shape = (1, 1)
+    else:
+        cv2.imwrite(str(img), np.full((*shape, 3), 128, np.uint8))
+    args = (["--profile", str(profile)] if command == "detect"
+            else ["--players", "red,blue", "--out", str(tmp_path / "p.json")])
+    assert main([command, str(img), *args]) == 2
+    _one_line_error(capsys, f"is {shape[1]}x{shape[0]}, too small", "at least 64 pixels")
+
+
+def test_marker_search_takes_a_frame_one_pixel_thin():
+    # Callers other than the CLI hand frames straight in; shrinking must not reach 0 px.
+    from vision.markers import detect_markers
+    for shape in [(1, 4000, 3), (4000, 1, 3), (1, 1, 3)]:
+        assert len(detect_markers(np.zeros(shape, np.uint8))) == 0
+
+
 def test_detect_refuses_other_profile_versions(tmp_path, capsys):
     img = tmp_path / "f.png"
     cv2.imwrite(str(img), np.zeros((100, 100, 3), np.uint8))
