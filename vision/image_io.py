@@ -80,10 +80,68 @@ def _check_small(width: int, height: int, name: str) -> None:
 
 
 def _truncated(data: bytes) -> bool:
-    if data[:3] == b"\xff\xd8\xff":  # JPEG: must end with the end-of-image marker
-        return b"\xff\xd9" not in data[-1024:]
+    # The file's own structure is walked to where the picture ends, rather than looking
+    # for an end marker near the end of the file: phones append data after the picture
+    # (a motion photo's video, maker trailers), and such photos are whole.
+    if data[:3] == b"\xff\xd8\xff":
+        return not _jpeg_ends(data)
     if data[:8] == b"\x89PNG\r\n\x1a\n":
-        return b"IEND" not in data[-64:]
+        return not _png_ends(data)
+    return False
+
+
+def _jpeg_ends(data: bytes) -> bool:
+    """Whether the JPEG's segments, walked from its start, reach the end-of-image marker.
+
+    Segments are skipped by their length, so an EXIF thumbnail (inside APP1, with its
+    own end marker) does not count as the end; after a start-of-scan header the
+    compressed data runs to the next 0xFF that is neither a stuffed 0xFF00 nor a restart.
+    """
+    n = len(data)
+    i = 2
+    while True:
+        i = data.find(b"\xff", i)
+        if i < 0:
+            return False
+        while i < n and data[i] == 0xFF:  # a marker may be preceded by fill bytes
+            i += 1
+        if i >= n:
+            return False
+        marker = data[i]
+        i += 1
+        if marker == 0xD9:
+            return True
+        if marker in (0x00, 0x01, 0xD8) or 0xD0 <= marker <= 0xD7:  # no length follows
+            continue
+        if i + 2 > n:
+            return False
+        i += int.from_bytes(data[i:i + 2], "big")
+        if marker != 0xDA:
+            continue
+        while True:  # compressed data of the scan
+            j = data.find(b"\xff", i)
+            if j < 0 or j + 1 >= n:
+                return False
+            after = data[j + 1]
+            if after == 0x00 or 0xD0 <= after <= 0xD7 or after == 0xFF:
+                i = j + 1
+                continue
+            i = j
+            break
+
+
+def _png_ends(data: bytes) -> bool:
+    """Whether the PNG's chunks (length, type, data, CRC), walked from its start, reach IEND
+    whole."""
+    n = len(data)
+    i = 8
+    while i + 8 <= n:
+        end = i + 12 + int.from_bytes(data[i:i + 4], "big")
+        if end > n:
+            return False
+        if data[i + 4:i + 8] == b"IEND":
+            return True
+        i = end
     return False
 
 

@@ -94,6 +94,26 @@ def test_detect_truncated_image(tmp_path, profile, capsys):
     _one_line_error(capsys, "not found")
 
 
+@pytest.mark.parametrize("ext", [".jpg", ".png"])
+def test_detect_reads_a_photo_with_data_after_the_picture(tmp_path, profile, capsys, ext):
+    # Phones append data after the picture (a motion photo's video, maker trailers); such
+    # photos were once refused as truncated because the end marker was not near the end.
+    frame = render_scene(1, SceneSpec(size=(640, 480))).frame
+    picture = cv2.imencode(ext, frame)[1].tobytes()
+    # The trailer holds an end marker of each kind, as an appended video or thumbnail may.
+    trailer = b"ftypmp42" + np.random.default_rng(5).bytes(4096) + b"\xff\xd9IEND"
+    whole = tmp_path / f"phone{ext}"
+    whole.write_bytes(picture + trailer)
+    assert main(["detect", str(whole), "--profile", str(profile)]) == 0
+    assert json.loads(capsys.readouterr().out)["tiles"]  # the picture itself was read
+    # The same picture cut short is still refused, trailer or not.
+    for cut in (picture[:len(picture) // 2], picture[:-3], picture[:len(picture) // 2] + trailer):
+        short = tmp_path / f"short{ext}"
+        short.write_bytes(cut)
+        assert main(["detect", str(short), "--profile", str(profile)]) == 2
+        _one_line_error(capsys, "truncated")
+
+
 # The smallest GIF there is: 1x1, one colour (OpenCV reads GIFs too).
 GIF_1X1 = (b"GIF89a\x01\x00\x01\x00\x80\x00\x00\xff\xff\xff\x00\x00\x00!\xf9\x04\x01\x00"
            b"\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;")
