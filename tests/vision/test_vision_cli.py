@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import zlib
 from pathlib import Path
 
 import cv2
@@ -195,6 +196,32 @@ def test_detect_reads_tiff_webp_bmp_and_refuses_formats_of_unknown_size(tmp_path
     assert main(["detect", str(img), "--profile", str(profile)]) == 2
     _one_line_error(capsys, "frame.ppm is not an image this program reads "
                     "(JPEG, PNG, TIFF, WebP, BMP or GIF)")
+
+
+def _png_claiming(width: int, height: int) -> bytes:
+    """A valid 1x1 PNG whose header (IHDR, CRC fixed) claims width x height."""
+    png = bytearray(cv2.imencode(".png", np.zeros((1, 1, 3), np.uint8))[1].tobytes())
+    png[16:24] = width.to_bytes(4, "big") + height.to_bytes(4, "big")
+    png[29:33] = zlib.crc32(bytes(png[12:29])).to_bytes(4, "big")  # over type and data
+    return bytes(png)
+
+
+def test_a_camera_folder_skips_a_huge_picture_with_a_note(tmp_path):
+    # Once the folder source decoded with cv2.imread, past the image module's size checks.
+    from companion.frames import FolderSource
+
+    (tmp_path / "a-bomb.png").write_bytes(_png_claiming(30000, 30000))
+    good = np.full((120, 160, 3), 90, np.uint8)
+    cv2.imwrite(str(tmp_path / "b-good.png"), good)
+    source = FolderSource(tmp_path)
+    assert source.read() is None
+    assert source.faults == 1
+    assert source.status().message == (
+        f"skipped a-bomb.png: image {tmp_path / 'a-bomb.png'} is 30000x30000, "
+        "more than 80 megapixels: use a smaller photo")
+    assert np.array_equal(source.read(), good)
+    assert source.status().message == "image 2 of 2: b-good.png"
+    assert source.read() is None and source.finished
 
 
 # The smallest GIF there is: 1x1, one colour (OpenCV reads GIFs too).
