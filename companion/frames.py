@@ -17,6 +17,7 @@ import numpy as np
 
 from companion.errors import UserError
 from companion.inputs.source import SourceStatus
+from vision.image_io import ImageError, read_image
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
 VIDEO_SUFFIXES = {".mp4", ".avi", ".mov", ".mkv", ".webm", ".m4v", ".mjpeg", ".mjpg"}
@@ -145,10 +146,13 @@ class FolderSource:
             self._i = 0
         path = self.files[self._i]
         self._i += 1
-        frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
-        if frame is None:
+        # The image module's reader, not cv2.imread: it refuses a decompression bomb or a
+        # photo too small to read before OpenCV gets to it, as for photos given by name.
+        try:
+            frame = read_image(path)
+        except ImageError as e:
             self.faults += 1
-            self._status = SourceStatus("on", f"skipped {path.name}: not a readable image")
+            self._status = SourceStatus("on", f"skipped {path.name}: {e}")
             return None
         self._status = SourceStatus("on", f"image {self._i} of {len(self.files)}: {path.name}")
         return frame

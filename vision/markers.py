@@ -273,7 +273,9 @@ def _shrunk(gray: np.ndarray, width: int) -> np.ndarray:
     h, w = gray.shape
     if width >= w:
         return gray
-    return cv2.resize(gray, (width, round(h * width / w)), interpolation=cv2.INTER_AREA)
+    # At least 1 px each way: a thin frame's side would round to 0, which resize refuses.
+    size = (max(1, width), max(1, round(h * width / w)))
+    return cv2.resize(gray, size, interpolation=cv2.INTER_AREA)
 
 
 def _search(

@@ -170,9 +170,9 @@ def test_camera_unplugged_and_back_recovers(tmp_path: Path, referee: Referee) ->
 
 
 def test_a_corrupt_frame_is_skipped_and_reported(tmp_path: Path, referee: Referee) -> None:
-    cv2.imwrite(str(tmp_path / "a.png"), np.zeros((48, 64, 3), np.uint8))
+    cv2.imwrite(str(tmp_path / "a.png"), np.zeros((64, 64, 3), np.uint8))
     (tmp_path / "b.png").write_bytes(b"\x89PNG\r\n\x1a\n garbage")
-    cv2.imwrite(str(tmp_path / "c.png"), np.zeros((48, 64, 3), np.uint8))
+    cv2.imwrite(str(tmp_path / "c.png"), np.zeros((64, 64, 3), np.uint8))
     source = FolderSource(tmp_path)
     loop = CameraLoop(source, lambda f: PeepWarObservation("peepwar"), referee, still_s=0.0)
     frames = [loop.step(float(i)) for i in range(4)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import zlib
 from pathlib import Path
 
 import cv2
@@ -92,6 +93,166 @@ def test_detect_truncated_image(tmp_path, profile, capsys):
     _one_line_error(capsys, "not an image")
     assert main(["detect", str(tmp_path / "nope.jpg"), "--profile", str(profile)]) == 2
     _one_line_error(capsys, "not found")
+
+
+@pytest.mark.parametrize("ext", [".jpg", ".png"])
+def test_detect_reads_a_photo_with_data_after_the_picture(tmp_path, profile, capsys, ext):
+    # Phones append data after the picture (a motion photo's video, maker trailers); such
+    # photos were once refused as truncated because the end marker was not near the end.
+    frame = render_scene(1, SceneSpec(size=(640, 480))).frame
+    picture = cv2.imencode(ext, frame)[1].tobytes()
+    # The trailer holds an end marker of each kind, as an appended video or thumbnail may.
+    trailer = b"ftypmp42" + np.random.default_rng(5).bytes(4096) + b"\xff\xd9IEND"
+    whole = tmp_path / f"phone{ext}"
+    whole.write_bytes(picture + trailer)
+    assert main(["detect", str(whole), "--profile", str(profile)]) == 0
+    assert json.loads(capsys.readouterr().out)["tiles"]  # the picture itself was read
+    # The same picture cut short is still refused, trailer or not.
+    for cut in (picture[:len(picture) // 2], picture[:-3], picture[:len(picture) // 2] + trailer):
+        short = tmp_path / f"short{ext}"
+        short.write_bytes(cut)
+        assert main(["detect", str(short), "--profile", str(profile)]) == 2
+        _one_line_error(capsys, "truncated")
+
+
+def _tiff_header(order: str, width: int, height: int, big: bool = False) -> bytes:
+    """The header of a TIFF (or BigTIFF) of one 8-bit grey strip of width x height, its
+    pixels to follow right after."""
+    end = "little" if order == "II" else "big"
+
+    def n(v: int, size: int) -> bytes:
+        return v.to_bytes(size, end)
+
+    def directory(pixels_at: int) -> bytes:
+        tags = [(256, long_kind, width), (257, 3, height), (258, 3, 8), (259, 3, 1),
+                (262, 3, 1), (273, long_kind, pixels_at), (277, 3, 1),
+                (278, long_kind, height), (279, long_kind, width * height)]
+        return n(len(tags), 8 if big else 2) + b"".join(
+            n(tag, 2) + n(kind, 2) + n(1, count_size)
+            + (n(v, 2) + bytes(value_size - 2) if kind == 3 else n(v, value_size))
+            for tag, kind, v in tags) + bytes(value_size)
+
+    long_kind, count_size, value_size = (16, 8, 8) if big else (4, 4, 4)
+    head = order.encode() + (n(43, 2) + n(8, 2) + n(0, 2) + n(16, 8) if big
+                             else n(42, 2) + n(8, 4))
+    return head + directory(len(head) + len(directory(0)))
+
+
+def _huge_headers() -> dict[str, bytes]:
+    """Small files whose headers claim pictures of 256 megapixels or more, one per format
+    whose size the reader reads."""
+    webp_lossy = bytearray(cv2.imencode(".webp", np.zeros((64, 64, 3), np.uint8),
+                                        [cv2.IMWRITE_WEBP_QUALITY, 80])[1].tobytes())
+    assert webp_lossy[12:16] == b"VP8 "
+    webp_lossy[26:30] = (16000).to_bytes(2, "little") * 2  # frame width and height
+
+    def riff(chunk: bytes) -> bytes:
+        return b"RIFF" + (len(chunk) + 4).to_bytes(4, "little") + b"WEBP" + chunk
+
+    side = (15999).to_bytes(3, "little")
+    return {
+        "tiff-intel.tif": _tiff_header("II", 30000, 30000) + bytes(64),
+        "tiff-motorola.tiff": _tiff_header("MM", 30000, 30000) + bytes(64),
+        "bigtiff.tif": _tiff_header("II", 30000, 30000, big=True) + bytes(64),
+        "lossy-webp-named.jpg": bytes(webp_lossy),
+        "lossless.webp": riff(b"VP8L" + (5).to_bytes(4, "little") + b"\x2f"
+                              + (15999 | 15999 << 14).to_bytes(4, "little")),
+        "extended.webp": riff(b"VP8X" + (10).to_bytes(4, "little") + bytes(4) + side + side),
+        "top-down.bmp": b"BM" + bytes(12) + (40).to_bytes(4, "little")
+                        + (20000).to_bytes(4, "little") + (-20000).to_bytes(4, "little",
+                                                                             signed=True)
+                        + bytes(64),
+        "screen.gif": b"GIF89a" + (20000).to_bytes(2, "little") * 2 + bytes(64),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_huge_headers()))
+def test_detect_refuses_a_huge_picture_of_any_format_before_decoding(tmp_path, profile,
+                                                                      capsys, name):
+    # Once only PNG and JPEG sizes were read: a 1.8 MB LZW TIFF of 30000x30000 was decoded
+    # into gigabytes of memory. The headers here alone are the file.
+    img = tmp_path / name
+    img.write_bytes(_huge_headers()[name])
+    assert main(["detect", str(img), "--profile", str(profile)]) == 2
+    _one_line_error(capsys, str(img), "more than 80 megapixels")
+
+
+def test_detect_reads_tiff_webp_bmp_and_refuses_formats_of_unknown_size(tmp_path, profile,
+                                                                        capsys):
+    frame = render_scene(1, SceneSpec(size=(640, 480))).frame
+    for ext in (".tif", ".webp", ".bmp"):
+        img = tmp_path / f"frame{ext}"
+        img.write_bytes(cv2.imencode(ext, frame)[1].tobytes())
+        assert main(["detect", str(img), "--profile", str(profile)]) == 0, ext
+        assert json.loads(capsys.readouterr().out)["tiles"], ext
+    for big in (False, True):  # big-endian, as some cameras write
+        img = tmp_path / "motorola.tif"
+        img.write_bytes(_tiff_header("MM", 640, 480, big) + bytes(640 * 480))
+        assert main(["detect", str(img), "--profile", str(profile)]) == 0
+        assert any("almost black" in w for w in json.loads(capsys.readouterr().out)["warnings"])
+    # A PPM's size is not read before decoding, so it is not decoded at all.
+    img = tmp_path / "frame.ppm"
+    img.write_bytes(cv2.imencode(".ppm", frame)[1].tobytes())
+    assert main(["detect", str(img), "--profile", str(profile)]) == 2
+    _one_line_error(capsys, "frame.ppm is not an image this program reads "
+                    "(JPEG, PNG, TIFF, WebP, BMP or GIF)")
+
+
+def _png_claiming(width: int, height: int) -> bytes:
+    """A valid 1x1 PNG whose header (IHDR, CRC fixed) claims width x height."""
+    png = bytearray(cv2.imencode(".png", np.zeros((1, 1, 3), np.uint8))[1].tobytes())
+    png[16:24] = width.to_bytes(4, "big") + height.to_bytes(4, "big")
+    png[29:33] = zlib.crc32(bytes(png[12:29])).to_bytes(4, "big")  # over type and data
+    return bytes(png)
+
+
+def test_a_camera_folder_skips_a_huge_picture_with_a_note(tmp_path):
+    # Once the folder source decoded with cv2.imread, past the image module's size checks.
+    from companion.frames import FolderSource
+
+    (tmp_path / "a-bomb.png").write_bytes(_png_claiming(30000, 30000))
+    good = np.full((120, 160, 3), 90, np.uint8)
+    cv2.imwrite(str(tmp_path / "b-good.png"), good)
+    source = FolderSource(tmp_path)
+    assert source.read() is None
+    assert source.faults == 1
+    assert source.status().message == (
+        f"skipped a-bomb.png: image {tmp_path / 'a-bomb.png'} is 30000x30000, "
+        "more than 80 megapixels: use a smaller photo")
+    assert np.array_equal(source.read(), good)
+    assert source.status().message == "image 2 of 2: b-good.png"
+    assert source.read() is None and source.finished
+
+
+# The smallest GIF there is: 1x1, one colour (OpenCV reads GIFs too).
+GIF_1X1 = (b"GIF89a\x01\x00\x01\x00\x80\x00\x00\xff\xff\xff\x00\x00\x00!\xf9\x04\x01\x00"
+           b"\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;")
+
+
+@pytest.mark.parametrize(("name", "shape"), [
+    ("dot.png", (1, 1)), ("row.png", (1, 4000)), ("column.png", (4000, 1)),
+    ("small.jpg", (63, 640)), ("dot.gif", None)])
+@pytest.mark.parametrize("command", ["detect", "calibrate"])
+def test_tiny_or_thin_photo_is_refused_in_one_line(tmp_path, profile, capsys, name, shape,
+                                                    command):
+    # Once a traceback from cv2.resize: the marker search shrank a side to 0 pixels.
+    img = tmp_path / name
+    if shape is None:
+        img.write_bytes(GIF_1X1)
+        shape = (1, 1)
+    else:
+        cv2.imwrite(str(img), np.full((*shape, 3), 128, np.uint8))
+    args = (["--profile", str(profile)] if command == "detect"
+            else ["--players", "red,blue", "--out", str(tmp_path / "p.json")])
+    assert main([command, str(img), *args]) == 2
+    _one_line_error(capsys, f"is {shape[1]}x{shape[0]}, too small", "at least 64 pixels")
+
+
+def test_marker_search_takes_a_frame_one_pixel_thin():
+    # Callers other than the CLI hand frames straight in; shrinking must not reach 0 px.
+    from vision.markers import detect_markers
+    for shape in [(1, 4000, 3), (4000, 1, 3), (1, 1, 3)]:
+        assert len(detect_markers(np.zeros(shape, np.uint8))) == 0
 
 
 def test_detect_refuses_other_profile_versions(tmp_path, capsys):
