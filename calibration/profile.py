@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from calibration.colour import ColourModel, PlayerColours
+from companion.bounded_read import read_at_most
 from vision.lens import Intrinsics
 
 PROFILE_VERSION = 1
@@ -98,19 +99,10 @@ class Profile:
 MAX_PROFILE_BYTES = 16_000_000
 
 
-def _read_at_most(path: Path, limit: int) -> bytes | None:
-    # The same capped read as companion.bounded_read: calibration sits beside vision and
-    # does not import the companion package, so it keeps its own three lines.
-    # /dev/zero reports no size, so the cap is applied while reading, not from stat().
-    with open(path, "rb") as f:
-        data = f.read(limit + 1)
-    return None if len(data) > limit else data
-
-
 def load_profile(path: str | Path) -> Profile:
     p = Path(path)
     try:
-        raw = _read_at_most(p, MAX_PROFILE_BYTES)
+        raw = read_at_most(p, MAX_PROFILE_BYTES)
         if raw is None:
             raise ProfileError(
                 f"profile {p} is too large to be a calibration profile "
