@@ -7,12 +7,19 @@ choosing each draw's outcome, as a player would report what the real cup gave.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
 
 import pytest
 
+from companion.gamelog import GameLog
+from companion.referee import Referee
 from companion.rules.base import Event
 from companion.rules.peloponnesian import Draw, Keep, PeloponnesianWar, Place
+from companion.rules.peloponnesian.game import GAME
 from companion.rules.peloponnesian.notation import parse
 from companion.rules.peloponnesian.state import DELPHI, DRAW, REDRAW, State
 
@@ -64,3 +71,24 @@ def chits_everywhere(s: State) -> int:
     """Every chit of the game, wherever it is: cup, hands, map, aside and retired."""
     return (s.cup_size() + sum(len(h) for _, h in s.hands) + len(s.board)
             + (1 if s.aside else 0) + len(s.retired))
+
+
+@contextmanager
+def page_over_a_game(log_path: Path, players: list[str]
+                     ) -> Iterator[tuple[Referee, Any, Callable[[dict], Any]]]:
+    """A table page (Flask's test client) over a new game in ``log_path``, with a function
+    that asks it for a new Peloponnesian game with the options given, as the page's own
+    "new game" form does (with the page's token)."""
+    from web.app import create_app
+
+    with GameLog(log_path) as log:
+        referee = Referee(log, log.new_game(GAME.new_rules(players)))
+        client = create_app(referee).test_client()
+        page = client.get("/").get_data(as_text=True)
+        token = re.search(r'token: "([^"]+)"', page).group(1)
+
+        def new_game(options: dict) -> Any:
+            return client.post("/api/new", json={"game": "peloponnesian", "options": options},
+                               headers={"X-Companion-Token": token})
+
+        yield referee, client, new_game

@@ -12,11 +12,10 @@ import pytest
 
 from companion.cli import main
 from companion.gamelog import GameLog
-from companion.referee import Referee
 from companion.rules.peloponnesian import PeloponnesianWar
 from companion.rules.peloponnesian.game import GAME
 from companion.rules.peloponnesian.mapdata import DEFAULT_MAP, BadMap, load_map
-from web.app import create_app
+from tests.peloponnesian.conftest import page_over_a_game
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -178,13 +177,9 @@ def test_the_page_refuses_a_map_with_nan_and_keeps_its_game(tmp_path: Path) -> N
         area["at"] = [float("nan"), float("inf")]
     path = tmp_path / "nan.json"
     path.write_text(json.dumps(data), encoding="utf-8")
-    with GameLog(tmp_path / "g.sqlite") as log:
-        referee = Referee(log, log.new_game(GAME.new_rules(["sparta", "athens"])))
-        client = create_app(referee).test_client()
-        token = re.search(r'token: "([^"]+)"', client.get("/").get_data(as_text=True)).group(1)
-        resp = client.post("/api/new", json={"game": "peloponnesian",
-                                             "options": {"map": str(path)}},
-                           headers={"X-Companion-Token": token})
+    with page_over_a_game(tmp_path / "g.sqlite", ["sparta", "athens"]) as (referee, client,
+                                                                             new_game):
+        resp = new_game({"map": str(path)})
         assert resp.status_code == 400
         assert "must be finite numbers" in resp.get_json()["error"]
         assert referee.game.id == 1  # the game in play stays
@@ -205,12 +200,8 @@ def test_a_map_past_the_size_cap_is_refused_from_new_and_the_page(tmp_path: Path
     assert main(["new", "--game", "peloponnesian", "--map", str(path), "--log", str(log)]) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
-    with GameLog(tmp_path / "page.sqlite") as opened:
-        referee = Referee(opened, opened.new_game(GAME.new_rules(["sparta", "athens"])))
-        client = create_app(referee).test_client()
-        token = re.search(r'token: "([^"]+)"', client.get("/").get_data(as_text=True)).group(1)
-        resp = client.post("/api/new", json={"game": "peloponnesian",
-                                             "options": {"map": str(path)}},
-                           headers={"X-Companion-Token": token})
+    with page_over_a_game(tmp_path / "page.sqlite", ["sparta", "athens"]) as (referee, _,
+                                                                                 new_game):
+        resp = new_game({"map": str(path)})
         assert resp.status_code == 400 and message in resp.get_json()["error"]
         assert referee.game.id == 1

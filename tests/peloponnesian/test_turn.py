@@ -18,7 +18,14 @@ from companion.rules.peloponnesian import (
     Swap,
 )
 from companion.rules.peloponnesian.state import DELPHI, DRAW, PLAY, REDRAW, REVEAL
-from tests.peloponnesian.conftest import CITIES, chits_everywhere, deal, play, set_up
+from tests.peloponnesian.conftest import (
+    CITIES,
+    chits_everywhere,
+    deal,
+    page_over_a_game,
+    play,
+    set_up,
+)
 
 HANDS = {"sparta": ["coup", "void", "influence", "military"],
          "athens": ["coup", "void", "influence", "military"],
@@ -290,14 +297,9 @@ def test_the_chit_set_is_data_and_travels_in_the_options() -> None:
 ])
 def test_a_bad_chit_file_is_one_line_from_new_and_the_page(tmp_path, capsys, text: str,
                                                            message: str) -> None:
-    import re
 
     from companion.cli import main
-    from companion.gamelog import GameLog
-    from companion.referee import Referee
     from companion.rules.peloponnesian.chits import BadChits, load_chits
-    from companion.rules.peloponnesian.game import GAME
-    from web.app import create_app
 
     path = tmp_path / "chits.json"
     path.write_text(text, encoding="utf-8")
@@ -308,12 +310,7 @@ def test_a_bad_chit_file_is_one_line_from_new_and_the_page(tmp_path, capsys, tex
                  "--log", str(tmp_path / "g.sqlite")]) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
-    with GameLog(tmp_path / "page.sqlite") as log:
-        referee = Referee(log, log.new_game(GAME.new_rules(list(CITIES))))
-        client = create_app(referee).test_client()
-        token = re.search(r'token: "([^"]+)"', client.get("/").get_data(as_text=True)).group(1)
-        resp = client.post("/api/new", json={"game": "peloponnesian",
-                                             "options": {"chits": str(path)}},
-                           headers={"X-Companion-Token": token})
+    with page_over_a_game(tmp_path / "page.sqlite", list(CITIES)) as (referee, _, new_game):
+        resp = new_game({"chits": str(path)})
         assert resp.status_code == 400 and message in resp.get_json()["error"]
         assert referee.game.id == 1  # the game in play stays
