@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.bounded_read import read_at_most
+from companion.rules.json_values import plain_copy
 from companion.rules.peloponnesian.mapdata import CITIES
 
 DEFAULT_CHITS = Path(__file__).with_name("data") / "chits.json"
@@ -149,7 +150,7 @@ def parse_chits(data: Any, where: str) -> ChitSet:
     try:
         # The data is kept in the game's options and served to the page: NaN or Infinity
         # anywhere in it (even in a key the companion does not read) would break both.
-        kept = json.loads(json.dumps(data, allow_nan=False))
+        kept = plain_copy(data)
     except ValueError:
         raise bad("the chits hold NaN or Infinity; every number must be finite") from None
     return ChitSet(tuple(mix), tuple(specials), kept)

@@ -19,7 +19,6 @@ x.json: area 'attica' has no link: nobody could ever reach it
 from __future__ import annotations
 
 import json
-import math
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.bounded_read import read_at_most
+from companion.rules.json_values import finite_number, plain_copy
 
 DEFAULT_MAP = Path(__file__).with_name("maps") / "greece.json"
 # The shipped map of Greece is under 4 KB; a hand-drawn map with ten times the areas is
@@ -43,17 +43,6 @@ class BadMap(ValueError):
 # The drawing is at most 10 m a side: any larger is a typing slip, and a huge size
 # would draw the areas as dots (or overflow when scaled to pixels).
 MAX_SIZE_MM = 10_000.0
-
-
-def _finite(v: Any) -> float | None:
-    """``v`` as a finite float, or None if it is not a number (bool, NaN, infinite, huge)."""
-    if not isinstance(v, int | float) or isinstance(v, bool):
-        return None
-    try:
-        f = float(v)
-    except OverflowError:  # an integer past the float range
-        return None
-    return f if math.isfinite(f) else None
 
 
 def _show(v: Any) -> str:
@@ -172,7 +161,7 @@ def parse_map(data: Any, where: str) -> GreekMap:
             raise bad(f"area {key!r} needs a name")
         if not isinstance(at, list) or len(at) != 2:
             raise bad(f'area {key!r} needs "at": [x, y], where it is drawn (mm)')
-        x, y = _finite(at[0]), _finite(at[1])
+        x, y = finite_number(at[0]), finite_number(at[1])
         if x is None or y is None:
             # NaN or Infinity would pass into the log and the page's JSON, which browsers refuse.
             raise bad(f'area {key!r} has "at": {_show(at)}; x and y must be finite numbers (mm)')
@@ -217,8 +206,9 @@ def parse_map(data: Any, where: str) -> GreekMap:
     if not isinstance(delphi, str) or delphi not in areas:
         raise bad(f'"delphi" must name the area that holds Delphi, not {_show(delphi)}')
     size = data.get("size_mm", [420, 297])
-    w, h = (_finite(size[0]), _finite(size[1])) if isinstance(size, list) and len(size) == 2 \
-        else (None, None)
+    w = h = None
+    if isinstance(size, list) and len(size) == 2:
+        w, h = finite_number(size[0]), finite_number(size[1])
     if w is None or h is None or not (0 < w <= MAX_SIZE_MM and 0 < h <= MAX_SIZE_MM):
         raise bad(f'"size_mm" must be [width, height] in mm, each above 0 and at most '
                   f"{MAX_SIZE_MM:g}, not {_show(size)}")
@@ -228,7 +218,7 @@ def parse_map(data: Any, where: str) -> GreekMap:
     try:
         # The data is kept in the game's options and served to the page: NaN or Infinity
         # anywhere in it (even in a key the companion does not read) would break both.
-        kept = json.loads(json.dumps(data, allow_nan=False))
+        kept = plain_copy(data)
     except ValueError:
         raise bad("the map holds NaN or Infinity; every number must be finite") from None
     checked = GreekMap(name, (w, h),

@@ -29,6 +29,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from companion.rules.json_values import finite_number
+
 KINDS = ("egg", "sleeping", "awake")
 SET_SIZES = ("core", "full")
 # The set every entry point uses unless told otherwise: the full set, the one the
@@ -269,7 +271,7 @@ class Catalog:
                 if not isinstance(c, Mapping) or "angle" not in c or "type" not in c:
                     raise CatalogError(f'{where} ({pid}): connector {j} needs an angle and a '
                                        f'type ({{"angle": 90, "type": "tab"}}), not {_quote(c)}')
-                angle, ctype = _degrees(c["angle"]), c["type"]
+                angle, ctype = finite_number(c["angle"]), c["type"]
                 if angle is None:
                     raise CatalogError(f"{where} ({pid}): connector {j}'s angle must be a "
                                        f"finite number of degrees, not {_quote(c['angle'])}")
@@ -285,18 +287,6 @@ class Catalog:
             pieces.append(Piece(pid, kind, tuple(cons)))
         sizes = Sizes.from_json(data.get("sizes_mm"), source)
         return Catalog(name, tuple(pieces), sizes)
-
-
-def _degrees(value: Any) -> float | None:
-    """``value`` as a finite angle, or None: a text, a bool, NaN, infinity or a number
-    past the float range is no angle (NaN would slip past every spacing check)."""
-    if not isinstance(value, int | float) or isinstance(value, bool):
-        return None
-    try:
-        angle = float(value)
-    except OverflowError:
-        return None
-    return angle if math.isfinite(angle) else None
 
 
 def _quote(value: Any) -> str:

@@ -1,0 +1,35 @@
+"""Numbers and data from files a user edits (maps, chit sets, catalogs), checked alike.
+
+Python's ``json`` reads ``NaN``, ``Infinity`` and integers past the float range; none
+of them is a size, a place or an angle, and NaN in data kept in a game's options
+breaks the page (browsers' JSON refuses it).
+
+>>> finite_number(2), finite_number(True), finite_number(float("nan")), finite_number(10**400)
+(2.0, None, None, None)
+>>> plain_copy({"a": [1, 2.5]})
+{'a': [1, 2.5]}
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+
+def finite_number(value: Any) -> float | None:
+    """``value`` as a finite float, or None if it is no number (text, a bool, NaN,
+    infinite, or an integer past the float range)."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def plain_copy(data: Any) -> Any:
+    """A copy of JSON ``data`` as stored in a game's options; ValueError when NaN or
+    Infinity lies anywhere in it (even in a key nothing reads)."""
+    return json.loads(json.dumps(data, allow_nan=False))
