@@ -59,9 +59,9 @@ class PeloponnesianGame(Game):
     printables = (
         ("peloponnesian-map", "the map of A Peloponnesian War: A3 as a PNG (--paper a3), or "
          "tiled on four A4 pages as a PDF (--paper a4), and its areas as JSON",
-         "vision.peloponnesian.printables:print_map"),
+         "vision.peloponnesian.printables:print_map", ("dpi", "out", "json", "paper", "map")),
         ("peloponnesian-pieces", "the counters (twelve per city) and every chit, on an A4 PNG",
-         "vision.peloponnesian.printables:print_pieces"),
+         "vision.peloponnesian.printables:print_pieces", ("dpi", "out")),
     )
 
     def new_rules(self, players: Sequence[str], options: Mapping[str, Any] | None = None
