@@ -62,6 +62,9 @@ class Option:
     help: str
     default: Any
     choices: tuple[Any, ...] = ()
+    # A file on the server (a map): the command line may name any, the page only those in
+    # the folder the server's owner keeps them in (web.security.page_file).
+    file: bool = False
 
     def read(self, value: Any) -> Any:
         """``value`` (from a command line or a form) as the option's type; ValueError if not."""

@@ -70,6 +70,7 @@ class ServiceOptions:
     egg_seed: int | None = None
     score_profile: str | None = None  # PeltaPeeps colours for /score (None: the settings')
     score_catalog: str = ""  # a PeltaPeeps catalog JSON /score also offers ("" = shipped sets)
+    page_files: Path | None = None  # the folder whose maps a new game from the page may name
 
 
 def _score_catalog(path: str) -> Catalog | None:
@@ -168,7 +169,7 @@ class Service:
         join = self.join_urls[0] if self.join_urls else None
         self._server = GreenServer(sock, lambda waits: create_app(
             self.referee, passphrase=self.passphrase, page_options={"peltapeeps": score_page},
-            camera=camera, waits=waits, join_url=join))
+            camera=camera, waits=waits, join_url=join, files=self.opts.page_files))
         self._server.start()
         self._spawn(self._dispatch, "inputs")
         for source in self.sources:

@@ -32,6 +32,9 @@ def run(args: argparse.Namespace) -> int:
         auto_accept=settings.auto_accept,
         score_profile=args.score_profile or settings.score_profile,
         score_catalog=args.score_catalog or settings.score_catalog,
+        # The page may start a game on a map kept beside the settings file, and on no
+        # other file of this machine (the command line names any).
+        page_files=settings.path.parent,
     )
     # Everything the command line and settings name is checked before the service opens
     # the log: a refused start must not leave a new, empty game behind (resume and replay

@@ -36,9 +36,9 @@ class PeloponnesianGame(Game):
     ruleset = PeloponnesianWar
     options = (
         Option("map", "the map file (JSON, see docs/peloponnesian.md; default: the Greek "
-               "world of the fifth century BC)", ""),
+               "world of the fifth century BC)", "", file=True),
         Option("chits", "the chit file: the mix and the Special chits (JSON; default: "
-               "the rules' mix, three Special chits per city)", ""),
+               "the rules' mix, three Special chits per city)", "", file=True),
         Option("youngest", "the youngest player, who places first (default: the first seat)",
                ""),
         Option("order", "how the chits of a round are played", "simultaneous", ORDERS),
