@@ -58,8 +58,14 @@ def run(args: argparse.Namespace) -> int:
         from companion.inputs.buttons import ButtonPins
 
         pins = ButtonPins.from_mapping(settings.buttons)
-    listen_for_page(opts.host, opts.port).close()
-    service = Service(opts)
+    # Bound here and kept: a port checked and let go could be taken before the page
+    # listens, after the game below is made, and leave that game empty in the log.
+    sock = listen_for_page(opts.host, opts.port)
+    try:
+        service = Service(opts, sock)
+    except BaseException:
+        sock.close()
+        raise
     notes = []
     if camera_parts is not None:
         from companion.camera_setup import loop_for
