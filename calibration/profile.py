@@ -15,6 +15,7 @@ from typing import Any
 
 from calibration.colour import ColourModel, PlayerColours
 from companion.bounded_read import read_at_most
+from companion.profile_file import MAX_PROFILE_BYTES
 from vision.lens import Intrinsics
 
 PROFILE_VERSION = 1
@@ -91,12 +92,6 @@ class Profile:
             )
         extra = {k: v for k, v in data.items() if k not in _OWN_KEYS}
         return Profile(players, colours, intrinsics, notes, extra)
-
-
-# A profile holds colour models, lens numbers and notes: about 2 KB. Its learned examples
-# (crops and pixel statistics) live in a SQLite file beside it, not in the JSON, so even a
-# well-used profile stays small; 16 MB is far past any real one.
-MAX_PROFILE_BYTES = 16_000_000
 
 
 def load_profile(path: str | Path) -> Profile:

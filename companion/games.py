@@ -62,6 +62,9 @@ class Option:
     help: str
     default: Any
     choices: tuple[Any, ...] = ()
+    # A file on the server (a map): the command line may name any, the page only those in
+    # the folder the server's owner keeps them in (web.security.page_file).
+    file: bool = False
 
     def read(self, value: Any) -> Any:
         """``value`` (from a command line or a form) as the option's type; ValueError if not."""
@@ -108,10 +111,12 @@ class Game:
     reader: ClassVar[str | None] = None  # (profile) -> reader with read, detect, annotate
     page: ClassVar[str | None] = None  # () -> PagePanel (a Flask blueprint and its files)
     demo_camera: ClassVar[str | None] = None  # (players, seed) -> a scene: profile, render
-    # Sheets ``companion print`` makes for the game: (kind, help, "module:function"); the
-    # function takes the parsed arguments (--out, --json, --dpi, --paper, --map) and returns
-    # the line to print, raising ValueError or OSError with a message for the user.
-    printables: ClassVar[tuple[tuple[str, str, str], ...]] = ()
+    # Sheets ``companion print`` makes for the game: (kind, help, "module:function", the
+    # options it takes out of "dpi", "out", "json", "paper", "map"; any other is refused).
+    # The function takes the parsed arguments and returns the line to print, raising
+    # ValueError or OSError with a message for the user (vision.print_files checks that a
+    # file's suffix is the format written there).
+    printables: ClassVar[tuple[tuple[str, str, str, tuple[str, ...]], ...]] = ()
 
     # --- starting a game -----------------------------------------------------------------
 

@@ -70,6 +70,7 @@ class ServiceOptions:
     egg_seed: int | None = None
     score_profile: str | None = None  # PeltaPeeps colours for /score (None: the settings')
     score_catalog: str = ""  # a PeltaPeeps catalog JSON /score also offers ("" = shipped sets)
+    page_files: Path | None = None  # the folder whose maps a new game from the page may name
 
 
 def _score_catalog(path: str) -> Catalog | None:
@@ -91,7 +92,8 @@ def _check_port(port: int) -> None:
 
 def listen_for_page(host: str, port: int) -> socket.socket:
     """The page's listening socket; UserError saying what to change when it cannot be had.
-    ``companion serve`` also tries it (and closes it) before the game is opened or made."""
+    ``companion serve`` binds it before the game is opened or made and hands it to the
+    :class:`Service`, so a port taken meanwhile cannot leave a new, empty game behind."""
     _check_port(port)
     try:
         return listen(host, port)
@@ -110,8 +112,11 @@ def _settings_profile() -> str:
 class Service:
     """Everything running: stop() ends it cleanly (the game log is always up to date)."""
 
-    def __init__(self, opts: ServiceOptions) -> None:
+    def __init__(self, opts: ServiceOptions, sock: socket.socket | None = None) -> None:
+        """``sock``: the page's listening socket, already bound (:func:`listen_for_page`);
+        None binds one at :meth:`start`."""
         _check_port(opts.port)  # before any game is opened or made
+        self._sock = sock
         self._catalog = _score_catalog(opts.score_catalog)  # so is a bad catalog
         self.opts = opts
         self.log = GameLog(opts.log or default_log_path())
@@ -163,12 +168,13 @@ class Service:
         score_page = {"profile": _settings_profile if profile is None else profile,
                       "catalog": self._catalog}
         camera = self.camera or self.camera_view or Camera()
-        sock = listen_for_page(self.opts.host, self.opts.port)
+        sock = (self._sock if self._sock is not None
+                else listen_for_page(self.opts.host, self.opts.port))
         self.join_urls = page_urls(self.opts.host, sock.getsockname()[1])
         join = self.join_urls[0] if self.join_urls else None
         self._server = GreenServer(sock, lambda waits: create_app(
             self.referee, passphrase=self.passphrase, page_options={"peltapeeps": score_page},
-            camera=camera, waits=waits, join_url=join))
+            camera=camera, waits=waits, join_url=join, files=self.opts.page_files))
         self._server.start()
         self._spawn(self._dispatch, "inputs")
         for source in self.sources:

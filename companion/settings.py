@@ -15,6 +15,7 @@ from typing import Any
 
 from platformdirs import user_config_dir
 
+from companion.bounded_read import read_at_most
 from companion.errors import UserError
 
 DEFAULT_TEXT = """\
@@ -125,6 +126,11 @@ _RANGES: dict[tuple[str, str], tuple[Callable[[float], bool], str]] = {
 }
 
 
+# The documented default is under 4 KB; 1 MB is far past any real settings file and still
+# quick to read, while /dev/zero or a runaway file given as --settings is refused at once.
+MAX_SETTINGS_BYTES = 1_000_000
+
+
 def load_settings(path: Path | None = None) -> Settings:
     """The settings in ``path`` (default: the user's file; defaults if it does not exist)."""
     explicit = path is not None
@@ -135,7 +141,11 @@ def load_settings(path: Path | None = None) -> Settings:
             raise UserError(f"no settings file at {path}; 'companion settings --init' writes one")
         return settings
     try:
-        data = tomllib.loads(path.read_text())
+        raw = read_at_most(path, MAX_SETTINGS_BYTES)
+        if raw is None:
+            raise UserError(f"{path} is too large to be a settings file "
+                            f"(more than {MAX_SETTINGS_BYTES // 1_000_000} MB)")
+        data = tomllib.loads(raw.decode("utf-8"))
     except tomllib.TOMLDecodeError as e:
         raise UserError(f"{path} is not valid TOML ({e}); fix it or delete it") from e
     except RecursionError as e:

@@ -188,3 +188,23 @@ def test_a_finite_timeout_is_taken(tmp_path, capsys) -> None:
     assert main(["calibrate-egg", "--port", str(tmp_path / "nothing"), "--players", "red",
                  "--profile", str(tmp_path / "p.json"), "--timeout", "0.5"]) == 2
     assert "--timeout" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("kind", "why"), [
+    ("big", "is too large to be a calibration profile (more than 16 MB)"),
+    ("zero", "is too large to be a calibration profile (more than 16 MB)"),
+    ("latin-1", "is not a colour profile (not text)"),
+])
+def test_a_profile_too_large_or_not_text_is_one_line_before_any_bean(tmp_path, capsys, kind,
+                                                                     why) -> None:
+    # /dev/zero as the --profile used to be read until memory was gone.
+    profile = Path("/dev/zero") if kind == "zero" else tmp_path / "p.json"
+    if kind == "big":
+        profile.write_text(" " * 16_000_001 + '{"version": 1, "players": [], "colours": {}}')
+    elif kind == "latin-1":
+        profile.write_bytes('{"notes": "caf\xe9"}'.encode("latin-1"))
+    assert main(["calibrate-egg", "--port", str(tmp_path / "nothing"), "--players", "red",
+                 "--profile", str(profile)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert err.startswith(f"companion calibrate-egg: error: profile {profile} {why}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import queue
+from pathlib import Path
 
 import pytest
 
@@ -196,3 +197,20 @@ def test_written_egg_colours_load_from_their_file(tmp_path) -> None:
     path = tmp_path / "colours.json"
     path.write_text(json.dumps(with_egg_colours({"version": 1}, COLOURS)))
     assert load_egg_colours(path) == COLOURS
+
+
+@pytest.mark.parametrize(("kind", "why"), [
+    ("big", "is too large to be a calibration profile (more than 16 MB)"),
+    ("zero", "is too large to be a calibration profile (more than 16 MB)"),
+    ("latin-1", "is not a colour profile (not text)"),
+])
+def test_a_profile_too_large_or_not_text_is_one_user_error(tmp_path, kind: str, why: str) -> None:
+    # /dev/zero as the egg's profile used to be read until memory was gone.
+    path = Path("/dev/zero") if kind == "zero" else tmp_path / "colours.json"
+    if kind == "big":
+        path.write_text(" " * 16_000_001 + json.dumps(with_egg_colours({"version": 1}, COLOURS)))
+    elif kind == "latin-1":
+        path.write_bytes('{"notes": "caf\xe9"}'.encode("latin-1"))
+    with pytest.raises(UserError) as refused:
+        load_egg_colours(path)
+    assert str(refused.value).startswith(f"profile {path} {why}")

@@ -125,3 +125,25 @@ def test_play_refuses_an_action_whose_kind_is_not_a_string_and_goes_on(
     assert "? an action's kind must be a string, not " in captured.out
     assert "known kinds for peltapeeps: " in captured.out
     assert "Traceback" not in captured.out + captured.err
+
+
+@pytest.mark.parametrize("command", ["play", "resume"])
+@pytest.mark.parametrize("kind", ["big", "zero", "latin-1"])
+def test_a_script_too_large_or_not_text_is_one_line_and_no_game(
+        tmp_path: Path, capsys, command: str, kind: str) -> None:
+    # /dev/zero given as --script used to be read until memory was gone.
+    log = tmp_path / "g.sqlite"
+    assert main(["new", "--log", str(log)]) == 0
+    before = _rows(log)
+    script = Path("/dev/zero") if kind == "zero" else tmp_path / "s.txt"
+    if kind == "big":
+        script.write_text("\n" * 8_000_001 + "end\n")
+    elif kind == "latin-1":
+        script.write_bytes("hex 1,0 caf\xe9\n".encode("latin-1"))
+    capsys.readouterr()
+    assert main([command, "--log", str(log), "--script", str(script)]) == 2
+    out, err = capsys.readouterr()
+    why = ("is not a text file of commands (not UTF-8)" if kind == "latin-1"
+           else "is too large to be a script of commands (more than 8 MB)")
+    assert out == "" and err == f"companion {command}: error: {script} {why}\n"
+    assert _rows(log) == before

@@ -80,6 +80,10 @@ def _bad(capsys, files, tmp: Path) -> list[tuple[list[str], str]]:
     sized = default_catalog("full").to_json()
     sized["sizes_mm"]["notch"]["width"] = [9, 7]
     badsizes.write_text(json.dumps(sized))
+    bigcat = tmp / "big-catalog.json"  # valid JSON after the spaces: only its size is wrong
+    bigcat.write_text(" " * 1_000_001 + json.dumps(default_catalog("full").to_json()))
+    latincat = tmp / "latin-catalog.json"
+    latincat.write_bytes('{"name": "caf\xe9"}'.encode("latin-1"))
     photo, profile = str(files["photo"]), str(files["profile"])
     bare = tmp / "bare-table.png"
     cv2.imwrite(str(bare), np.full((600, 800, 3), (90, 110, 130), np.uint8))
@@ -103,6 +107,13 @@ def _bad(capsys, files, tmp: Path) -> list[tuple[list[str], str]]:
          "null-catalog.json: a catalog is an object with a list of pieces"),
         (["peltapeeps", photo, "--profile", profile, "--catalog", str(tmp / "no.json")],
          "no catalog at"),
+        (["peltapeeps", photo, "--profile", profile, "--catalog", str(bigcat)],
+         "big-catalog.json is too large to be a catalog (more than 1 MB)"),
+        (["peltapeeps", photo, "--profile", profile, "--catalog", str(latincat)],
+         "latin-catalog.json is not a text file (not UTF-8)"),
+        # /dev/zero as the catalog used to be read until memory was gone.
+        (["peltapeeps", photo, "--profile", profile, "--catalog", "/dev/zero"],
+         "/dev/zero is too large to be a catalog (more than 1 MB)"),
         (["peltapeeps", photo, "--profile", profile, "--seats", "Ann=red,Bob=blue"],
          "unknown colour 'red' in --seats"),
         (["peltapeeps", photo, "--profile", profile, "--seats", "Ann=blue,Bob=blue"],

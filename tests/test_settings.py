@@ -150,3 +150,26 @@ def test_two_buttons_on_one_pin_are_refused_naming_both(tmp_path: Path, capsys) 
                                          "own pin")
     path.write_text("[buttons]\nend_turn = 17\nundo = 18\n")
     assert load_settings(path).buttons == {"end_turn": 17, "undo": 18}
+
+
+@pytest.mark.parametrize("kind", ["big", "zero"])
+def test_a_settings_file_past_the_size_cap_is_one_line(tmp_path: Path, capsys, kind) -> None:
+    # Valid TOML after the blank lines, so only the size can refuse it; /dev/zero as the
+    # settings file used to be read until memory was gone.
+    if kind == "big":
+        path = tmp_path / "big.toml"
+        path.write_text("\n" * 1_000_001 + DEFAULT_TEXT)
+    else:
+        path = Path("/dev/zero")
+    assert main(["settings", "--file", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == (f"companion settings: error: {path} is too large to be a "
+                                 "settings file (more than 1 MB)\n")
+
+
+def test_a_settings_file_that_is_not_utf8_is_one_line(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "s.toml"
+    path.write_bytes(b'[server]\nhost = "\xff"\n')
+    assert main(["settings", "--file", str(path)]) == 2
+    assert capsys.readouterr().err == (f"companion settings: error: {path} is not a text file "
+                                       "(not UTF-8); fix it or delete it\n")

@@ -17,6 +17,7 @@ import threading
 import time
 import zipfile
 from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 from flask import Flask, Response, jsonify, render_template, request
@@ -29,7 +30,7 @@ from companion.rules.base import IllegalAction
 from companion.rules.style import player_style
 from web.panels import PageContext, PagePanel
 from web.request_body import MAX_BODY, json_body, short
-from web.security import LOOPBACK, PASS_HEADER, TOKEN_HEADER, protect, refuse, same
+from web.security import LOOPBACK, PASS_HEADER, TOKEN_HEADER, page_file, protect, refuse, same
 from web.streams import Slots, Waits, no_camera_jpeg
 
 MAX_FAILURES = 5  # wrong pass-phrases from one address before it must wait
@@ -53,7 +54,8 @@ class Camera:
 def create_app(referee: Referee, *, passphrase: str | None = None,
                camera: Camera | None = None, on_event: Callable[[str], None] | None = None,
                page_options: Mapping[str, Mapping[str, Any]] | None = None,
-               waits: Waits | None = None, join_url: str | None = None) -> Flask:
+               waits: Waits | None = None, join_url: str | None = None,
+               files: Path | None = None) -> Flask:
     """The app for one referee. ``passphrase`` None means only this machine may change the game.
 
     Pass-phrase rules: requests from loopback addresses never need it; from
@@ -61,7 +63,8 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
     ``page_options`` gives each game's page its options, by game name (e.g. the
     colour profile PeltaPeeps' score sheet reads photos with). ``waits`` is how the
     long-lived streams wait (the server's kind: threads by default). ``join_url``
-    is the page's address for other devices, shown with its QR code.
+    is the page's address for other devices, shown with its QR code. ``files`` is the
+    folder whose files (maps, chit sets) a new game from the page may name; None: none.
     """
     app = Flask(__name__)
     app.config["SECRET_KEY"] = secrets.token_hex(32)
@@ -301,6 +304,9 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
             # A game's options may also come beside the players ({"edition": 2001}).
             options = {**{o.name: body[o.name] for o in bundle.options if o.name in body},
                        **options}
+            for o in bundle.options:
+                if o.file and isinstance(options.get(o.name), str) and options[o.name]:
+                    options[o.name] = page_file(o.name, options[o.name], files)
             referee.new_game(players, options, game)
         except games.UnknownGame as e:
             raise ValueError(str(e)) from None

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import socket
+from pathlib import Path
 
 from flask import Flask, Response, jsonify, request
 
@@ -71,3 +72,26 @@ def refuse(status: int, message: str) -> Response:
     resp = jsonify({"ok": False, "error": message})
     resp.status_code = status
     return resp
+
+
+def page_file(option: str, value: str, folder: Path | None) -> str:
+    """The file a request names for ``option`` (a map), if it is in ``folder``, the one the
+    server's owner keeps such files in; ValueError otherwise.
+
+    Whoever has the pass-phrase may start a game, but should not learn which files exist
+    elsewhere on the server: a path outside is refused by its name alone, with the same
+    words whether or not it exists.
+    """
+    if folder is not None:
+        try:
+            base = folder.resolve()
+            path = (base / value).resolve()  # a symlink out of the folder counts as out
+            if path != base and path.is_relative_to(base):
+                return str(path)
+        except (OSError, RuntimeError, ValueError):
+            pass  # a NUL byte or a symlink loop: refused as any name outside is
+        raise ValueError(f'{option} must be the {option} data, "" for the shipped one, or a '
+                         "file in the folder of the companion's settings file; the page reads "
+                         "no other file on the server")
+    raise ValueError(f'{option} must be the {option} data or "" for the shipped one; the page '
+                     "reads no file on the server")

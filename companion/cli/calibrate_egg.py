@@ -89,16 +89,11 @@ def say(text: str) -> None:
 def read_profile(path: Path, players: list[str]) -> dict[str, Any]:
     """The profile as it is on disk, every key kept; a new one if there is none."""
     from calibration.profile import PROFILE_VERSION
+    from companion.profile_file import read_profile_json
 
     if not path.exists():
         return {"version": PROFILE_VERSION, "players": players, "colours": {}}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise UserError(f"profile {path} cannot be read ({e.strerror})") from None
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
-        raise UserError(f"profile {path} is not valid JSON: fix it, or give another --profile "
-                        "(a missing one is made)") from None
+    data = read_profile_json(path, "fix it, or give another --profile (a missing one is made)")
     if not isinstance(data, dict) or data.get("version") != PROFILE_VERSION:
         raise UserError(f"{path} is not a version {PROFILE_VERSION} colour profile: give the "
                         "one companion calibrate wrote, or a new file name")

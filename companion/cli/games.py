@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from companion import games
+from companion.bounded_read import read_at_most
 from companion.cli.game_options import add_game_args
 from companion.errors import UserError
 from companion.gamelog import (
@@ -68,14 +69,24 @@ def _open_log(args: argparse.Namespace, readonly: bool = False, existing: bool =
     return GameLog(path, readonly=readonly)
 
 
+# A whole four-player scripted game is under 100 KB; 8 MB is far past any real script and
+# still quick to read, while /dev/zero or a runaway file is refused before a game is made.
+MAX_SCRIPT_BYTES = 8_000_000
+
+
 def _script(args: argparse.Namespace) -> list[str] | None:
     script = getattr(args, "script", None)
     if not script:
         return None
     try:
-        return Path(script).read_text(encoding="utf-8").splitlines()
+        raw = read_at_most(script, MAX_SCRIPT_BYTES)
     except OSError as e:
         raise UserError(f"cannot read the script {script}: {e.strerror}") from e
+    if raw is None:
+        raise UserError(f"{script} is too large to be a script of commands "
+                        f"(more than {MAX_SCRIPT_BYTES // 1_000_000} MB)")
+    try:
+        return raw.decode("utf-8").splitlines()
     except UnicodeDecodeError as e:
         raise UserError(f"{script} is not a text file of commands (not UTF-8)") from e
 

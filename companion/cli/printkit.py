@@ -5,8 +5,10 @@ PDF for A4 or US Letter with every tile of a game, the colour card and the
 ChArUco board, each page with cut lines and a 100 mm scale bar; ``charuco``
 writes the camera calibration board alone (table standard, section 5). A game's
 own sheets (Petri's board, A Peloponnesian War's map and pieces) come from its
-bundle's ``printables``: each gets ``--dpi``, ``--out``, ``--json``, ``--paper``
-and ``--map``, and its function says what it needs.
+bundle's ``printables``, each naming which of ``--dpi``, ``--out``, ``--json``,
+``--paper`` and ``--map`` it takes; its function says what it needs. An option
+the item does not take is refused, and so is an output whose suffix is not the
+format written there (``--out map.png`` for a PDF).
 """
 
 from __future__ import annotations
@@ -21,8 +23,32 @@ from vision.kit_sizes import MAX_PLAYERS, MAX_TILES
 DPI_RANGE = (50.0, 1200.0)
 
 
+# Every option an item of ``print`` may take, and how argparse reads it. Each item's parser
+# knows them all, so one it does not take is refused by :func:`run` with what it does take,
+# instead of argparse's usage text (or, where an item took a shared set, being ignored).
+OPTIONS: dict[str, dict[str, object]] = {
+    "id": {"type": int}, "players": {"type": int}, "dpi": {"type": float}, "out": {},
+    "json": {}, "paper": {}, "map": {},
+}
+
+
+def _item(kinds: argparse._SubParsersAction, kind: str, text: str, description: str,
+          takes: dict[str, str]) -> argparse.ArgumentParser:
+    """The parser of one item: the options it ``takes`` (name -> help) shown, the rest hidden."""
+    sheet = kinds.add_parser(kind, help=text, description=description)
+    for name, kwargs in OPTIONS.items():
+        default = 300.0 if name == "dpi" and name in takes else None
+        sheet.add_argument(f"--{name}", default=default,
+                           help=takes.get(name, argparse.SUPPRESS), **kwargs)
+    sheet.set_defaults(takes=tuple(n for n in OPTIONS if n in takes))
+    return sheet
+
+
+DPI_HELP = "pixels per inch (default 300)"
+
+
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    """Register ``print`` and its four kinds of sheet."""
+    """Register ``print`` and its kinds of sheet."""
     parser = subparsers.add_parser(
         "print",
         help="printable tiles, colour card, ChArUco board and the whole kit as a PDF",
@@ -30,45 +56,54 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "(turn off 'fit to page') and check the 100 mm scale bar with a ruler.",
     )
     kinds = parser.add_subparsers(dest="kind", metavar="KIND")
-    tile = kinds.add_parser("peepwar-tile", help="one Peep War tile as a PNG",
-                            description="One Peep War tile, hexagon centred, D pixels per inch.")
-    tile.add_argument("--id", type=int, help=f"tile id 0..{MAX_TILES - 1} (0 = Neutral Territory)")
-    tile.add_argument("--dpi", type=float, default=300.0, help="pixels per inch (default 300)")
-    tile.add_argument("--out", help="PNG file to write")
-    card = kinds.add_parser("card", help="the colour-calibration card as a PNG and its layout",
-                            description="The colour card, edge to edge, and its layout as JSON.")
-    card.add_argument("--players", type=int, help=f"player slots 1..{MAX_PLAYERS}")
-    card.add_argument("--dpi", type=float, default=300.0, help="pixels per inch (default 300)")
-    card.add_argument("--out", help="PNG file to write")
-    card.add_argument("--json", help="JSON file for the card's layout (slot centres in mm)")
-    kit = kinds.add_parser("kit", help="the whole kit as a print-ready PDF",
-                           description="Neutral tile, three tiles per player, the colour card "
-                           "and the ChArUco board, one per page, with cut lines and scale bars.")
-    kit.add_argument("--paper", default="a4", help="a4 or letter (default a4)")
-    kit.add_argument("--players", type=int, help=f"players 1..{MAX_PLAYERS}")
-    kit.add_argument("--dpi", type=float, default=300.0, help="image resolution (default 300)")
-    kit.add_argument("--out", help="PDF file to write")
-    charuco = kinds.add_parser("charuco", help="the camera calibration board as a PNG",
-                               description="The ChArUco board for companion calibrate-camera.")
-    charuco.add_argument("--dpi", type=float, default=300.0, help="pixels per inch (default 300)")
-    charuco.add_argument("--out", help="PNG file to write")
+    _item(kinds, "peepwar-tile", "one Peep War tile as a PNG",
+          "One Peep War tile, hexagon centred, D pixels per inch.",
+          {"id": f"tile id 0..{MAX_TILES - 1} (0 = Neutral Territory)", "dpi": DPI_HELP,
+           "out": "PNG file to write (.png)"})
+    _item(kinds, "card", "the colour-calibration card as a PNG and its layout",
+          "The colour card, edge to edge, and its layout as JSON.",
+          {"players": f"player slots 1..{MAX_PLAYERS}", "dpi": DPI_HELP,
+           "out": "PNG file to write (.png)",
+           "json": "JSON file for the card's layout (slot centres in mm, .json)"})
+    _item(kinds, "kit", "the whole kit as a print-ready PDF",
+          "Neutral tile, three tiles per player, the colour card and the ChArUco board, one "
+          "per page, with cut lines and scale bars.",
+          {"paper": "a4 or letter (default a4)", "players": f"players 1..{MAX_PLAYERS}",
+           "dpi": "image resolution (default 300)", "out": "PDF file to write (.pdf)"})
+    _item(kinds, "charuco", "the camera calibration board as a PNG",
+          "The ChArUco board for companion calibrate-camera.",
+          {"dpi": DPI_HELP, "out": "PNG file to write (.png)"})
     # The games' own sheets, from their bundles (``Game.printables``): imported only to
     # build the real parser of ``print``, not when the command line just notes its name.
     from companion import games
 
     real = isinstance(subparsers, argparse._SubParsersAction)
     for game in games.all_games().values() if real else ():
-        for kind, text, ref in game.printables:
-            sheet = kinds.add_parser(kind, help=text, description=text[:1].upper() + text[1:]
-                                     + ".")
-            sheet.add_argument("--dpi", type=float, default=300.0,
-                               help="pixels per inch (default 300)")
-            sheet.add_argument("--out", help="file to write")
-            sheet.add_argument("--json", help="JSON file for the layout (mm), where it has one")
-            sheet.add_argument("--paper", help="paper size, where there is a choice")
-            sheet.add_argument("--map", help="the game's map file, where it has one")
+        for kind, text, ref, takes in game.printables:
+            sheet = _item(kinds, kind, text, text[:1].upper() + text[1:] + ".",
+                          {n: GAME_SHEET_HELP[n] for n in takes})
             sheet.set_defaults(printable=ref)
     parser.set_defaults(func=run)
+
+
+# What the options of a game's sheet mean; the sheet's function says more in its errors.
+GAME_SHEET_HELP = {
+    "dpi": DPI_HELP, "out": "file to write", "json": "JSON file for the layout (mm, .json)",
+    "paper": "paper size", "map": "the game's map file",
+}
+
+
+def _takes_only(args: argparse.Namespace) -> None:
+    """UserError when an option the item does not use was given: ignoring it would print
+    something other than what was asked for, without a word."""
+    extra = [f"--{n}" for n in OPTIONS if n not in args.takes and getattr(args, n) is not None]
+    if extra:
+        taken = [f"--{n}" for n in args.takes]
+        raise UserError(f"print {args.kind} takes {_and(taken)}, not {_and(extra)}")
+
+
+def _and(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 def _dpi(value: float) -> float:
@@ -87,6 +122,15 @@ def _players(n: int) -> int:
     if not 1 <= n <= MAX_PLAYERS:
         raise UserError(f"--players {n} is out of range: use 1..{MAX_PLAYERS}")
     return n
+
+
+def _suffix(option: str, path: str, suffix: str, what: str) -> None:
+    from vision.print_files import need_suffix
+
+    try:
+        need_suffix(option, path, suffix, what)
+    except ValueError as e:
+        raise UserError(str(e)) from None
 
 
 def _write(what: str, path: str, write) -> None:
@@ -108,6 +152,7 @@ def run(args: argparse.Namespace) -> int:
     if args.kind is None:
         raise UserError("say what to print: peepwar-tile, card, kit, charuco or a game's "
                         "sheet (see --help)")
+    _takes_only(args)
     if getattr(args, "printable", None):
         from companion import games
 
@@ -122,6 +167,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.kind == "peepwar-tile":
         _need(args, "id", "out")
+        _suffix("--out", args.out, ".png", "the tile")
         if not 0 <= args.id < MAX_TILES:
             raise UserError(f"--id {args.id} is out of range: use 0..{MAX_TILES - 1}")
         dpi = _dpi(args.dpi)
@@ -131,6 +177,8 @@ def run(args: argparse.Namespace) -> int:
               f"{dpi:g} dpi)")
     elif args.kind == "card":
         _need(args, "players", "out", "json")
+        _suffix("--out", args.out, ".png", "the card")
+        _suffix("--json", args.json, ".json", "the card's layout")
         n = _players(args.players)
         dpi = _dpi(args.dpi)
         img = card_image(n, dpi / 25.4)
@@ -142,6 +190,7 @@ def run(args: argparse.Namespace) -> int:
               f"({layout.width_mm:g} x {layout.height_mm:g} mm)")
     elif args.kind == "kit":
         _need(args, "players", "out")
+        _suffix("--out", args.out, ".pdf", "the kit")
         paper = args.paper.lower()
         if paper not in PAPER_MM:
             raise UserError(f"--paper {args.paper} is unknown: use a4 or letter")
@@ -152,6 +201,7 @@ def run(args: argparse.Namespace) -> int:
               "at 100% and check the 100 mm bars")
     else:
         _need(args, "out")
+        _suffix("--out", args.out, ".png", "the board")
         dpi = _dpi(args.dpi)
         img = board_image(dpi / 25.4)
         _write("the board", args.out, lambda p: write_png(p, img, dpi))

@@ -32,6 +32,9 @@ def run(args: argparse.Namespace) -> int:
         auto_accept=settings.auto_accept,
         score_profile=args.score_profile or settings.score_profile,
         score_catalog=args.score_catalog or settings.score_catalog,
+        # The page may start a game on a map kept beside the settings file, and on no
+        # other file of this machine (the command line names any).
+        page_files=settings.path.parent,
     )
     # Everything the command line and settings name is checked before the service opens
     # the log: a refused start must not leave a new, empty game behind (resume and replay
@@ -55,8 +58,14 @@ def run(args: argparse.Namespace) -> int:
         from companion.inputs.buttons import ButtonPins
 
         pins = ButtonPins.from_mapping(settings.buttons)
-    listen_for_page(opts.host, opts.port).close()
-    service = Service(opts)
+    # Bound here and kept: a port checked and let go could be taken before the page
+    # listens, after the game below is made, and leave that game empty in the log.
+    sock = listen_for_page(opts.host, opts.port)
+    try:
+        service = Service(opts, sock)
+    except BaseException:
+        sock.close()
+        raise
     notes = []
     if camera_parts is not None:
         from companion.camera_setup import loop_for

@@ -20,7 +20,6 @@ coloured peep beans); the nearest one counts.
 from __future__ import annotations
 
 import itertools
-import json
 import math
 import queue
 import time
@@ -31,6 +30,7 @@ from typing import Any
 
 from companion.errors import UserError, json_kind
 from companion.inputs.events import BEAN, InputEvent
+from companion.profile_file import read_profile_json
 
 EGG_KEY = "egg"
 DEFAULT_MAX_DISTANCE = 0.06  # chromaticity distance beyond which a reading is nobody's
@@ -153,16 +153,7 @@ def load_egg_colours(path: str | Path) -> EggColours:
     """The egg's references from the colour profile file at ``path``; UserError naming the
     file and what is wrong with it."""
     p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise UserError(f"profile {p} cannot be read ({e.strerror})") from None
-    except UnicodeDecodeError:
-        raise UserError(f"profile {p} is not a colour profile (not text): give the JSON file "
-                        "companion calibrate wrote") from None
-    except (json.JSONDecodeError, RecursionError):
-        raise UserError(f"profile {p} is not valid JSON: run companion calibrate again "
-                        "to make a new one") from None
+    data = read_profile_json(p, "run companion calibrate again to make a new one")
     return egg_colours_from_profile(data, f"profile {p}")
 
 

@@ -74,16 +74,17 @@ def chits_everywhere(s: State) -> int:
 
 
 @contextmanager
-def page_over_a_game(log_path: Path, players: list[str]
+def page_over_a_game(log_path: Path, players: list[str], files: Path | None = None
                      ) -> Iterator[tuple[Referee, Any, Callable[[dict], Any]]]:
     """A table page (Flask's test client) over a new game in ``log_path``, with a function
     that asks it for a new Peloponnesian game with the options given, as the page's own
-    "new game" form does (with the page's token)."""
+    "new game" form does (with the page's token). ``files``: the folder whose maps and chit
+    sets the page may name, as ``companion serve`` gives it."""
     from web.app import create_app
 
     with GameLog(log_path) as log:
         referee = Referee(log, log.new_game(GAME.new_rules(players)))
-        client = create_app(referee).test_client()
+        client = create_app(referee, files=files).test_client()
         page = client.get("/").get_data(as_text=True)
         token = re.search(r'token: "([^"]+)"', page).group(1)
 

@@ -177,8 +177,8 @@ def test_the_page_refuses_a_map_with_nan_and_keeps_its_game(tmp_path: Path) -> N
         area["at"] = [float("nan"), float("inf")]
     path = tmp_path / "nan.json"
     path.write_text(json.dumps(data), encoding="utf-8")
-    with page_over_a_game(tmp_path / "g.sqlite", ["sparta", "athens"]) as (referee, client,
-                                                                             new_game):
+    with page_over_a_game(tmp_path / "g.sqlite", ["sparta", "athens"],
+                          tmp_path) as (referee, client, new_game):
         resp = new_game({"map": str(path)})
         assert resp.status_code == 400
         assert "must be finite numbers" in resp.get_json()["error"]
@@ -200,8 +200,46 @@ def test_a_map_past_the_size_cap_is_refused_from_new_and_the_page(tmp_path: Path
     assert main(["new", "--game", "peloponnesian", "--map", str(path), "--log", str(log)]) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
-    with page_over_a_game(tmp_path / "page.sqlite", ["sparta", "athens"]) as (referee, _,
-                                                                                 new_game):
+    with page_over_a_game(tmp_path / "page.sqlite", ["sparta", "athens"],
+                          tmp_path) as (referee, _, new_game):
         resp = new_game({"map": str(path)})
         assert resp.status_code == 400 and message in resp.get_json()["error"]
+        assert referee.game.id == 1
+
+
+def test_the_page_reads_maps_only_from_the_settings_folder_and_says_nothing_of_others(
+        tmp_path: Path) -> None:
+    # The page once read any path as a map: its errors told a missing file from an
+    # unreadable one from one that is no map, so anyone with the pass-phrase could probe.
+    folder, elsewhere = tmp_path / "settings", tmp_path / "elsewhere"
+    folder.mkdir()
+    elsewhere.mkdir()
+    (folder / "mine.json").write_text(json.dumps(_default()), encoding="utf-8")
+    (elsewhere / "real.json").write_text(json.dumps(_default()), encoding="utf-8")
+    (elsewhere / "locked.json").write_text("{}", encoding="utf-8")
+    (elsewhere / "locked.json").chmod(0)
+    (folder / "out.json").symlink_to(elsewhere / "real.json")
+    outside = [str(elsewhere / "real.json"), str(elsewhere / "missing.json"),
+               str(elsewhere / "locked.json"), "/etc/passwd", "../elsewhere/real.json",
+               "out.json", str(folder), "a\0b"]
+    with page_over_a_game(tmp_path / "g.sqlite", ["sparta", "athens"], folder) as (
+            referee, _, new_game):
+        for name in outside:
+            for option in ("map", "chits"):
+                resp = new_game({option: name})
+                assert resp.status_code == 400, (option, name)
+                assert resp.get_json()["error"] == (
+                    f'bad request: {option} must be the {option} data, "" for the shipped one, '
+                    "or a file in the folder of the companion's settings file; the page reads "
+                    "no other file on the server"), (option, name)
+        assert referee.game.id == 1
+        for name in ("mine.json", str(folder / "mine.json")):
+            assert new_game({"map": name}).status_code == 200
+        assert referee.game.id == 3
+    with page_over_a_game(tmp_path / "none.sqlite", ["sparta", "athens"]) as (
+            referee, _, new_game):
+        resp = new_game({"map": "mine.json"})
+        assert resp.status_code == 400 and resp.get_json()["error"] == (
+            'bad request: map must be the map data or "" for the shipped one; the page reads '
+            "no file on the server")
         assert referee.game.id == 1

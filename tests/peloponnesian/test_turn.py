@@ -310,7 +310,8 @@ def test_a_bad_chit_file_is_one_line_from_new_and_the_page(tmp_path, capsys, tex
                  "--log", str(tmp_path / "g.sqlite")]) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
-    with page_over_a_game(tmp_path / "page.sqlite", list(CITIES)) as (referee, _, new_game):
+    with page_over_a_game(tmp_path / "page.sqlite", list(CITIES), tmp_path) as (referee, _,
+                                                                                new_game):
         resp = new_game({"chits": str(path)})
         assert resp.status_code == 400 and message in resp.get_json()["error"]
         assert referee.game.id == 1  # the game in play stays

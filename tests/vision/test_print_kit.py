@@ -132,3 +132,58 @@ def test_print_errors_are_one_line(tmp_path, capsys):
     assert main(["print", "peepwar-tile", "--id", "1", "--out",
                  str(tmp_path / "missing" / "x.png")]) == 2
     assert "cannot write" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("args", "error"), [
+    (["petri-board", "--paper", "a4", "--out", "b.png", "--json", "b.json"],
+     "print petri-board takes --dpi, --out and --json, not --paper"),
+    (["peloponnesian-pieces", "--out", "p.png", "--json", "p.json", "--map", "m.json"],
+     "print peloponnesian-pieces takes --dpi and --out, not --json and --map"),
+    (["peepwar-tile", "--id", "1", "--paper", "a4", "--out", "t.png"],
+     "print peepwar-tile takes --id, --dpi and --out, not --paper"),
+    (["card", "--players", "2", "--map", "m.json", "--out", "c.png", "--json", "c.json"],
+     "print card takes --players, --dpi, --out and --json, not --map"),
+    (["kit", "--players", "2", "--json", "k.json", "--out", "k.pdf"],
+     "print kit takes --players, --dpi, --out and --paper, not --json"),
+    (["charuco", "--id", "3", "--out", "c.png"], "print charuco takes --dpi and --out, not --id"),
+])
+def test_an_option_the_item_does_not_take_is_refused_naming_those_it_takes(
+        tmp_path, capsys, monkeypatch, args, error) -> None:
+    # These were taken and ignored: petri-board --paper a4 printed an A3 board without a word.
+    monkeypatch.chdir(tmp_path)
+    assert main(["print", *args, "--dpi", "50"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == f"companion print: error: {error}\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("args", "error"), [
+    (["peloponnesian-map", "--paper", "a4", "--out", "m.png"],
+     "--out m.png ends in .png, but the map on four A4 pages (--paper a4) is written as a PDF: "
+     "name it m.pdf"),
+    (["peloponnesian-map", "--out", "m.pdf"],
+     "--out m.pdf ends in .pdf, but the map on one A3 sheet (--paper a3; a4 makes four pages "
+     "as a PDF) is written as a PNG: name it m.png"),
+    (["peloponnesian-map", "--out", "m.png", "--json", "m.txt"],
+     "--json m.txt ends in .txt, but the map's layout is written as JSON: name it m.json"),
+    (["peloponnesian-pieces", "--out", "p.pdf"],
+     "--out p.pdf ends in .pdf, but the sheet of pieces is written as a PNG: name it p.png"),
+    (["petri-board", "--out", "b.pdf", "--json", "b.json"],
+     "--out b.pdf ends in .pdf, but the board is written as a PNG: name it b.png"),
+    (["peepwar-tile", "--id", "1", "--out", "t.jpg"],
+     "--out t.jpg ends in .jpg, but the tile is written as a PNG: name it t.png"),
+    (["card", "--players", "2", "--out", "c.png", "--json", "c"],
+     "--json c has no suffix, but the card's layout is written as JSON: name it c.json"),
+    (["kit", "--players", "2", "--out", "k.png"],
+     "--out k.png ends in .png, but the kit is written as a PDF: name it k.pdf"),
+    (["charuco", "--out", "c.pdf"],
+     "--out c.pdf ends in .pdf, but the board is written as a PNG: name it c.png"),
+])
+def test_an_output_named_for_another_format_is_refused_before_writing(
+        tmp_path, capsys, monkeypatch, args, error) -> None:
+    # peloponnesian-map --paper a4 --out m.png used to write a PDF named m.png.
+    monkeypatch.chdir(tmp_path)
+    assert main(["print", *args, "--dpi", "50"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == f"companion print: error: {error}\n"
+    assert list(tmp_path.iterdir()) == []

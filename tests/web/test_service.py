@@ -7,6 +7,7 @@ import json
 import os
 import re
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -252,3 +253,55 @@ def test_a_refused_serve_leaves_the_log_as_it_was(tmp_path: Path, capsys, refusa
     assert err.startswith("companion serve: error: ") and err.count("\n") == 1
     assert says in err
     assert _log_rows(log) == before  # no new, empty game; the game there untouched
+
+
+def _free_port() -> int:
+    with socket.create_server(("127.0.0.1", 0)) as s:
+        return s.getsockname()[1]
+
+
+def test_a_port_taken_while_serve_makes_the_game_leaves_no_empty_game(tmp_path: Path, capsys,
+                                                                      monkeypatch) -> None:
+    # serve once checked the port, let it go, made the game and only then listened: a port
+    # taken in between left a new, empty "in progress" game in the log. Now the port is
+    # held from the check on, so the other program cannot have it.
+    import companion.service as service_module
+    from companion.cli import main
+
+    log, port = tmp_path / "g.sqlite", _free_port()
+    settings = tmp_path / "settings.toml"
+    settings.write_text("")  # the defaults, not this machine's settings
+    rival: list[socket.socket | OSError] = []
+    make_game = Service._game
+
+    def made_then_rival(self):  # another program tries for the port once the game is made
+        game = make_game(self)
+        try:
+            rival.append(socket.create_server(("127.0.0.1", port)))
+        except OSError as e:
+            rival.append(e)
+        return game
+
+    served: list[int] = []
+    monkeypatch.setattr(Service, "_game", made_then_rival)
+    monkeypatch.setattr(service_module, "run_until_interrupted",
+                        lambda stop, seconds=None: (served.append(1), stop()))
+    assert main(["serve", "--new", "--log", str(log), "--port", str(port), "--settings",
+                 str(settings)]) == 0, capsys.readouterr().err
+    assert isinstance(rival[0], OSError) and served == [1]
+    assert f"http://127.0.0.1:{port}/" in capsys.readouterr().out
+    db = sqlite3.connect(log)
+    assert db.execute("SELECT COUNT(*) FROM games").fetchone() == (1,)  # the one served
+    db.close()
+
+    # A port already taken before serve starts: one line, and no game made.
+    with GameLog(log) as games:
+        games.new_game(PeepWar(players=("red", "blue")))
+    before = _log_rows(log)
+    with socket.create_server(("127.0.0.1", port)):
+        assert main(["serve", "--new", "--log", str(log), "--port", str(port), "--settings",
+                     str(settings)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"companion serve: error: cannot listen on 127.0.0.1:{port} ")
+    assert err.count("\n") == 1
+    assert _log_rows(log) == before

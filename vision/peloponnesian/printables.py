@@ -20,6 +20,7 @@ from vision.pdf_pages import Page, write_pdf
 from vision.peloponnesian.art import map_image, pieces_image
 from vision.peloponnesian.layout import map_layout
 from vision.png_dpi import write_png
+from vision.print_files import need_suffix
 
 A4_LANDSCAPE = (297.0, 210.0)
 PRINTABLE_MARGIN_MM = 8.0
@@ -68,6 +69,13 @@ def print_map(args: argparse.Namespace) -> str:
     if paper not in ("a3", "a4"):
         raise ValueError(f"--paper {args.paper} is unknown: use a3 (one sheet) or a4 (four "
                          "tiled pages)")
+    if paper == "a3":
+        need_suffix("--out", args.out, ".png",
+                    "the map on one A3 sheet (--paper a3; a4 makes four pages as a PDF)")
+    else:
+        need_suffix("--out", args.out, ".pdf", "the map on four A4 pages (--paper a4)")
+    if args.json:
+        need_suffix("--json", args.json, ".json", "the map's layout")
     lay = map_layout(args.map or None)
     px_per_mm = args.dpi / 25.4
     img = map_image(lay, px_per_mm)
@@ -86,6 +94,7 @@ def print_map(args: argparse.Namespace) -> str:
 def print_pieces(args: argparse.Namespace) -> str:
     if not args.out:
         raise ValueError(f"print {args.kind} needs --out")
+    need_suffix("--out", args.out, ".png", "the sheet of pieces")
     img = pieces_image(args.dpi / 25.4)
     write_png(Path(args.out), img, args.dpi)
     return (f"counters and chits written to {args.out} (A4 at {args.dpi:g} dpi); print at 100%, "

@@ -100,10 +100,13 @@ def print_command(args: argparse.Namespace) -> str:
     from pathlib import Path
 
     from vision.png_dpi import write_png
+    from vision.print_files import need_suffix
 
     missing = [f"--{n}" for n in ("out", "json") if not getattr(args, n)]
     if missing:
         raise ValueError(f"print {args.kind} needs {' and '.join(missing)}")
+    need_suffix("--out", args.out, ".png", "the board")
+    need_suffix("--json", args.json, ".json", "the board's layout")
     img = board_image(args.dpi / 25.4)
     layout = board_layout()
     write_png(Path(args.out), img, args.dpi)

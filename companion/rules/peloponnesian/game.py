@@ -36,9 +36,9 @@ class PeloponnesianGame(Game):
     ruleset = PeloponnesianWar
     options = (
         Option("map", "the map file (JSON, see docs/peloponnesian.md; default: the Greek "
-               "world of the fifth century BC)", ""),
+               "world of the fifth century BC)", "", file=True),
         Option("chits", "the chit file: the mix and the Special chits (JSON; default: "
-               "the rules' mix, three Special chits per city)", ""),
+               "the rules' mix, three Special chits per city)", "", file=True),
         Option("youngest", "the youngest player, who places first (default: the first seat)",
                ""),
         Option("order", "how the chits of a round are played", "simultaneous", ORDERS),
@@ -59,9 +59,9 @@ class PeloponnesianGame(Game):
     printables = (
         ("peloponnesian-map", "the map of A Peloponnesian War: A3 as a PNG (--paper a3), or "
          "tiled on four A4 pages as a PDF (--paper a4), and its areas as JSON",
-         "vision.peloponnesian.printables:print_map"),
+         "vision.peloponnesian.printables:print_map", ("dpi", "out", "json", "paper", "map")),
         ("peloponnesian-pieces", "the counters (twelve per city) and every chit, on an A4 PNG",
-         "vision.peloponnesian.printables:print_pieces"),
+         "vision.peloponnesian.printables:print_pieces", ("dpi", "out")),
     )
 
     def new_rules(self, players: Sequence[str], options: Mapping[str, Any] | None = None

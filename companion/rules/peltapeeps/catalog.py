@@ -29,6 +29,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from companion.bounded_read import read_at_most
 from companion.rules.json_values import finite_number
 
 KINDS = ("egg", "sleeping", "awake")
@@ -298,12 +299,25 @@ def _quote(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+# The shipped full set is under 5 KB; a set with ten times the pieces is still well under
+# 100 KB. 1 MB is far past any real catalog and still quick to read and check.
+MAX_CATALOG_BYTES = 1_000_000
+
+
 def load_catalog(path: str | Path) -> Catalog:
+    """The catalog in the JSON file at ``path``; CatalogError with one line saying what is
+    wrong."""
     p = Path(path)
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
+        raw = read_at_most(p, MAX_CATALOG_BYTES)
+        if raw is None:
+            raise CatalogError(f"{p} is too large to be a catalog "
+                               f"(more than {MAX_CATALOG_BYTES // 1_000_000} MB)")
+        data = json.loads(raw.decode("utf-8"))
     except FileNotFoundError:
         raise CatalogError(f"no catalog at {p}") from None
+    except UnicodeDecodeError:
+        raise CatalogError(f"{p} is not a text file (not UTF-8)") from None
     except (OSError, ValueError) as e:
         # ValueError: bad JSON, bad UTF-8, or a number of more than 4300 digits.
         raise CatalogError(f"{p} is not a readable JSON catalog ({e})") from None

@@ -67,7 +67,8 @@ class PetriGame(Game):
     place_word = "hole"
     reader = "vision.petri.reader:make_reader"
     printables = (("petri-board", "the Petri (Chinese checkers) board, A3, as a PNG and its "
-                   "hole positions (--json, mm)", "vision.petri.print_board:print_command"),)
+                   "hole positions (--json, mm)", "vision.petri.print_board:print_command",
+                   ("dpi", "out", "json")),)
     page = "web.petri:panel"
     demo_camera = "vision.render.petri_demo:demo_scene"
     score_heading = "cup"

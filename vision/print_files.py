@@ -1,0 +1,32 @@
+"""The file names ``companion print`` writes to: each must end in the format written.
+
+A PDF written as ``map.png`` opens in no image viewer and prints as garbage from
+most of them, so a name whose suffix names another format is refused before
+anything is drawn, with the name that would fit.
+
+>>> need_suffix("--out", "m.PNG", ".png", "the A3 map")
+>>> need_suffix("--out", "m.png", ".pdf", "the kit")
+Traceback (most recent call last):
+ValueError: --out m.png ends in .png, but the kit is written as a PDF: name it m.pdf
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+FORMATS = {".png": "a PNG", ".pdf": "a PDF", ".json": "JSON"}
+
+
+def need_suffix(option: str, path: str, suffix: str, what: str) -> None:
+    """ValueError (one line, naming ``option`` and the file) unless ``path`` ends in
+    ``suffix`` (any case): ``what`` is written there as that format."""
+    p = Path(path)
+    if p.suffix.lower() == suffix:
+        return
+    ends = f"ends in {p.suffix}" if p.suffix else "has no suffix"
+    try:
+        fit = str(p.with_suffix(suffix))
+    except ValueError:  # a name with no stem ('.', '..', a folder's trailing slash)
+        fit = f"a file ending in {suffix}"
+    raise ValueError(f"{option} {path} {ends}, but {what} is written as {FORMATS[suffix]}: "
+                     f"name it {fit}")
