@@ -130,3 +130,29 @@ def test_catalog_as_data_and_mirroring():
     with pytest.raises(CatalogError, match="curve"):
         Catalog.from_json({"pieces": [{"id": "S", "kind": "sleeping",
                                        "connectors": [{"angle": 0, "type": "tab"}]}]})
+
+
+def test_no_move_or_flip_after_saying_no_piece_fits():
+    """Rules, PLAY 4a: "If a player chooses to move another player's piece: It's only done
+    *after placing* a new piece." A seat that could place nothing placed no new piece, so
+    it may not move or flip one either."""
+    # T: tabs both ways; N: one notch; M: two notches. Red T joins red N and blue N, every
+    # connector is taken, and no piece left has a curve: nothing of blue's fits.
+    cat = {"pieces": [
+        {"id": "T", "kind": "egg", "connectors": [{"angle": 0, "type": "tab"},
+                                                  {"angle": 180, "type": "tab"}]},
+        {"id": "N", "kind": "egg", "connectors": [{"angle": 0, "type": "notch"}]},
+        {"id": "M", "kind": "egg", "connectors": [{"angle": 0, "type": "notch"},
+                                                  {"angle": 180, "type": "notch"}]}]}
+    rules = PeltaPeeps(seats=TWO, catalog=cat)
+    layout = [Placed("red:T", "red", "T", 0.0, 0.0, 0.0, True),
+              Placed("red:N", "red", "N", 2.0, 0.0, 180.0, True),
+              Placed("blue:N", "blue", "N", -2.0, 0.0, 0.0, True)]
+    s = replace(_with(rules, *layout), turn=7)  # bob's turn, past the opening rounds
+    assert rules.why_not(s, CannotPlace("bob")) is None
+    s, _ = rules.apply(s, CannotPlace("bob"))
+    assert "placing" in rules.why_not(s, FlipOther("bob", "red:T"))
+    assert "placing" in rules.why_not(s, MoveOther("bob", "red:T", 0.0, 0.0, 0.0))
+    assert list(rules.legal_actions(s)) == [EndTurn("bob")]
+    s, _ = rules.apply(s, EndTurn("bob"))
+    assert rules.is_over(s)  # bob was the round's last seat (PLAY 5b)
