@@ -156,3 +156,30 @@ def test_no_move_or_flip_after_saying_no_piece_fits():
     assert list(rules.legal_actions(s)) == [EndTurn("bob")]
     s, _ = rules.apply(s, EndTurn("bob"))
     assert rules.is_over(s)  # bob was the round's last seat (PLAY 5b)
+
+
+def test_the_round_is_finished_after_the_last_piece_and_a_tie_has_two_winners():
+    """Rules, Game Ends When 1 and PLAY 5a: when a player plays their last piece, "all
+    players who have not played in a round can take their turn to finish the round"; then
+    SCORING: the most points wins, and players tied on the most all win."""
+    cat = {"pieces": [
+        {"id": "T", "kind": "egg", "connectors": [{"angle": 0, "type": "tab"},
+                                                  {"angle": 180, "type": "tab"}]},
+        {"id": "M", "kind": "egg", "connectors": [{"angle": 0, "type": "notch"},
+                                                  {"angle": 180, "type": "notch"}]}]}
+    rules = PeltaPeeps(seats=TWO, catalog=cat)
+    s = rules.new_state()
+    for action in (Place("ann", "red", "T", 0.0, 0.0, 0.0, True), EndTurn("ann"),
+                   Place("bob", "blue", "M", 2.0, 0.0, 0.0, True), EndTurn("bob"),
+                   Place("ann", "red", "M", -2.0, 0.0, 0.0, True)):  # red's last piece
+        s, events = rules.apply(s, action)
+    assert [e.kind for e in events] == ["place", "ending"]
+    s, _ = rules.apply(s, EndTurn("ann"))
+    assert not rules.is_over(s) and rules.to_act(s) == "bob"  # bob finishes the round
+    s, _ = rules.apply(s, Place("bob", "blue", "T", 4.0, 0.0, 0.0, True))
+    s, _ = rules.apply(s, EndTurn("bob"))
+    assert rules.is_over(s)
+    # Each: 3 JOIN points (T-M across, and one of their own), 1 BONUS, 2 eggs face up.
+    tally = rules.tally(s)
+    assert [x.score for x in tally.standings] == [6, 6]
+    assert tally.winners == ("ann", "bob") and tally.winner is None
