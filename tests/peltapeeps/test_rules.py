@@ -130,3 +130,56 @@ def test_catalog_as_data_and_mirroring():
     with pytest.raises(CatalogError, match="curve"):
         Catalog.from_json({"pieces": [{"id": "S", "kind": "sleeping",
                                        "connectors": [{"angle": 0, "type": "tab"}]}]})
+
+
+def test_no_move_or_flip_after_saying_no_piece_fits():
+    """Rules, PLAY 4a: "If a player chooses to move another player's piece: It's only done
+    *after placing* a new piece." A seat that could place nothing placed no new piece, so
+    it may not move or flip one either."""
+    # T: tabs both ways; N: one notch; M: two notches. Red T joins red N and blue N, every
+    # connector is taken, and no piece left has a curve: nothing of blue's fits.
+    cat = {"pieces": [
+        {"id": "T", "kind": "egg", "connectors": [{"angle": 0, "type": "tab"},
+                                                  {"angle": 180, "type": "tab"}]},
+        {"id": "N", "kind": "egg", "connectors": [{"angle": 0, "type": "notch"}]},
+        {"id": "M", "kind": "egg", "connectors": [{"angle": 0, "type": "notch"},
+                                                  {"angle": 180, "type": "notch"}]}]}
+    rules = PeltaPeeps(seats=TWO, catalog=cat)
+    layout = [Placed("red:T", "red", "T", 0.0, 0.0, 0.0, True),
+              Placed("red:N", "red", "N", 2.0, 0.0, 180.0, True),
+              Placed("blue:N", "blue", "N", -2.0, 0.0, 0.0, True)]
+    s = replace(_with(rules, *layout), turn=7)  # bob's turn, past the opening rounds
+    assert rules.why_not(s, CannotPlace("bob")) is None
+    s, _ = rules.apply(s, CannotPlace("bob"))
+    assert "placing" in rules.why_not(s, FlipOther("bob", "red:T"))
+    assert "placing" in rules.why_not(s, MoveOther("bob", "red:T", 0.0, 0.0, 0.0))
+    assert list(rules.legal_actions(s)) == [EndTurn("bob")]
+    s, _ = rules.apply(s, EndTurn("bob"))
+    assert rules.is_over(s)  # bob was the round's last seat (PLAY 5b)
+
+
+def test_the_round_is_finished_after_the_last_piece_and_a_tie_has_two_winners():
+    """Rules, Game Ends When 1 and PLAY 5a: when a player plays their last piece, "all
+    players who have not played in a round can take their turn to finish the round"; then
+    SCORING: the most points wins, and players tied on the most all win."""
+    cat = {"pieces": [
+        {"id": "T", "kind": "egg", "connectors": [{"angle": 0, "type": "tab"},
+                                                  {"angle": 180, "type": "tab"}]},
+        {"id": "M", "kind": "egg", "connectors": [{"angle": 0, "type": "notch"},
+                                                  {"angle": 180, "type": "notch"}]}]}
+    rules = PeltaPeeps(seats=TWO, catalog=cat)
+    s = rules.new_state()
+    for action in (Place("ann", "red", "T", 0.0, 0.0, 0.0, True), EndTurn("ann"),
+                   Place("bob", "blue", "M", 2.0, 0.0, 0.0, True), EndTurn("bob"),
+                   Place("ann", "red", "M", -2.0, 0.0, 0.0, True)):  # red's last piece
+        s, events = rules.apply(s, action)
+    assert [e.kind for e in events] == ["place", "ending"]
+    s, _ = rules.apply(s, EndTurn("ann"))
+    assert not rules.is_over(s) and rules.to_act(s) == "bob"  # bob finishes the round
+    s, _ = rules.apply(s, Place("bob", "blue", "T", 4.0, 0.0, 0.0, True))
+    s, _ = rules.apply(s, EndTurn("bob"))
+    assert rules.is_over(s)
+    # Each: 3 JOIN points (T-M across, and one of their own), 1 BONUS, 2 eggs face up.
+    tally = rules.tally(s)
+    assert [x.score for x in tally.standings] == [6, 6]
+    assert tally.winners == ("ann", "bob") and tally.winner is None

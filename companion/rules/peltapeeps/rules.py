@@ -102,7 +102,8 @@ class PeltaState:
     seats: tuple[tuple[str, str], ...]
     layout: Mapping[str, Placed] = field(default_factory=dict)
     turn: int = 0  # turns begun so far, from 0; seat = turn % len(seats)
-    placed: bool = False  # this turn's piece is down
+    placed: bool = False  # this turn's piece is down (or none fits)
+    none_fit: bool = False  # this turn's seat said no piece fits: it placed nothing
     changed_other: bool = False  # this turn's move or flip is done
     ending_round: int | None = None  # the round in which the game-ending move came
     over: bool = False
@@ -253,6 +254,10 @@ class PeltaPeeps(Ruleset[PeltaState]):
     def _check_change(self, s: PeltaState, a: MoveOther | FlipOther) -> str | None:
         if not s.placed:
             return "first place a piece; a move or flip comes after"
+        if s.none_fit:
+            # PLAY 4a: a move or flip is "only done after placing a new piece"; a seat that
+            # could place none has placed nothing to follow.
+            return "no piece was placed this turn; a move or flip comes only after placing"
         if s.changed_other:
             return "only one move or flip a turn"
         target = s.layout.get(a.target)
@@ -367,7 +372,7 @@ class PeltaPeeps(Ruleset[PeltaState]):
                 events.append(Event("ending", f"{team} has played its last piece: the game "
                                     "ends with this round", {"team": team}))
         elif isinstance(a, CannotPlace):
-            s = replace(s, placed=True)
+            s = replace(s, placed=True, none_fit=True)
             if s.ending_round is None:
                 s = replace(s, ending_round=s.round)
                 events.append(Event("ending", f"no {team} piece fits: the game ends with this "
@@ -383,7 +388,7 @@ class PeltaPeeps(Ruleset[PeltaState]):
                 t, x=a.x, y=a.y, rotation=a.rotation % 360)}, changed_other=True)
             events.append(Event("move", f"{player} moves {a.target}", {"uid": a.target}))
         elif isinstance(a, EndTurn):
-            s = replace(s, turn=s.turn + 1, placed=False, changed_other=False)
+            s = replace(s, turn=s.turn + 1, placed=False, changed_other=False, none_fit=False)
             if s.ending_round is not None and s.turn % len(s.seats) == 0:
                 s = replace(s, over=True)
                 tally = self.tally(s)
