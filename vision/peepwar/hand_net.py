@@ -18,7 +18,7 @@ It is trained by ``python -m vision.peepwar.training.train_hand_net`` (needs the
 
 from __future__ import annotations
 
-from functools import cache, lru_cache
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -61,13 +61,12 @@ def cell_inputs(st: FrameState) -> tuple[list[str], np.ndarray]:
     cells[half:half + hs, half:half + ws] = inner_cells
     n_cells = len(m.cell_names)
     # Areas and middles counted over the unpadded map (the padding is off the tiles, bin 0):
-    # sums of whole coordinates are exact in float64, so the padding's offset is added after.
-    at = inner_cells.ravel().astype(np.intp) + 1  # off the tiles (-1) counts in bin 0
-    area = np.bincount(at, minlength=n_cells + 1)[1:].astype(np.float64)
+    # sums of whole coordinates are exact, so the padding's offset is added after.
+    at = inner_cells.astype(np.intp) + 1  # off the tiles (-1) counts in bin 0
+    area, x_sum, y_sum = (v[1:] for v in _cell_sums(at, n_cells + 1))
     hp, wp = cells.shape
-    cols, rows = _coordinates(hs, ws)
-    cx = (np.bincount(at, cols, minlength=n_cells + 1)[1:] + half * area) / np.maximum(area, 1)
-    cy = (np.bincount(at, rows, minlength=n_cells + 1)[1:] + half * area) / np.maximum(area, 1)
+    cx = (x_sum + half * area) / np.maximum(area, 1)
+    cy = (y_sum + half * area) / np.maximum(area, 1)
 
     # The planes, padded with zeros (only the border is cleared: the inside is written).
     small = np.empty((8, hp, wp), np.float32)
@@ -77,11 +76,11 @@ def cell_inputs(st: FrameState) -> tuple[list[str], np.ndarray]:
     small[:, half:half + hs, half + ws:] = 0
     inner = small[:, half:half + hs, half:half + ws]
     white = np.maximum(down(px.white.astype(np.float32, copy=False)), 1.0)
-    balanced = down(px.balanced).astype(np.float32)
-    for c in range(3):
-        np.divide(balanced[..., c], white, out=inner[c])
-        np.subtract(inner[c], 1.0, out=inner[c])
-        np.clip(inner[c], -1.0, 0.6, out=inner[c])
+    # The three channels in one call each (the bytes are read as float32, as before).
+    colour = inner[:3]
+    np.divide(down(px.balanced).transpose(2, 0, 1), white, out=colour)
+    np.subtract(colour, 1.0, out=colour)
+    np.clip(colour, -1.0, 0.6, out=colour)
     # Four masks to a picture (OpenCV's area resize takes four channels at most). The last
     # plane is "on the board" until the windows are cut, so that the padding, 0 in every
     # plane, reads as off the tiles.
@@ -109,13 +108,24 @@ def cell_inputs(st: FrameState) -> tuple[list[str], np.ndarray]:
     return names, out
 
 
-@lru_cache(maxsize=4)  # a mosaic's size changes only when tiles come or go
-def _coordinates(h: int, w: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each pixel's column and row (float64, row by row) in an h x w plane (read-only)."""
-    cols = np.tile(np.arange(w, dtype=np.float64), h)
-    rows = np.repeat(np.arange(h, dtype=np.float64), w)
-    cols.flags.writeable = rows.flags.writeable = False
-    return cols, rows
+def _cell_sums(at: np.ndarray, n_bins: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per bin of ``at`` (an h x w map of bin numbers under ``n_bins``): its pixels, and the
+    sums of their columns and of their rows (float64, exact: whole numbers).
+
+    Counted per bin and column, and per bin and row, then weighted: whole-number counts
+    are several times faster than weighted ones, and the sums the same to the last bit.
+
+    >>> at = np.array([[0, 1, 1], [2, 1, 0]])
+    >>> [v.tolist() for v in _cell_sums(at, 3)]
+    [[2.0, 3.0, 1.0], [2.0, 4.0, 0.0], [1.0, 1.0, 1.0]]
+    """
+    h, w = at.shape
+    per_col = np.bincount((at * w + np.arange(w)).ravel(), minlength=n_bins * w)
+    per_row = np.bincount((at + n_bins * np.arange(h)[:, None]).ravel(), minlength=n_bins * h)
+    per_col, per_row = per_col.reshape(n_bins, w), per_row.reshape(h, n_bins)
+    area = per_col.sum(axis=1)
+    return (area.astype(np.float64), (per_col @ np.arange(w)).astype(np.float64),
+            (np.arange(h) @ per_row).astype(np.float64))
 
 
 @cache

@@ -21,6 +21,7 @@ is read again by the mean of the net's answers to it and its mirror images.
 from __future__ import annotations
 
 import math
+from itertools import islice
 from typing import TYPE_CHECKING
 
 import cv2
@@ -185,8 +186,12 @@ def _second_look(batches: list[_Batch]) -> bool:
     mean of the net's answers to it and its mirror images (:func:`bean_net.run_mirrored`),
     in place; whether any was."""
     looked = False
+    # Every box's peaks found in one search (not one per batch: each search costs as much
+    # to set up as a few boxes' maps), before any answer is replaced.
+    found = iter(bean_net.peaks_of_batch([one for _, _, out in batches for one in out],
+                                         bean_net.DOUBT_LOW))
     for _, x_in, out in batches:
-        again = [k for k, peaks in enumerate(bean_net.peaks_of_batch(out, bean_net.DOUBT_LOW))
+        again = [k for k, peaks in enumerate(islice(found, len(out)))
                  if any(p.heat < bean_net.DOUBT_HIGH for p in peaks)]
         if again:
             out[again] = bean_net.run_mirrored(x_in[again], out[again])
