@@ -120,6 +120,36 @@ def test_a_disc_half_washed_by_a_reflection_is_kept_and_bare_table_is_not() -> N
     assert not kept(300.0, 150.0, True)  # bare table
 
 
+def test_a_disc_washed_white_by_a_lamp_of_another_colour_is_kept(monkeypatch) -> None:
+    # Two lights: the white balance is set by the window, and a warm lamp's reflection
+    # washes one side of a green disc near white, but a warm white, off green's own glare
+    # line (nearer another team's). That side is still the disc's acrylic under glare.
+    lut = colours.chroma_table(colours.team_models(profile_for_teams(
+        {t: TEAM_COLOURS[t] for t in ("green", "orange")})))
+    lin = np.full((300, 400, 3), (0.30, 0.32, 0.34), np.float32)
+    green = linear_colour(TEAM_COLOURS["green"])
+    disc = np.zeros(lin.shape[:2], np.uint8)
+    cv2.circle(disc, (120, 150), 40, 1, -1)
+    lin[disc > 0] = green
+    disc[:, :125] = 0
+    lin[disc > 0] = 0.1 * green + 0.9 * np.float32([0.80, 0.93, 0.99])  # BGR: warm white
+    srgb = _noisy(lin)
+    lin = SRGB_TO_LINEAR[srgb]
+    table = discs.table_model(discs.features(srgb))
+    gains = np.ones(3)
+
+    def kept(x: float, y: float) -> bool:
+        found = [rims.Disc(x, y, 38.0, 0)]
+        rims.refine(lin, found, gains, lut, table)
+        return bool(read._keep_discs(found, lin, table, gains, lut))
+
+    assert kept(121.0, 149.0)
+    assert not kept(300.0, 150.0)  # bare table
+    # Only samples on the disc's own glare line counted as washed: the disc was dropped.
+    monkeypatch.setattr(rims, "WHITE_END", 2.0)
+    assert not kept(121.0, 149.0)
+
+
 def test_a_table_lit_brighter_under_the_lamp_than_at_its_border_is_still_table() -> None:
     # A lamp above the middle of a pinkish table: by the pieces the table is far
     # brighter than anywhere on the photo's border. Measured against the border's

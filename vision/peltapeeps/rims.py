@@ -59,6 +59,10 @@ TABLE = -1
 DARK = 0.72  # lightness (cube root) below this share of the disc's: not acrylic
 SHARE_STEP = 0.45  # white share (glare) beyond the disc's own by this much: not acrylic
 OWN_NEAR = 2.5  # distance to a disc's own team line that counts as its own colour
+# From this white share a sample lies where every team's glare line ends, at the light's
+# own colour: which line it is nearest says little (a second lamp of another colour, or
+# the camera's clipping, moves it off its own), so its lightness alone says glare.
+WHITE_END = 0.8
 LOOK_FLOOR = 1e-4  # least linear level a sample's logarithm is taken of (a black pixel)
 BEYOND = (1.2, 1.3)  # what lies beyond the rim, as far out as the samples reach
 
@@ -225,9 +229,10 @@ def _labels(samples: np.ndarray, light: np.ndarray, gains: np.ndarray, lut: Chro
 def washed_body(img_lin: np.ndarray, discs: list[Disc], gains: np.ndarray,
                 lut: ChromaTable) -> np.ndarray:
     """Per disc, the share of its body (:data:`BODY`) that is its own acrylic washed by a
-    reflection: on its team's glare line, far whiter than the rest of its body and
-    brighter (a lamp's or a window's reflection adds light; paint lies inside the
-    body, and a light table beside a disc is no brighter than the glare on it).
+    reflection: on its team's glare line (or near white, where every line ends:
+    :data:`WHITE_END`), far whiter than the rest of its body and brighter (a lamp's or a
+    window's reflection adds light; paint lies inside the body, and a light table beside
+    a disc is no brighter than the glare on it).
 
     Such samples are labelled "not acrylic" (:func:`label_samples` cannot tell them
     from white paint or a pale table one sample at a time), yet the disc is whole.
@@ -245,7 +250,7 @@ def washed_body(img_lin: np.ndarray, discs: list[Disc], gains: np.ndarray,
     s_ref = np.nan_to_num(row_medians(share, near_own))
     own = near_own & (share <= s_ref[:, None, None] + SHARE_STEP)
     l_ref = np.nan_to_num(row_medians(light, own))
-    washed = near_own & (share > s_ref[:, None, None] + SHARE_STEP) \
+    washed = (near_own | (share >= WHITE_END)) & (share > s_ref[:, None, None] + SHARE_STEP) \
         & (light > l_ref[:, None, None])
     return washed.reshape(len(discs), -1).mean(axis=1)
 
