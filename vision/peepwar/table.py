@@ -13,6 +13,7 @@ import cv2
 import numpy as np
 
 from calibration.profile import Profile
+from companion.heap import give_back_freed_memory
 from companion.rules.peepwar.board import cells_of
 from vision import deblur
 from vision.lens import Intrinsics
@@ -49,6 +50,7 @@ def prepare_reader(profile: Profile) -> None:
     if profile.colours:
         bean_net.load()
         piece_pixels.prepare(profile)
+    give_back_freed_memory()  # the tables' temporaries, which a service would hold for hours
 
 
 def read_table_view(frame: np.ndarray, profile: Profile, intrinsics: Intrinsics | None = None,
