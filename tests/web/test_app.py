@@ -155,6 +155,41 @@ def test_malformed_corrections_are_bad_requests(referee: Referee) -> None:
         assert resp.status_code == 400
 
 
+@pytest.mark.parametrize("game, players, body, words", [
+    # An empty-looking pieces or counters of the wrong type read as "this place is empty".
+    ("peepwar", ["red", "blue"], {"cell": "0,0/c", "pieces": []}, "pieces must map"),
+    ("peepwar", ["red", "blue"], {"cell": "0,0/c", "pieces": ""}, "pieces must map"),
+    ("peepwar", ["red", "blue"], {"cell": "0,0/c", "pieces": False}, "pieces must map"),
+    ("peloponnesian", ["sparta", "athens", "thebes"], {"area": "attica", "counters": []},
+     "counters must map"),
+    ("peloponnesian", ["sparta", "athens", "thebes"], {"area": "attica", "counters": 0},
+     "counters must map"),
+    # A misspelt field was ignored, as if the players had not said it.
+    ("peepwar", ["red", "blue"], {"cell": "0,0/c", "supply_centre": True},
+     "not supply_centre"),
+    ("peepwar", ["red", "blue"], {"cell": "0,0/c", "pieces": {"red": {"troop": 2}}},
+     "pieces of red must be {troops, peep}"),
+    ("petri", ["red", "blue"], {"hole": "0,0", "colour": "red"}, "not colour"),
+    ("peloponnesian", ["sparta", "athens", "thebes"],
+     {"area": "attica", "counter": {"athens": 2}}, "not counter"),
+])
+def test_a_correction_of_the_wrong_shape_is_refused_and_changes_nothing(
+        tmp_path: Path, game: str, players: list[str], body: dict, words: str) -> None:
+    from companion import games
+
+    with GameLog(tmp_path / "g.sqlite") as log:
+        referee = Referee(log, log.new_game(games.find(game).new_rules(players, None)),
+                          egg_seed=1)
+        client = create_app(referee).test_client()
+        entries, version = log.entries(referee.game.id), referee.version
+        resp = client.post("/api/correct", json=body, headers={"X-Companion-Token":
+                                                                _token(client)})
+        assert resp.status_code == 400, resp.get_json()
+        assert words in resp.get_json()["error"]
+        assert referee.overrides == {} and referee.version == version
+        assert log.entries(referee.game.id) == entries
+
+
 def test_device_text_cannot_inject_script_into_the_page(referee: Referee) -> None:
     from companion.inputs.events import DEVICE_ERROR, InputEvent
 
