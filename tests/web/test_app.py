@@ -190,6 +190,39 @@ def test_a_correction_of_the_wrong_shape_is_refused_and_changes_nothing(
         assert log.entries(referee.game.id) == entries
 
 
+ROLL = {"kind": "roll", "player": "red", "first": 6, "second": 6}
+
+
+@pytest.mark.parametrize("game, route, body, words", [
+    # The real dice's roll, misspelt: the companion rolled its own and logged it.
+    ("petri", "/api/roll", {"outcom": ROLL}, "takes outcome, not outcom"),
+    # "the whole turn", misspelt: one action was undone instead.
+    ("petri", "/api/undo", {"turns": True}, "takes turn, not turns"),
+    ("petri", "/api/end", {"turn": True}, "takes no fields, not turn"),
+    ("petri", "/api/command", {"text": "roll", "player": "blue"}, "not player"),
+    # The players, misspelt: a new game with the last game's players was started.
+    ("peepwar", "/api/new", {"player": ["a", "b"]}, "Peep War has no option player"),
+    ("peepwar", "/api/new", {"players": ["a", "b"], "editon": 2001}, "no option editon"),
+    ("peepwar", "/api/draw", {"ownr": "blue"}, "takes owner, not ownr"),
+    ("peepwar", "/api/eat", {"what": "troop", "who": "red"}, "not who"),
+])
+def test_a_misspelt_field_is_refused_not_ignored(tmp_path: Path, game: str, route: str,
+                                                 body: dict, words: str) -> None:
+    from companion import games
+
+    with GameLog(tmp_path / "g.sqlite") as log:
+        rules = games.find(game).new_rules(["red", "blue"], None)
+        referee = Referee(log, log.new_game(rules), egg_seed=1)
+        if route == "/api/undo":
+            referee.chance(None, "test")  # something to undo
+        client = create_app(referee).test_client()
+        before = [(g.id, g.entries) for g in log.games()], referee.version
+        resp = client.post(route, json=body, headers={"X-Companion-Token": _token(client)})
+        assert resp.status_code == 400, resp.get_json()
+        assert words in resp.get_json()["error"]
+        assert ([(g.id, g.entries) for g in log.games()], referee.version) == before
+
+
 def test_device_text_cannot_inject_script_into_the_page(referee: Referee) -> None:
     from companion.inputs.events import DEVICE_ERROR, InputEvent
 
