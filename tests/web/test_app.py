@@ -223,6 +223,21 @@ def test_a_misspelt_field_is_refused_not_ignored(tmp_path: Path, game: str, rout
         assert ([(g.id, g.entries) for g in log.games()], referee.version) == before
 
 
+def test_a_field_given_twice_is_refused_not_taken_as_the_last(referee: Referee) -> None:
+    """Python's json keeps the last of repeated keys: {"text": "hex 1,0", "text": "hex -1,0"}
+    played the second, which no player could tell from the request."""
+    client = create_app(referee).test_client()
+    h = {"X-Companion-Token": _token(client), "Content-Type": "application/json"}
+    for route, body in [("/api/command", b'{"text": "hex 1,0", "text": "hex -1,0"}'),
+                        ("/api/correct", b'{"cell": "0,0/c", "pieces": {"red": {"troops": 1},'
+                                         b' "red": {"troops": 2}}}')]:
+        resp = client.post(route, data=body, headers=h)
+        assert resp.status_code == 400, resp.get_json()
+        assert resp.get_json()["error"].startswith("the field ")
+        assert "is given twice" in resp.get_json()["error"]
+    assert referee.log.entries(referee.game.id) == [] and referee.overrides == {}
+
+
 def test_device_text_cannot_inject_script_into_the_page(referee: Referee) -> None:
     from companion.inputs.events import DEVICE_ERROR, InputEvent
 
