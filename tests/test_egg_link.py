@@ -7,6 +7,7 @@ the host opens the pty's path with pyserial as it would /dev/ttyACM0.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import sys
@@ -22,6 +23,7 @@ from serial.tools.list_ports_common import ListPortInfo
 
 from companion.inputs.egg import EggLink, LinkState, find_egg_port
 from companion.inputs.egg_colours import EggColours
+from companion.inputs.egg_frames import WARN_FIRST
 from firmware import eggproto
 
 for _path in (Path(__file__).resolve().parents[1] / "firmware", Path(__file__).parent / "fakes"):
@@ -407,6 +409,26 @@ def test_a_120_byte_line_with_crlf_is_taken_and_121_bytes_refused(scripted) -> N
     gap = events.wait("device_error")
     assert gap.data["code"] == "GAP" and gap.data["message"].startswith("1 message(s) from")
     assert events.wait("egg_button").data["held_ms"] == 300
+
+
+def test_a_storm_of_bad_fields_is_logged_a_few_times_not_once_a_line(scripted, caplog) -> None:
+    """An egg whose every heartbeat has a bad field (firmware writing "nan") wrote one
+    warning per line: ten a second, all game. Now as the frame reader's drops: the first
+    few, then one per hundred; each is still counted and the page still names the last."""
+    egg, link, events = scripted
+    with caplog.at_level(logging.WARNING, logger="companion.inputs.egg"):
+        for i in range(250):
+            egg.send("HB", "nan", "AC")
+            if i % 20 == 19:
+                time.sleep(0.01)  # the pty holds a few kB: let the host read them
+        egg.send("BTN", 300)  # the link carries on past them
+        assert events.wait("egg_button").data["held_ms"] == 300
+    assert link.stats.bad_fields == 250 and link.state == LinkState.CONNECTED
+    warned = [r for r in caplog.records if "bad fields" in r.getMessage()]
+    assert len(warned) == WARN_FIRST + 2  # the first five, the 100th and the 200th
+    assert warned[-1].getMessage().endswith("(200 so far)")
+    refused(events, "HB: uptime 'nan' is not written as plain digits 0-9 (no sign, space or "
+                    "point)")
 
 
 def test_the_host_numbers_its_commands_from_0_in_each_connection() -> None:

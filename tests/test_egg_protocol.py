@@ -8,6 +8,7 @@ CRC, so a wrong table cannot hide behind itself.
 from __future__ import annotations
 
 import binascii
+import logging
 import random
 
 import pytest
@@ -199,6 +200,19 @@ def test_reader_counts_corrupt_lines_apart_from_noise() -> None:
     assert reader.stats.corrupt == 1
     assert reader.stats.noise == 2
     assert reader.last_noise == ">>>"  # the last one, shown when a handshake fails
+
+
+def test_a_burst_of_overlong_lines_in_one_read_is_logged_once(caplog) -> None:
+    """One read can hold many overlong lines (binary garbage full of newlines): the count
+    jumps from 0 to 50, past the first few and every hundredth, and was never logged."""
+    reader = FrameReader()
+    with caplog.at_level(logging.WARNING, logger="companion.inputs.egg"):
+        reader.feed((b"\xff" * 200 + b"\n") * 50)
+        reader.feed((b"\xfe" * 200 + b"\n") * 300)  # 50 -> 350: past 100, 200 and 300
+    assert reader.stats.overflows == 350
+    said = [r.getMessage() for r in caplog.records]
+    assert said == ["egg: a line of 200 bytes (at most 120 without its line end) (50 so far)",
+                    "egg: a line of 200 bytes (at most 120 without its line end) (350 so far)"]
 
 
 # --- fuzz ------------------------------------------------------------------------

@@ -16,7 +16,7 @@ import secrets
 import threading
 import time
 import zipfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ from companion.errors import UserError
 from companion.gamelog import entries_seen_by
 from companion.referee import Referee
 from companion.rules.base import IllegalAction
+from companion.rules.json_values import unknown_fields
 from companion.rules.style import player_style
 from web.panels import PageContext, PagePanel
 from web.request_body import MAX_BODY, json_body, short
@@ -113,7 +114,11 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
         limit = request.max_content_length or MAX_BODY
         return refuse(413, f"the request is larger than the companion takes ({limit:,} bytes)")
 
-    def act(fn: Callable[[dict[str, Any]], Any]) -> Callable[[], Response]:
+    def act(fn: Callable[[dict[str, Any]], Any], fields: Collection[str] | None = None
+            ) -> Callable[[], Response]:
+        """``fn`` as a guarded POST view; ``fields``, when given, are all its body may hold:
+        a misspelt one ({"outcom": ...}) is refused, where ignoring it would do something
+        else than asked (the companion's own roll instead of the real dice's)."""
         def view() -> Response:
             refused = guard()
             if refused is not None:
@@ -122,6 +127,10 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
                 body = json_body()
             except ValueError as e:
                 return refuse(400, str(e))
+            extra = unknown_fields(body, fields) if fields is not None else ""
+            if extra:
+                takes = ", ".join(fields) if fields else "no fields"
+                return refuse(400, f"bad request: this takes {takes}, not {short(extra)}")
             try:
                 result = fn(body)
             except IllegalAction as e:
@@ -301,6 +310,10 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
             raise ValueError("options must be an object")
         try:
             bundle = games.find(game) if game else referee.bundle
+            extra = unknown_fields(body, {"players", "game", "options",
+                                          *(o.name for o in bundle.options)})
+            if extra:
+                raise ValueError(f"{bundle.title} has no option {extra}")
             # A game's options may also come beside the players ({"edition": 2001}).
             options = {**{o.name: body[o.name] for o in bundle.options if o.name in body},
                        **options}
@@ -312,10 +325,14 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
             raise ValueError(str(e)) from None
         return referee.game.id
 
-    for name, fn in [("end", end), ("undo", undo), ("command", command), ("action", action),
-                     ("roll", roll), ("accept", accept), ("correct", correct),
-                     ("new", new_game), ("check", check)]:
-        app.add_url_rule(f"/api/{name}", f"api_{fn.__name__}", act(fn), methods=["POST"])
+    # An action's, a correction's and a new game's fields are checked by what reads them.
+    for name, fn, fields in [("end", end, ()), ("undo", undo, ("turn",)),
+                             ("command", command, ("text",)), ("action", action, None),
+                             ("roll", roll, ("outcome",)), ("accept", accept, ()),
+                             ("correct", correct, None), ("new", new_game, None),
+                             ("check", check, ())]:
+        app.add_url_rule(f"/api/{name}", f"api_{fn.__name__}", act(fn, fields),
+                         methods=["POST"])
 
     return app
 

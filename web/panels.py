@@ -9,16 +9,23 @@ the header. The table page itself (:mod:`web.app`) knows no game.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from flask import Blueprint, Response
 
 from companion.referee import Referee
 
 Guard = Callable[[], Response | None]
-Act = Callable[[Callable[[dict[str, Any]], Any]], Callable[[], Response]]
+
+
+class Act(Protocol):
+    """The page's wrapper of a change (:func:`web.app.create_app`'s ``act``): the guard, the
+    JSON body (only ``fields`` in it, when given), refusals as 4xx."""
+
+    def __call__(self, fn: Callable[[dict[str, Any]], Any],
+                 fields: Collection[str] | None = None) -> Callable[[], Response]: ...
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""What a request's body may be: small, JSON, an object, finite numbers, shallow nesting.
+"""What a request's body may be: small, JSON, an object, finite numbers, shallow nesting,
+each field once.
 
 The table page and every game's panel read their requests through
 :func:`json_body`, so a body that is too large, too deep, not JSON or holding a
@@ -23,11 +24,14 @@ def json_body() -> dict[str, Any]:
     if not raw.strip():
         return {}
     try:
-        body = json.loads(raw, parse_float=_finite, parse_constant=_no_constant)
+        body = json.loads(raw, parse_float=_finite, parse_constant=_no_constant,
+                          object_pairs_hook=_no_repeats)
     except RecursionError:
         raise ValueError(f"the JSON is nested deeper than {MAX_DEPTH} levels") from None
     except UnicodeDecodeError:
         raise ValueError("the body is not UTF-8 text") from None
+    except _Repeated as e:
+        raise ValueError(str(e)) from None
     except ValueError as e:
         raise ValueError(f"the body is not JSON ({short(str(e))})") from None
     if _depth(body) > MAX_DEPTH:
@@ -42,6 +46,20 @@ def _finite(text: str) -> float:
     if value in (float("inf"), float("-inf")):
         raise ValueError(f"the number {short(text, 40)} is too large")
     return value
+
+
+class _Repeated(ValueError):
+    """A field given twice in one object: JSON, but not one meaning."""
+
+
+def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # {"text": "hex 1,0", "text": "hex -1,0"} would silently be the last: say which is meant.
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _Repeated(f"the field {short(key, 40)!r} is given twice: send it once")
+        out[key] = value
+    return out
 
 
 def _no_constant(text: str) -> float:

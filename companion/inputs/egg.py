@@ -32,7 +32,7 @@ from companion.inputs import egg_fields
 from companion.inputs import events as ev
 from companion.inputs.egg_colours import ColourReading, EggColours
 from companion.inputs.egg_fields import FieldError
-from companion.inputs.egg_frames import EggMessage, FrameReader, LinkStats
+from companion.inputs.egg_frames import EggMessage, FrameReader, LinkStats, warn_dropped
 from companion.inputs.events import InputEvent
 from companion.inputs.source import Emit, SourceStatus
 from firmware import eggproto
@@ -355,7 +355,10 @@ class EggLink:
             parsed = egg_fields.parse(msg.kind, msg.fields)
         except FieldError as e:
             self._refused(f"{msg.kind}: {e}")
-            log.warning("egg: %s message with bad fields %r refused: %s", msg.kind, msg.fields, e)
+            # Rate-limited as the frame reader's drops are: an egg sending a bad field in
+            # every heartbeat must not write a warning ten times a second all game.
+            warn_dropped(f"{msg.kind} message with bad fields {msg.fields!r} refused: {e}",
+                         self.stats.bad_fields)
             if msg.kind in PLAYER_MESSAGES:
                 self._event(ev.DEVICE_ERROR, code="BADMSG", message=(
                     f"the egg reported {PLAYER_MESSAGES[msg.kind]} in a form this companion "

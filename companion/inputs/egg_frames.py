@@ -76,7 +76,7 @@ class FrameReader:
             self.stats.overflows += new
             self.stats.last_refused = eggproto.too_long(self._lines.last_overflow,
                                                         self._lines.last_overflow_runaway)
-            self._warn(self.stats.last_refused, self.stats.overflows)
+            warn_dropped(self.stats.last_refused, self.stats.overflows, new)
         return out
 
     def accept(self, line: bytes) -> EggMessage | None:
@@ -86,7 +86,7 @@ class FrameReader:
             if line.startswith(b"$EGG"):
                 self.stats.corrupt += 1
                 self.stats.last_refused = str(e)
-                self._warn(f"corrupt line dropped ({e}): {line[:48]!r}", self.stats.corrupt)
+                warn_dropped(f"corrupt line dropped ({e}): {line[:48]!r}", self.stats.corrupt)
             elif line.strip():
                 self.stats.noise += 1
                 self.last_noise = line.strip()[:80].decode("ascii", "replace")
@@ -98,8 +98,8 @@ class FrameReader:
                 self._stale_run += 1
                 if self._stale_run < STALE_RESYNC:
                     self.stats.stale += 1
-                    self._warn(f"stale message #{seq} dropped (last was #{self.last_seq})",
-                               self.stats.stale)
+                    warn_dropped(f"stale message #{seq} dropped (last was #{self.last_seq})",
+                                 self.stats.stale)
                     return None
                 gap = 0  # several in a row: our count is what is wrong, so follow the egg
             self.stats.lost_messages += gap
@@ -108,7 +108,14 @@ class FrameReader:
         self.stats.messages += 1
         return EggMessage(seq, kind, tuple(fields), gap)
 
-    @staticmethod
-    def _warn(what: str, count: int) -> None:
-        if count <= WARN_FIRST or count % WARN_EVERY == 0:
-            log.warning("egg: %s (%d so far)", what, count)
+
+def warn_dropped(what: str, count: int, new: int = 1) -> None:
+    """Log a dropped line: each of the first WARN_FIRST of a kind, then one per WARN_EVERY.
+
+    ``new`` lines of the kind were just dropped, making ``count``: one read can drop many
+    (a burst of overlong lines), and a count that jumps past WARN_FIRST and every multiple
+    of WARN_EVERY must still be logged once, not never.
+    """
+    first = count - new + 1
+    if first <= WARN_FIRST or count // WARN_EVERY > (first - 1) // WARN_EVERY:
+        log.warning("egg: %s (%d so far)", what, count)

@@ -31,6 +31,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
+from companion.rules.json_values import unknown_fields
+
 if TYPE_CHECKING:
     from companion.rules.chance import Chance
 
@@ -303,10 +305,8 @@ class Ruleset(ABC, Generic[S]):
                     continue
                 raise BadActionData(f"action {kind!r} needs the field {f.name!r}")
             values[f.name] = _check_type(kind, f.name, data[f.name], hints[f.name])
-        extra = set(data) - {"kind"} - {f.name for f in dataclasses.fields(cls)}
-        if extra:
-            # str(): a Mapping built in code may have non-string keys, which sorted() cannot mix.
-            names = ", ".join(sorted(str(k) for k in extra))
+        names = unknown_fields(data, {"kind"} | {f.name for f in dataclasses.fields(cls)})
+        if names:
             raise BadActionData(f"action {kind!r} has unknown fields: {names}")
         return cls(**values)
 

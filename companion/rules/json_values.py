@@ -8,12 +8,15 @@ breaks the page (browsers' JSON refuses it).
 (2.0, None, None, None)
 >>> plain_copy({"a": [1, 2.5]})
 {'a': [1, 2.5]}
+>>> unknown_fields({"cell": "0,0/c", "peices": {}, 3: 1}, {"cell", "pieces"})
+'3, peices'
 """
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Collection, Mapping
 from typing import Any
 
 
@@ -33,3 +36,10 @@ def plain_copy(data: Any) -> Any:
     """A copy of JSON ``data`` as stored in a game's options; ValueError when NaN or
     Infinity lies anywhere in it (even in a key nothing reads)."""
     return json.loads(json.dumps(data, allow_nan=False))
+
+
+def unknown_fields(data: Mapping[Any, Any], known: Collection[str]) -> str:
+    """The keys of ``data`` outside ``known``, sorted and joined ("" when none): a misspelt
+    field is refused by name rather than ignored, which would act as if it were absent."""
+    # str(): a Mapping built in code may have non-string keys, which sorted() cannot mix.
+    return ", ".join(sorted(str(k) for k in data if k not in known))

@@ -232,3 +232,72 @@ def test_a_move_read_nearly_sure_is_taken(referee: Referee) -> None:
     nearly = replace(seen.cells[move.dst], confidence=0.9)
     referee.observe(replace(seen, cells={**seen.cells, move.dst: nearly}))
     assert referee.state == after and referee.snapshot()["doubtful"] == []
+
+
+class _StillCamera:
+    """A camera that always sends the same dark frame: the table is still, so it is read."""
+
+    finished = False
+
+    def read(self) -> np.ndarray:
+        return np.zeros((8, 8, 3), np.uint8)
+
+    def status(self):
+        from companion.inputs.source import SourceStatus
+
+        return SourceStatus("on", "")
+
+    def close(self) -> None:
+        pass
+
+
+def _cell(**reading):
+    return lambda d: d["cells"].__setitem__("0,0/c", {"pieces": {"red": {"troops": 2}},
+                                                      **reading})
+
+
+def _pieces(**pieces):
+    return lambda d: d["cells"].__setitem__("0,0/c", {"pieces": pieces})
+
+
+def _tile(**changes):
+    return lambda d: d["tiles"][0].update(changes)
+
+
+@pytest.mark.parametrize("spoil, words", [
+    (lambda d: d.__setitem__("tiles", 5), '"tiles" must be a list'),
+    (lambda d: d.__setitem__("tiles", None), '"tiles" must be a list'),
+    (lambda d: d.__setitem__("warnings", 5), '"warnings" must be a list'),
+    (lambda d: d.__setitem__("warnings", "hello"), '"warnings" must be a list'),
+    (_tile(q=float("inf")), "tile 0 needs whole-number id, q and r"),
+    (_tile(q=10**5000), "tile 0 needs whole-number id, q and r"),
+    (_tile(q=0.7), "tile 0 needs whole-number id, q and r"),  # was rounded to 0
+    (_tile(q="0"), "tile 0 needs whole-number id, q and r"),
+    (_pieces(red={"troops": 10**5000}), "red's troops must be a whole number 0 to 99"),
+    (_pieces(red={"troops": 10**9}), "red's troops must be a whole number 0 to 99"),
+    (_pieces(**{"": {"troops": 1}}), 'a player is named by a key such as "red"'),
+    (_cell(confidence=float("nan")), '"confidence" must be a number from 0 to 1'),
+    (_cell(confidence="0.1"), '"confidence" must be a number from 0 to 1'),
+    (_cell(confidence=-1), '"confidence" must be a number from 0 to 1'),
+    (_cell(supply_center="no"), '"supply_center" must be true or false'),
+    (lambda d: d["cells"].__setitem__("1" * 5000 + ",0/c", {}), "is not a cell name"),
+])
+def test_a_malformed_observation_is_one_clear_refusal_and_the_loop_goes_on(
+        referee: Referee, spoil, words: str) -> None:
+    """What a reader hands the referee is checked as strictly as Petri's and A Peloponnesian
+    War's: a wrong type, a runaway number or an unreadable confidence is the camera's one
+    error, never an exception out of the loop's step (a traceback in the log) nor a reading
+    taken as certain."""
+    data = expected_observation(referee.state).to_dict()
+    data["cells"]["0,0/c"] = {"pieces": {"red": {"troops": 1}}}
+    spoil(data)
+    entries = referee.log.entries(referee.game.id)
+    loop = CameraLoop(_StillCamera(), lambda f: referee.bundle.parse_observation(data), referee,
+                      still_s=0.0, threshold=255)
+    loop.step(0.0)
+    loop.step(1.0)  # still for a second: read. Raised TypeError, OverflowError... before
+    assert referee.camera.state == "error"
+    assert referee.camera.message.startswith("could not read the table: ")
+    assert words in referee.camera.message and len(referee.camera.message) < 300
+    assert loop.errors == 1 and referee.problems == []
+    assert referee.log.entries(referee.game.id) == entries

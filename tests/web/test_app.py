@@ -155,6 +155,89 @@ def test_malformed_corrections_are_bad_requests(referee: Referee) -> None:
         assert resp.status_code == 400
 
 
+@pytest.mark.parametrize("game, players, body, words", [
+    # An empty-looking pieces or counters of the wrong type read as "this place is empty".
+    ("peepwar", ["red", "blue"], {"cell": "0,0/c", "pieces": []}, "pieces must map"),
+    ("peepwar", ["red", "blue"], {"cell": "0,0/c", "pieces": ""}, "pieces must map"),
+    ("peepwar", ["red", "blue"], {"cell": "0,0/c", "pieces": False}, "pieces must map"),
+    ("peloponnesian", ["sparta", "athens", "thebes"], {"area": "attica", "counters": []},
+     "counters must map"),
+    ("peloponnesian", ["sparta", "athens", "thebes"], {"area": "attica", "counters": 0},
+     "counters must map"),
+    # A misspelt field was ignored, as if the players had not said it.
+    ("peepwar", ["red", "blue"], {"cell": "0,0/c", "supply_centre": True},
+     "not supply_centre"),
+    ("peepwar", ["red", "blue"], {"cell": "0,0/c", "pieces": {"red": {"troop": 2}}},
+     "pieces of red must be {troops, peep}"),
+    ("petri", ["red", "blue"], {"hole": "0,0", "colour": "red"}, "not colour"),
+    ("peloponnesian", ["sparta", "athens", "thebes"],
+     {"area": "attica", "counter": {"athens": 2}}, "not counter"),
+])
+def test_a_correction_of_the_wrong_shape_is_refused_and_changes_nothing(
+        tmp_path: Path, game: str, players: list[str], body: dict, words: str) -> None:
+    from companion import games
+
+    with GameLog(tmp_path / "g.sqlite") as log:
+        referee = Referee(log, log.new_game(games.find(game).new_rules(players, None)),
+                          egg_seed=1)
+        client = create_app(referee).test_client()
+        entries, version = log.entries(referee.game.id), referee.version
+        resp = client.post("/api/correct", json=body, headers={"X-Companion-Token":
+                                                                _token(client)})
+        assert resp.status_code == 400, resp.get_json()
+        assert words in resp.get_json()["error"]
+        assert referee.overrides == {} and referee.version == version
+        assert log.entries(referee.game.id) == entries
+
+
+ROLL = {"kind": "roll", "player": "red", "first": 6, "second": 6}
+
+
+@pytest.mark.parametrize("game, route, body, words", [
+    # The real dice's roll, misspelt: the companion rolled its own and logged it.
+    ("petri", "/api/roll", {"outcom": ROLL}, "takes outcome, not outcom"),
+    # "the whole turn", misspelt: one action was undone instead.
+    ("petri", "/api/undo", {"turns": True}, "takes turn, not turns"),
+    ("petri", "/api/end", {"turn": True}, "takes no fields, not turn"),
+    ("petri", "/api/command", {"text": "roll", "player": "blue"}, "not player"),
+    # The players, misspelt: a new game with the last game's players was started.
+    ("peepwar", "/api/new", {"player": ["a", "b"]}, "Peep War has no option player"),
+    ("peepwar", "/api/new", {"players": ["a", "b"], "editon": 2001}, "no option editon"),
+    ("peepwar", "/api/draw", {"ownr": "blue"}, "takes owner, not ownr"),
+    ("peepwar", "/api/eat", {"what": "troop", "who": "red"}, "not who"),
+])
+def test_a_misspelt_field_is_refused_not_ignored(tmp_path: Path, game: str, route: str,
+                                                 body: dict, words: str) -> None:
+    from companion import games
+
+    with GameLog(tmp_path / "g.sqlite") as log:
+        rules = games.find(game).new_rules(["red", "blue"], None)
+        referee = Referee(log, log.new_game(rules), egg_seed=1)
+        if route == "/api/undo":
+            referee.chance(None, "test")  # something to undo
+        client = create_app(referee).test_client()
+        before = [(g.id, g.entries) for g in log.games()], referee.version
+        resp = client.post(route, json=body, headers={"X-Companion-Token": _token(client)})
+        assert resp.status_code == 400, resp.get_json()
+        assert words in resp.get_json()["error"]
+        assert ([(g.id, g.entries) for g in log.games()], referee.version) == before
+
+
+def test_a_field_given_twice_is_refused_not_taken_as_the_last(referee: Referee) -> None:
+    """Python's json keeps the last of repeated keys: {"text": "hex 1,0", "text": "hex -1,0"}
+    played the second, which no player could tell from the request."""
+    client = create_app(referee).test_client()
+    h = {"X-Companion-Token": _token(client), "Content-Type": "application/json"}
+    for route, body in [("/api/command", b'{"text": "hex 1,0", "text": "hex -1,0"}'),
+                        ("/api/correct", b'{"cell": "0,0/c", "pieces": {"red": {"troops": 1},'
+                                         b' "red": {"troops": 2}}}')]:
+        resp = client.post(route, data=body, headers=h)
+        assert resp.status_code == 400, resp.get_json()
+        assert resp.get_json()["error"].startswith("the field ")
+        assert "is given twice" in resp.get_json()["error"]
+    assert referee.log.entries(referee.game.id) == [] and referee.overrides == {}
+
+
 def test_device_text_cannot_inject_script_into_the_page(referee: Referee) -> None:
     from companion.inputs.events import DEVICE_ERROR, InputEvent
 

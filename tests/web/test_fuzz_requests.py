@@ -112,6 +112,8 @@ def test_the_known_crashers_get_a_clear_400(referee: Referee) -> None:
         b"[" * 100 + b"]" * 100: "nested deeper",
         b'{"cell": "0,0/c", "pieces": {"mauve": {"troops": 1}}}': "no player 'mauve'",
         b'{"cell": "0,0/c", "pieces": {"red": {"troops": 1.5}}}': "troops",
+        # Python's own "Exceeds the limit (4300 digits)... sys.set_int_max_str_digits()" before
+        b'{"cell": "' + b"1" * 5000 + b',0/c"}': "is not a cell name",
     }
     for body, words in cases.items():
         resp = client.post("/api/correct", data=body, headers=headers)

@@ -56,6 +56,8 @@ def panel(ctx: PageContext) -> PagePanel:
         who = referee.rules.to_act(referee.state) or ""
         return [e.text for e in referee.play(PeepBeans(who, commit), "page")]
 
-    for name, fn in [("draw", draw), ("eat", eat), ("peep-beans", peep_beans)]:
-        bp.add_url_rule(f"/api/{name}", f"api_{fn.__name__}", ctx.act(fn), methods=["POST"])
+    for name, fn, fields in [("draw", draw, ("owner",)), ("eat", eat, ("what",)),
+                             ("peep-beans", peep_beans, ("commit",))]:
+        bp.add_url_rule(f"/api/{name}", f"api_{fn.__name__}", ctx.act(fn, fields),
+                        methods=["POST"])
     return PagePanel(bp, template="peepwar/panel.html", script="peepwar.js")

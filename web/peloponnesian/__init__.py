@@ -84,6 +84,6 @@ def panel(ctx: PageContext) -> PagePanel:
             return [e.text for e in referee.chance(None, "hand")]
         return [e.text for e in referee.play_data({**data, "player": player}, "hand")]
 
-    bp.add_url_rule("/peloponnesian/api/hand", "api_hand", ctx.act(act_from_hand),
-                    methods=["POST"])
+    bp.add_url_rule("/peloponnesian/api/hand", "api_hand",
+                    ctx.act(act_from_hand, ("player", "key", "action")), methods=["POST"])
     return PagePanel(bp, template="peloponnesian/panel.html", script="peloponnesian.js")

@@ -33,7 +33,13 @@ DIRECTIONS: tuple[Hex, ...] = ((1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1
 NEUTRAL: Hex = (0, 0)
 CENTRE = "c"
 
-_CELL_RE = re.compile(r"^\s*(-?\d+)\s*,\s*(-?\d+)\s*/\s*([0-5c])\s*$")
+# A coordinate has at most MAX_COORD_DIGITS digits: a table holds a few tiles, and a name
+# with thousands of digits would otherwise fail in int() with Python's own words.
+MAX_COORD_DIGITS = 4
+_COORD = rf"(-?\d{{1,{MAX_COORD_DIGITS}}})"
+_CELL_RE = re.compile(rf"^\s*{_COORD}\s*,\s*{_COORD}\s*/\s*([0-5c])\s*$")
+_TILE_RE = re.compile(rf"^\s*{_COORD}\s*,\s*{_COORD}\s*$")
+_ECHO = 40  # characters of a refused name repeated in the error
 
 
 class Cell(NamedTuple):
@@ -61,7 +67,7 @@ def parse_cell(text: str) -> Cell:
     m = _CELL_RE.match(text)
     if not m:
         raise ValueError(
-            f"{text!r} is not a cell name: write q,r/c for a central cell or q,r/k "
+            f"{_echo(text)} is not a cell name: write q,r/c for a central cell or q,r/k "
             "(k = 0..5) for a border cell, e.g. 0,0/c or 1,-1/3"
         )
     return Cell((int(m.group(1)), int(m.group(2))), m.group(3))
@@ -69,10 +75,15 @@ def parse_cell(text: str) -> Cell:
 
 def parse_tile(text: str) -> Hex:
     """A tile position ``"q,r"``; raises ValueError with the expected form."""
-    m = re.match(r"^\s*(-?\d+)\s*,\s*(-?\d+)\s*$", text)
+    m = _TILE_RE.match(text)
     if not m:
-        raise ValueError(f"{text!r} is not a hex position: write q,r, e.g. 1,-1")
+        raise ValueError(f"{_echo(text)} is not a hex position: write q,r, e.g. 1,-1")
     return int(m.group(1)), int(m.group(2))
+
+
+def _echo(text: str) -> str:
+    # A refused name is repeated in its error, but not a runaway one whole.
+    return repr(text) if len(text) <= _ECHO else repr(text[:_ECHO]) + "…"
 
 
 def neighbour(tile: Hex, side: int) -> Hex:

@@ -20,6 +20,7 @@ from companion.inputs import events as kinds
 from companion.inputs.events import InputEvent
 from companion.observation import Inference, Observation
 from companion.rules.base import Action
+from companion.rules.json_values import unknown_fields
 from companion.rules.peepwar import inference, notation, svg, textboard
 from companion.rules.peepwar.actions import EndMovement, EndTurn
 from companion.rules.peepwar.board import parse_cell
@@ -116,10 +117,15 @@ class PeepWarGame(Game):
                    ) -> tuple[str, CellReading]:
         """``{"cell": "1,0/3", "pieces": {"red": {"troops": 2, "peep": false}},
         "supply_center": false}`` as the cell's true reading."""
+        extra = unknown_fields(data, ("cell", "pieces", "supply_center"))
+        if extra:
+            raise ValueError(f"a correction has cell, pieces and supply_center, not {extra}")
         if not isinstance(data.get("cell"), str):
             raise ValueError("cell must name a cell, e.g. \"1,0/3\"")
         cell = str(parse_cell(data["cell"]))
-        raw = data.get("pieces") or {}
+        # Only a missing or null pieces means an empty cell: [], "" or false is a mistake.
+        raw = data.get("pieces")
+        raw = {} if raw is None else raw
         if not isinstance(raw, dict):
             raise ValueError("pieces must map each player to {troops, peep}")
         pieces = {}
@@ -127,7 +133,7 @@ class PeepWarGame(Game):
             if player not in state.players:
                 raise ValueError(f"pieces: there is no player {player!r} at this table "
                                  f"({', '.join(state.players)})")
-            if not isinstance(v, dict):
+            if not isinstance(v, dict) or unknown_fields(v, ("troops", "peep")):
                 raise ValueError(f"pieces of {player} must be {{troops, peep}}")
             troops, peep = v.get("troops", 0), v.get("peep", False)
             if not isinstance(troops, int) or isinstance(troops, bool) or not (

@@ -17,6 +17,7 @@ from typing import Any
 from companion.games import Game, Option
 from companion.observation import Inference, Observation
 from companion.rules.base import Action
+from companion.rules.json_values import unknown_fields
 from companion.rules.peloponnesian import inference, notation, svg, textboard
 from companion.rules.peloponnesian.actions import Resolve
 from companion.rules.peloponnesian.bot import Bot
@@ -141,10 +142,15 @@ class PeloponnesianGame(Game):
                    ) -> tuple[str, AreaReading]:
         """``{"area": "attica", "counters": {"athens": 2}}`` (no counters: an empty area);
         the chits seen there are kept as the camera read them."""
+        extra = unknown_fields(data, ("area", "counters"))
+        if extra:
+            raise ValueError(f"a correction has area and counters, not {extra}")
         area = data.get("area")
         if not isinstance(area, str) or area not in rules.map.areas:
             raise ValueError(f"area must name an area of the map, e.g. \"attica\", not {area!r}")
-        counters = data.get("counters") or {}
+        # Only a missing or null counters means an empty area: [], "" or false is a mistake.
+        counters = data.get("counters")
+        counters = {} if counters is None else counters
         if not isinstance(counters, Mapping):
             raise ValueError("counters must map players to counts, e.g. {\"athens\": 2}")
         for p, n in counters.items():

@@ -22,6 +22,7 @@ from typing import Any
 from companion.games import Game, Option
 from companion.observation import Inference, Observation
 from companion.rules.base import Action, Ruleset
+from companion.rules.json_values import unknown_fields
 from companion.rules.petri import inference, notation, svg, textboard
 from companion.rules.petri.actions import Capture
 from companion.rules.petri.board import hole_order, parse_hole
@@ -158,6 +159,9 @@ class PetriGame(Game):
     def correction(self, rules: Petri, state: PetriState, data: Mapping[str, Any]
                    ) -> tuple[str, HoleReading]:
         """``{"hole": "q,r", "player": "red"}`` (or ``"player": null`` for an empty hole)."""
+        extra = unknown_fields(data, ("hole", "player"))
+        if extra:
+            raise ValueError(f"a correction has hole and player, not {extra}")
         if not isinstance(data.get("hole"), str):
             raise ValueError("hole must name a hole, e.g. \"0,0\"")
         hole = parse_hole(data["hole"])
