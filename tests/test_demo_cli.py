@@ -50,3 +50,23 @@ def test_a_number_of_players_the_game_has_no_seats_for_is_refused(tmp_path: Path
 def test_the_usual_number_of_players_is_the_default(tmp_path: Path, capsys) -> None:
     assert main(["demo", "--text", "--seed", "3", "--log", str(tmp_path / "d.sqlite")]) == 0
     assert ": red, blue (seed 3)" in capsys.readouterr().out.splitlines()[0]
+
+
+def test_a_port_taken_leaves_no_demo_game_in_the_log(tmp_path: Path, capsys) -> None:
+    # The page's port is bound before the demo game is made: a port in use stops the demo
+    # with one line and no new, empty game in demo.sqlite.
+    import socket
+    import sqlite3
+
+    log = tmp_path / "d.sqlite"
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        assert main(["demo", "--no-browser", "--no-camera", "--port", str(port), "--log",
+                     str(log)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"companion demo: error: cannot listen on 127.0.0.1:{port} ")
+    assert err.count("\n") == 1
+    if log.exists():
+        db = sqlite3.connect(log)
+        assert db.execute("SELECT COUNT(*) FROM games").fetchone() == (0,)
+        db.close()
