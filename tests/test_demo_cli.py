@@ -14,7 +14,7 @@ from companion.cli import main
 @pytest.mark.parametrize("value", ["nan", "inf", "0", "-1"])
 def test_seconds_that_are_no_wait_are_an_argparse_error(tmp_path: Path, capsys, option,
                                                         value) -> None:
-    # --step nan used to spin the scripted table with no pause; --seconds inf overflowed
+    # --step nan would spin the scripted table with no pause; --seconds inf would overflow
     # the wait in a traceback.
     with pytest.raises(SystemExit) as stop:
         main(["demo", "--text", "--log", str(tmp_path / "d.sqlite"), f"{option}={value}"])
@@ -36,7 +36,8 @@ def test_seconds_that_are_no_wait_are_an_argparse_error(tmp_path: Path, capsys, 
 def test_a_number_of_players_the_game_has_no_seats_for_is_refused(tmp_path: Path, capsys,
                                                                   game, players,
                                                                   allowed) -> None:
-    # --players 0 used to be taken as "the default" and a 2-player game played quietly.
+    # --players 0 is a number to refuse: taken as "the default", a 2-player game would be
+    # played quietly.
     log = tmp_path / "d.sqlite"
     assert main(["demo", "--text", "--game", game, "--log", str(log),
                  f"--players={players}"]) == 2

@@ -72,7 +72,7 @@ def _bad(capsys, files, tmp: Path) -> list[tuple[list[str], str]]:
     badprofile.write_text("{not json")
     badcat = tmp / "bad-catalog.json"
     badcat.write_text(json.dumps({"pieces": [{"id": "X1", "kind": "dragon"}]}))
-    badcons = tmp / "bad-connectors.json"  # once a TypeError: 'int' object is not iterable
+    badcons = tmp / "bad-connectors.json"  # connectors not iterable: one line
     badcons.write_text(json.dumps({"pieces": [{"id": "a", "kind": "awake", "connectors": 5}]}))
     nullcat = tmp / "null-catalog.json"
     nullcat.write_text("null")

@@ -64,7 +64,7 @@ def test_settings_command(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("nest", [("[", "]"), ("{b = ", "}")], ids=["arrays", "tables"])
 def test_a_file_nested_too_deeply_is_one_line(tmp_path: Path, capsys, nest) -> None:
-    # tomllib recurses per level: thousands deep used to end in a RecursionError traceback.
+    # tomllib recurses per level: thousands deep is a RecursionError, said as one line.
     path = tmp_path / "deep.toml"
     path.write_text("a = " + nest[0] * 5000 + nest[1] * 5000 + "\n")
     assert main(["settings", "--file", str(path)]) == 2
@@ -86,8 +86,8 @@ def test_a_file_nested_too_deeply_is_one_line(tmp_path: Path, capsys, nest) -> N
 ])
 def test_impossible_camera_numbers_are_refused(tmp_path: Path, capsys, key, value,
                                                allowed) -> None:
-    # Each of these used to be shown as accepted, then left the camera loop spinning with
-    # no pause (fps) or never reading the table (the others), with no message.
+    # Each of these, if accepted, would leave the camera loop spinning with no pause (fps)
+    # or never reading the table (the others), with no message.
     path = tmp_path / "s.toml"
     path.write_text(f"[camera]\n{key} = {value}\n")
     assert main(["settings", "--file", str(path)]) == 2
@@ -155,7 +155,7 @@ def test_two_buttons_on_one_pin_are_refused_naming_both(tmp_path: Path, capsys) 
 @pytest.mark.parametrize("kind", ["big", "zero"])
 def test_a_settings_file_past_the_size_cap_is_one_line(tmp_path: Path, capsys, kind) -> None:
     # Valid TOML after the blank lines, so only the size can refuse it; /dev/zero as the
-    # settings file used to be read until memory was gone.
+    # settings file, which never ends, is refused at the ceiling before memory runs out.
     if kind == "big":
         path = tmp_path / "big.toml"
         path.write_text("\n" * 1_000_001 + DEFAULT_TEXT)

@@ -60,7 +60,7 @@ def test_distances_count_land_and_sea_links_alike() -> None:
     (lambda d: d["links"].append(["attica", "megara", "air"]), 'a link is "land" or "sea"'),
     (lambda d: d["areas"]["attica"].pop("at"), "area 'attica' needs \"at\": [x, y]"),
     (lambda d: d["homes"].update(thebes="attica"), "two cities share a home area"),
-    # Values of the wrong type: once a TypeError (unhashable) or silently taken.
+    # Values of the wrong type: refused by name, not a TypeError (unhashable) nor taken.
     (lambda d: d["homes"].update(sparta=["x"]), "sparta's home ['x'] is not an area"),
     (lambda d: d.update(delphi={"a": 1}), "\"delphi\" must name the area that holds Delphi"),
     (lambda d: d.update(name=["Greece"]), '"name" must be the map\'s name'),

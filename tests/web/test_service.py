@@ -167,7 +167,7 @@ def test_a_bad_port_is_one_clear_line(port: str, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("text", [
     '{"pieces": [{"id": "X", "kind": "dragon", "connectors": []}]}',
-    '{"pieces": [{"id": "X", "kind": "awake", "connectors": 5}]}',  # once a TypeError
+    '{"pieces": [{"id": "X", "kind": "awake", "connectors": 5}]}',  # not iterable: still one line
     "null",
 ])
 def test_a_broken_peltapeeps_catalog_is_one_clear_line(tmp_path: Path, text: str) -> None:
