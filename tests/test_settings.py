@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -167,8 +168,21 @@ def test_a_settings_file_past_the_size_cap_is_one_line(tmp_path: Path, capsys, k
                                  "settings file (more than 1 MB)\n")
 
 
-def test_a_settings_file_that_is_not_utf8_is_one_line(tmp_path: Path, capsys) -> None:
+def test_a_settings_file_is_read_as_utf8_whatever_the_locale(tmp_path: Path, capsys) -> None:
+    # TOML is UTF-8: a file written on one machine reads the same on another, even one whose
+    # locale is plain ASCII (where open()'s default would refuse "café").
     path = tmp_path / "s.toml"
+    path.write_text('[game]\nlog = "café.sqlite"\n', encoding="utf-8")
+    code = ("import locale, sys; from pathlib import Path; "
+            "from companion.settings import load_settings; "
+            "log = load_settings(Path(sys.argv[1])).log; "
+            "print(locale.getpreferredencoding(False), ascii(log))")
+    ascii_locale = {**os.environ, "LC_ALL": "C", "PYTHONCOERCECLOCALE": "0", "PYTHONUTF8": "0",
+                    "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    shown = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
+                           text=True, timeout=60, env=ascii_locale)
+    assert shown.stdout == "ANSI_X3.4-1968 'caf\\xe9.sqlite'\n", shown.stderr
+    # And bytes that are not UTF-8 are one line, not a guess at another encoding.
     path.write_bytes(b'[server]\nhost = "\xff"\n')
     assert main(["settings", "--file", str(path)]) == 2
     assert capsys.readouterr().err == (f"companion settings: error: {path} is not a text file "
