@@ -14,8 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from calibration.colour import ColourModel, PlayerColours
-from companion.bounded_read import read_at_most
-from companion.profile_file import MAX_PROFILE_BYTES
+from companion.profile_file import ProfileFileError, read_profile_json
 from vision.lens import Intrinsics
 
 PROFILE_VERSION = 1
@@ -97,30 +96,18 @@ class Profile:
 def load_profile(path: str | Path) -> Profile:
     p = Path(path)
     try:
-        raw = read_at_most(p, MAX_PROFILE_BYTES)
-        if raw is None:
-            raise ProfileError(
-                f"profile {p} is too large to be a calibration profile "
-                f"(more than {MAX_PROFILE_BYTES // 1_000_000} MB)"
-            )
-        text = raw.decode("utf-8")
-    except FileNotFoundError:
-        raise ProfileError(
-            f"profile {p} not found: make one with companion calibrate (or calibrate-camera)"
-        ) from None
-    except OSError as e:
-        raise ProfileError(f"profile {p} cannot be read ({e.strerror})") from None
-    except UnicodeDecodeError:
-        raise ProfileError(
-            f"profile {p} is not a profile (not text: a photo given as the profile?); "
-            "a profile is the JSON file companion calibrate writes"
-        ) from None
-    try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, RecursionError):
-        raise ProfileError(
-            f"profile {p} is not valid JSON: run companion calibrate again to make a new one"
-        ) from None
+        data = read_profile_json(p, "run companion calibrate again to make a new one")
+    except ProfileFileError as e:
+        # The camera's commands name what to make or give instead; the rest is said as read.
+        if e.fault == "missing":
+            message = (f"profile {p} not found: make one with companion calibrate "
+                       "(or calibrate-camera)")
+        elif e.fault == "not text":
+            message = (f"profile {p} is not a profile (not text: a photo given as the "
+                       "profile?); a profile is the JSON file companion calibrate writes")
+        else:
+            message = str(e)
+        raise ProfileError(message) from None
     profile = Profile.from_json(data, f"profile {p}")
     profile.source = p
     return profile

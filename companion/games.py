@@ -81,6 +81,35 @@ class Option:
         return out
 
 
+# The options a game's sheet may take in ``companion print`` (Game.printables).
+SHEET_OPTIONS = ("dpi", "out", "json", "paper", "map")
+
+
+def sheet_options(takes: Iterable[str | tuple[str, str]], helps: Mapping[str, str]
+                  ) -> list[tuple[str, str]]:
+    """(name, help) of each option a sheet ``takes``: its own help where it gives one, else
+    ``helps``'; ValueError naming an option no sheet takes, or one given no help.
+
+    >>> sheet_options(["out", ("paper", "a3 or a4 (default a3)")], {"out": "file to write"})
+    [('out', 'file to write'), ('paper', 'a3 or a4 (default a3)')]
+    >>> sheet_options(["players"], {})
+    Traceback (most recent call last):
+    ...
+    ValueError: 'players' is no option of a game's sheet; they are dpi, out, json, paper and map
+    """
+    out = []
+    for entry in takes:
+        name, own = (entry, None) if isinstance(entry, str) else entry
+        if name not in SHEET_OPTIONS:
+            raise ValueError(f"{name!r} is no option of a game's sheet; they are "
+                             f"{', '.join(SHEET_OPTIONS[:-1])} and {SHEET_OPTIONS[-1]}")
+        if own is None and name not in helps:
+            raise ValueError(f"{name!r} needs its help given, (name, help): what it takes "
+                             "and its default")
+        out.append((name, own if own is not None else helps[name]))
+    return out
+
+
 class Game:
     """Everything the generic parts need of one game. Subclass and override what applies.
 
@@ -112,11 +141,21 @@ class Game:
     page: ClassVar[str | None] = None  # () -> PagePanel (a Flask blueprint and its files)
     demo_camera: ClassVar[str | None] = None  # (players, seed) -> a scene: profile, render
     # Sheets ``companion print`` makes for the game: (kind, help, "module:function", the
-    # options it takes out of "dpi", "out", "json", "paper", "map"; any other is refused).
+    # options it takes out of SHEET_OPTIONS; any other is refused). An option is its name,
+    # or (name, help) for words of the game's own; "paper" always comes with its help, as
+    # its choices and default are the sheet's. A subclass listing another is a TypeError.
     # The function takes the parsed arguments and returns the line to print, raising
     # ValueError or OSError with a message for the user (vision.print_files checks that a
     # file's suffix is the format written there).
-    printables: ClassVar[tuple[tuple[str, str, str, tuple[str, ...]], ...]] = ()
+    printables: ClassVar[tuple[tuple[str, str, str, tuple[str | tuple[str, str], ...]], ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for kind, _text, _ref, takes in cls.printables:
+            try:
+                sheet_options(takes, {n: "" for n in SHEET_OPTIONS if n != "paper"})
+            except ValueError as e:
+                raise TypeError(f"{cls.__name__}.printables, {kind}: {e}") from None
 
     # --- starting a game -----------------------------------------------------------------
 

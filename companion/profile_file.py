@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from companion.bounded_read import read_at_most
+from companion.bounded_read import NotText, TooLarge, read_text_at_most
 from companion.errors import UserError
 
 # A profile holds colour models, lens numbers and notes: about 2 KB. Its learned examples
@@ -21,21 +21,32 @@ from companion.errors import UserError
 MAX_PROFILE_BYTES = 16_000_000
 
 
+class ProfileFileError(UserError):
+    """A profile file that cannot be read as JSON. ``fault`` says which way, so a caller
+    with more to say of one (a missing file: how to make one) can say it: "missing",
+    "unreadable", "too large", "not text" or "not JSON"."""
+
+    def __init__(self, message: str, fault: str) -> None:
+        super().__init__(message)
+        self.fault = fault
+
+
 def read_profile_json(path: Path, fix: str) -> Any:
-    """The decoded JSON of the profile at ``path``; UserError naming the file and what is
-    wrong, ending with ``fix`` (what to do) where the content is not JSON."""
+    """The decoded JSON of the profile at ``path``; :class:`ProfileFileError` naming the
+    file and what is wrong, ending with ``fix`` (what to do) where the content is not JSON."""
     try:
-        raw = read_at_most(path, MAX_PROFILE_BYTES)
+        text = read_text_at_most(path, MAX_PROFILE_BYTES, "calibration profile",
+                                 name=f"profile {path}")
     except OSError as e:
-        raise UserError(f"profile {path} cannot be read ({e.strerror})") from None
-    if raw is None:
-        raise UserError(f"profile {path} is too large to be a calibration profile "
-                        f"(more than {MAX_PROFILE_BYTES // 1_000_000} MB)")
+        fault = "missing" if isinstance(e, FileNotFoundError) else "unreadable"
+        raise ProfileFileError(f"profile {path} cannot be read ({e.strerror})", fault) from None
+    except TooLarge as e:
+        raise ProfileFileError(str(e), "too large") from None
+    except NotText:
+        raise ProfileFileError(f"profile {path} is not a colour profile (not text): give the "
+                               "JSON file companion calibrate wrote", "not text") from None
     try:
-        return json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise UserError(f"profile {path} is not a colour profile (not text): give the JSON "
-                        "file companion calibrate wrote") from None
+        return json.loads(text)
     except (ValueError, RecursionError):
         # ValueError: bad JSON, or a number of more than 4300 digits.
-        raise UserError(f"profile {path} is not valid JSON: {fix}") from None
+        raise ProfileFileError(f"profile {path} is not valid JSON: {fix}", "not JSON") from None

@@ -168,8 +168,9 @@ class Service:
         score_page = {"profile": _settings_profile if profile is None else profile,
                       "catalog": self._catalog}
         camera = self.camera or self.camera_view or Camera()
-        sock = (self._sock if self._sock is not None
-                else listen_for_page(self.opts.host, self.opts.port))
+        if self._sock is None:
+            self._sock = listen_for_page(self.opts.host, self.opts.port)
+        sock = self._sock
         self.join_urls = page_urls(self.opts.host, sock.getsockname()[1])
         join = self.join_urls[0] if self.join_urls else None
         self._server = GreenServer(sock, lambda waits: create_app(
@@ -225,6 +226,10 @@ class Service:
         self._inputs.put(None)
         if self._server:
             self._server.shutdown()
+        if self._sock is not None:
+            # The server detaches the socket it takes, so this closes one it never took (a
+            # start that failed, or never came): the port is free again whatever happened.
+            self._sock.close()
         self.log.close()
 
 

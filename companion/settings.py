@@ -15,7 +15,7 @@ from typing import Any
 
 from platformdirs import user_config_dir
 
-from companion.bounded_read import read_at_most
+from companion.bounded_read import NotText, TooLarge, read_text_at_most
 from companion.errors import UserError
 
 DEFAULT_TEXT = """\
@@ -141,11 +141,9 @@ def load_settings(path: Path | None = None) -> Settings:
             raise UserError(f"no settings file at {path}; 'companion settings --init' writes one")
         return settings
     try:
-        raw = read_at_most(path, MAX_SETTINGS_BYTES)
-        if raw is None:
-            raise UserError(f"{path} is too large to be a settings file "
-                            f"(more than {MAX_SETTINGS_BYTES // 1_000_000} MB)")
-        data = tomllib.loads(raw.decode("utf-8"))
+        data = tomllib.loads(read_text_at_most(path, MAX_SETTINGS_BYTES, "settings file"))
+    except TooLarge as e:
+        raise UserError(str(e)) from None
     except tomllib.TOMLDecodeError as e:
         raise UserError(f"{path} is not valid TOML ({e}); fix it or delete it") from e
     except RecursionError as e:
@@ -155,8 +153,8 @@ def load_settings(path: Path | None = None) -> Settings:
                         "fix it or delete it") from e
     except OSError as e:
         raise UserError(f"cannot read {path}: {e.strerror}") from e
-    except UnicodeDecodeError as e:
-        raise UserError(f"{path} is not a text file (not UTF-8); fix it or delete it") from e
+    except NotText as e:
+        raise UserError(f"{e}; fix it or delete it") from None
     return apply_settings(settings, data, str(path))
 
 

@@ -170,7 +170,7 @@ def test_a_bad_profile_is_refused_before_any_bean_is_asked_for(tmp_path, capsys,
 
 @pytest.mark.parametrize("timeout", ["nan", "inf", "-inf", "0", "-5", "1e9", "soon"])
 def test_a_timeout_that_is_no_wait_is_an_argparse_error(tmp_path, capsys, timeout) -> None:
-    # nan and inf used to be taken: each bean's wait then never ended or overflowed.
+    # Taken, nan and inf would make each bean's wait never end, or overflow.
     profile = tmp_path / "p.json"
     with pytest.raises(SystemExit) as stop:
         main(["calibrate-egg", "--port", str(tmp_path / "nothing"), "--players", "red",
@@ -197,7 +197,7 @@ def test_a_finite_timeout_is_taken(tmp_path, capsys) -> None:
 ])
 def test_a_profile_too_large_or_not_text_is_one_line_before_any_bean(tmp_path, capsys, kind,
                                                                      why) -> None:
-    # /dev/zero as the --profile used to be read until memory was gone.
+    # /dev/zero as the --profile never ends: it is refused at the ceiling.
     profile = Path("/dev/zero") if kind == "zero" else tmp_path / "p.json"
     if kind == "big":
         profile.write_text(" " * 16_000_001 + '{"version": 1, "players": [], "colours": {}}')

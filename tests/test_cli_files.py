@@ -122,6 +122,23 @@ def test_a_photo_given_as_the_profile_is_one_line_in_every_command(files, tmp_pa
     assert not (tmp_path / "g.sqlite").exists()  # serve refused before opening a game log
 
 
+def test_a_profile_with_a_number_too_long_to_read_is_one_line(files, tmp_path) -> None:
+    # json turns a number of more than 4300 digits into a plain ValueError, not a
+    # JSONDecodeError: the profile's one reader says it is not valid JSON all the same.
+    long = tmp_path / "long.json"
+    long.write_text('{"version": ' + "9" * 5000 + "}")
+    photo = str(files["photo"])
+    for args in (["score", "peltapeeps", photo, "--profile", str(long)],
+                 ["serve", "--camera", str(tmp_path), "--profile", str(long), "--port", "0",
+                  "--log", str(tmp_path / "g.sqlite")]):
+        r = _run(args, env={"XDG_CONFIG_HOME": str(tmp_path)})
+        assert r.returncode == 2, (args, r.stderr)
+        assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, (args, r.stderr)
+        assert r.stderr.endswith(f"profile {long} is not valid JSON: run companion calibrate "
+                                 "again to make a new one\n"), (args, r.stderr)
+    assert not (tmp_path / "g.sqlite").exists()
+
+
 def test_a_profile_naming_a_player_without_colours_is_one_line(files, tmp_path) -> None:
     data = json.loads(files["profile"].read_text())
     data["players"].append("green")
@@ -159,8 +176,8 @@ def test_output_to_a_full_disk_is_one_line(files, tmp_path) -> None:
 
 
 def test_a_profile_past_the_size_cap_is_one_line(files, tmp_path, capsys) -> None:
-    # Valid JSON (a real profile after whitespace), so only the size can refuse it; an
-    # unbounded read of /dev/zero as the profile once ran until memory was gone.
+    # Valid JSON (a real profile after whitespace), so only the size can refuse it: a file
+    # past the ceiling is refused without being read whole.
     big = tmp_path / "big.json"
     big.write_bytes(b" " * 16_000_001 + files["profile"].read_bytes())
     assert main(["detect", str(files["photo"]), "--profile", str(big)]) == 2

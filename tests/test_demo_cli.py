@@ -14,7 +14,7 @@ from companion.cli import main
 @pytest.mark.parametrize("value", ["nan", "inf", "0", "-1"])
 def test_seconds_that_are_no_wait_are_an_argparse_error(tmp_path: Path, capsys, option,
                                                         value) -> None:
-    # --step nan used to spin the scripted table with no pause; --seconds inf overflowed
+    # --step nan would spin the scripted table with no pause; --seconds inf would overflow
     # the wait in a traceback.
     with pytest.raises(SystemExit) as stop:
         main(["demo", "--text", "--log", str(tmp_path / "d.sqlite"), f"{option}={value}"])
@@ -36,7 +36,8 @@ def test_seconds_that_are_no_wait_are_an_argparse_error(tmp_path: Path, capsys, 
 def test_a_number_of_players_the_game_has_no_seats_for_is_refused(tmp_path: Path, capsys,
                                                                   game, players,
                                                                   allowed) -> None:
-    # --players 0 used to be taken as "the default" and a 2-player game played quietly.
+    # --players 0 is a number to refuse: taken as "the default", a 2-player game would be
+    # played quietly.
     log = tmp_path / "d.sqlite"
     assert main(["demo", "--text", "--game", game, "--log", str(log),
                  f"--players={players}"]) == 2
@@ -50,3 +51,23 @@ def test_a_number_of_players_the_game_has_no_seats_for_is_refused(tmp_path: Path
 def test_the_usual_number_of_players_is_the_default(tmp_path: Path, capsys) -> None:
     assert main(["demo", "--text", "--seed", "3", "--log", str(tmp_path / "d.sqlite")]) == 0
     assert ": red, blue (seed 3)" in capsys.readouterr().out.splitlines()[0]
+
+
+def test_a_port_taken_leaves_no_demo_game_in_the_log(tmp_path: Path, capsys) -> None:
+    # The page's port is bound before the demo game is made: a port in use stops the demo
+    # with one line and no new, empty game in demo.sqlite.
+    import socket
+    import sqlite3
+
+    log = tmp_path / "d.sqlite"
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        assert main(["demo", "--no-browser", "--no-camera", "--port", str(port), "--log",
+                     str(log)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"companion demo: error: cannot listen on 127.0.0.1:{port} ")
+    assert err.count("\n") == 1
+    if log.exists():
+        db = sqlite3.connect(log)
+        assert db.execute("SELECT COUNT(*) FROM games").fetchone() == (0,)
+        db.close()

@@ -205,7 +205,7 @@ def test_written_egg_colours_load_from_their_file(tmp_path) -> None:
     ("latin-1", "is not a colour profile (not text)"),
 ])
 def test_a_profile_too_large_or_not_text_is_one_user_error(tmp_path, kind: str, why: str) -> None:
-    # /dev/zero as the egg's profile used to be read until memory was gone.
+    # /dev/zero as the egg's profile never ends: it is refused at the ceiling.
     path = Path("/dev/zero") if kind == "zero" else tmp_path / "colours.json"
     if kind == "big":
         path.write_text(" " * 16_000_001 + json.dumps(with_egg_colours({"version": 1}, COLOURS)))

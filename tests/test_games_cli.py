@@ -131,7 +131,7 @@ def test_play_refuses_an_action_whose_kind_is_not_a_string_and_goes_on(
 @pytest.mark.parametrize("kind", ["big", "zero", "latin-1"])
 def test_a_script_too_large_or_not_text_is_one_line_and_no_game(
         tmp_path: Path, capsys, command: str, kind: str) -> None:
-    # /dev/zero given as --script used to be read until memory was gone.
+    # /dev/zero given as --script never ends: it is refused at the ceiling, and no game made.
     log = tmp_path / "g.sqlite"
     assert main(["new", "--log", str(log)]) == 0
     before = _rows(log)

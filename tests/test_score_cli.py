@@ -72,7 +72,7 @@ def _bad(capsys, files, tmp: Path) -> list[tuple[list[str], str]]:
     badprofile.write_text("{not json")
     badcat = tmp / "bad-catalog.json"
     badcat.write_text(json.dumps({"pieces": [{"id": "X1", "kind": "dragon"}]}))
-    badcons = tmp / "bad-connectors.json"  # once a TypeError: 'int' object is not iterable
+    badcons = tmp / "bad-connectors.json"  # connectors not iterable: one line
     badcons.write_text(json.dumps({"pieces": [{"id": "a", "kind": "awake", "connectors": 5}]}))
     nullcat = tmp / "null-catalog.json"
     nullcat.write_text("null")
@@ -111,7 +111,7 @@ def _bad(capsys, files, tmp: Path) -> list[tuple[list[str], str]]:
          "big-catalog.json is too large to be a catalog (more than 1 MB)"),
         (["peltapeeps", photo, "--profile", profile, "--catalog", str(latincat)],
          "latin-catalog.json is not a text file (not UTF-8)"),
-        # /dev/zero as the catalog used to be read until memory was gone.
+        # A device with no end is refused at the ceiling, before memory runs out.
         (["peltapeeps", photo, "--profile", profile, "--catalog", "/dev/zero"],
          "/dev/zero is too large to be a catalog (more than 1 MB)"),
         (["peltapeeps", photo, "--profile", profile, "--seats", "Ann=red,Bob=blue"],
@@ -139,6 +139,15 @@ def test_every_bad_input_is_one_line(capsys, files, tmp_path: Path) -> None:
         assert len(lines) == 1 and lines[0].startswith("companion score: error: "), (args, err)
         assert words in lines[0], (args, lines[0])
         assert "Traceback" not in err
+
+
+def test_a_catalog_too_large_is_said_once(capsys, files) -> None:
+    # The fault is the whole line: not wrapped in a second, vaguer one.
+    rc, out, err = _run(capsys, "peltapeeps", str(files["photo"]), "--profile",
+                        str(files["profile"]), "--catalog", "/dev/zero")
+    assert (rc, out) == (2, "")
+    assert err == ("companion score: error: /dev/zero is too large to be a catalog "
+                   "(more than 1 MB)\n")
 
 
 def test_a_bad_input_is_one_line_from_the_real_command(files) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -64,7 +65,7 @@ def test_settings_command(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("nest", [("[", "]"), ("{b = ", "}")], ids=["arrays", "tables"])
 def test_a_file_nested_too_deeply_is_one_line(tmp_path: Path, capsys, nest) -> None:
-    # tomllib recurses per level: thousands deep used to end in a RecursionError traceback.
+    # tomllib recurses per level: thousands deep is a RecursionError, said as one line.
     path = tmp_path / "deep.toml"
     path.write_text("a = " + nest[0] * 5000 + nest[1] * 5000 + "\n")
     assert main(["settings", "--file", str(path)]) == 2
@@ -86,8 +87,8 @@ def test_a_file_nested_too_deeply_is_one_line(tmp_path: Path, capsys, nest) -> N
 ])
 def test_impossible_camera_numbers_are_refused(tmp_path: Path, capsys, key, value,
                                                allowed) -> None:
-    # Each of these used to be shown as accepted, then left the camera loop spinning with
-    # no pause (fps) or never reading the table (the others), with no message.
+    # Each of these, if accepted, would leave the camera loop spinning with no pause (fps)
+    # or never reading the table (the others), with no message.
     path = tmp_path / "s.toml"
     path.write_text(f"[camera]\n{key} = {value}\n")
     assert main(["settings", "--file", str(path)]) == 2
@@ -155,7 +156,7 @@ def test_two_buttons_on_one_pin_are_refused_naming_both(tmp_path: Path, capsys) 
 @pytest.mark.parametrize("kind", ["big", "zero"])
 def test_a_settings_file_past_the_size_cap_is_one_line(tmp_path: Path, capsys, kind) -> None:
     # Valid TOML after the blank lines, so only the size can refuse it; /dev/zero as the
-    # settings file used to be read until memory was gone.
+    # settings file, which never ends, is refused at the ceiling before memory runs out.
     if kind == "big":
         path = tmp_path / "big.toml"
         path.write_text("\n" * 1_000_001 + DEFAULT_TEXT)
@@ -167,8 +168,21 @@ def test_a_settings_file_past_the_size_cap_is_one_line(tmp_path: Path, capsys, k
                                  "settings file (more than 1 MB)\n")
 
 
-def test_a_settings_file_that_is_not_utf8_is_one_line(tmp_path: Path, capsys) -> None:
+def test_a_settings_file_is_read_as_utf8_whatever_the_locale(tmp_path: Path, capsys) -> None:
+    # TOML is UTF-8: a file written on one machine reads the same on another, even one whose
+    # locale is plain ASCII (where open()'s default would refuse "café").
     path = tmp_path / "s.toml"
+    path.write_text('[game]\nlog = "café.sqlite"\n', encoding="utf-8")
+    code = ("import locale, sys; from pathlib import Path; "
+            "from companion.settings import load_settings; "
+            "log = load_settings(Path(sys.argv[1])).log; "
+            "print(locale.getpreferredencoding(False), ascii(log))")
+    ascii_locale = {**os.environ, "LC_ALL": "C", "PYTHONCOERCECLOCALE": "0", "PYTHONUTF8": "0",
+                    "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    shown = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
+                           text=True, timeout=60, env=ascii_locale)
+    assert shown.stdout == "ANSI_X3.4-1968 'caf\\xe9.sqlite'\n", shown.stderr
+    # And bytes that are not UTF-8 are one line, not a guess at another encoding.
     path.write_bytes(b'[server]\nhost = "\xff"\n')
     assert main(["settings", "--file", str(path)]) == 2
     assert capsys.readouterr().err == (f"companion settings: error: {path} is not a text file "

@@ -8,6 +8,19 @@ anything is drawn, with the name that would fit.
 >>> need_suffix("--out", "m.png", ".pdf", "the kit")
 Traceback (most recent call last):
 ValueError: --out m.png ends in .png, but the kit is written as a PDF: name it m.pdf
+
+A name with no stem of its own to keep gets the generic advice:
+
+>>> for name in (".", "..", "dir/.png", ".hidden", "out/"):
+...     try:
+...         need_suffix("--out", name, ".png", "the tile")
+...     except ValueError as e:
+...         print(str(e).split(": ")[-1])
+name it a file ending in .png
+name it a file ending in .png
+name it a file ending in .png
+name it a file ending in .png
+name it a file ending in .png
 """
 
 from __future__ import annotations
@@ -24,9 +37,12 @@ def need_suffix(option: str, path: str, suffix: str, what: str) -> None:
     if p.suffix.lower() == suffix:
         return
     ends = f"ends in {p.suffix}" if p.suffix else "has no suffix"
-    try:
-        fit = str(p.with_suffix(suffix))
-    except ValueError:  # a name with no stem ('.', '..', a folder's trailing slash)
+    # '.', '..', a folder ('out/') and a dot file ('.png', '.hidden') have no stem to keep:
+    # with the suffix added they would be '...png' or '.png.png', no name anyone meant.
+    folder = path.endswith(("/", "\\")) or p.name in ("", ".", "..")
+    if folder or not p.stem or p.name.startswith("."):
         fit = f"a file ending in {suffix}"
+    else:
+        fit = str(p.with_suffix(suffix))
     raise ValueError(f"{option} {path} {ends}, but {what} is written as {FORMATS[suffix]}: "
                      f"name it {fit}")

@@ -317,10 +317,25 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
             # A game's options may also come beside the players ({"edition": 2001}).
             options = {**{o.name: body[o.name] for o in bundle.options if o.name in body},
                        **options}
+            # A file option's value is its data (an object), "" or None for the shipped one,
+            # or else a file name: whatever its type, only page_file may let it through, so
+            # 5 or ["x"] is never read as a path from the server's working folder.
+            shown: dict[str, str] = {}
             for o in bundle.options:
-                if o.file and isinstance(options.get(o.name), str) and options[o.name]:
-                    options[o.name] = page_file(o.name, options[o.name], files)
-            referee.new_game(players, options, game)
+                value = options.get(o.name)
+                if o.file and not isinstance(value, Mapping) and value not in (None, ""):
+                    options[o.name] = page_file(o.name, value, files)
+                    shown[options[o.name]] = value
+            try:
+                referee.new_game(players, options, game)
+            except games.UnknownGame:
+                raise
+            except ValueError as e:
+                # The page learns the file by the name it gave, not where the server keeps it.
+                message = str(e)
+                for full, given in shown.items():
+                    message = message.replace(full, given)
+                raise ValueError(message) from None
         except games.UnknownGame as e:
             raise ValueError(str(e)) from None
         return referee.game.id

@@ -74,22 +74,23 @@ def refuse(status: int, message: str) -> Response:
     return resp
 
 
-def page_file(option: str, value: str, folder: Path | None) -> str:
-    """The file a request names for ``option`` (a map), if it is in ``folder``, the one the
-    server's owner keeps such files in; ValueError otherwise.
+def page_file(option: str, value: object, folder: Path | None) -> str:
+    """The file a request names for ``option`` (a map), if it lies directly in ``folder``,
+    the one the server's owner keeps such files in; ValueError otherwise.
 
     Whoever has the pass-phrase may start a game, but should not learn which files exist
-    elsewhere on the server: a path outside is refused by its name alone, with the same
-    words whether or not it exists.
+    elsewhere on the server: a path outside (a subfolder too, or a value that is no name at
+    all, like 5) is refused by its name alone, with the same words whether or not it exists.
     """
     if folder is not None:
-        try:
-            base = folder.resolve()
-            path = (base / value).resolve()  # a symlink out of the folder counts as out
-            if path != base and path.is_relative_to(base):
-                return str(path)
-        except (OSError, RuntimeError, ValueError):
-            pass  # a NUL byte or a symlink loop: refused as any name outside is
+        if isinstance(value, str):
+            try:
+                base = folder.resolve()
+                path = (base / value).resolve()  # a symlink out of the folder counts as out
+                if path.parent == base and not path.is_dir():
+                    return str(path)
+            except (OSError, RuntimeError, ValueError):
+                pass  # a NUL byte or a symlink loop: refused as any name outside is
         raise ValueError(f'{option} must be the {option} data, "" for the shipped one, or a '
                          "file in the folder of the companion's settings file; the page reads "
                          "no other file on the server")

@@ -43,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
         Service,
         ServiceOptions,
         banner,
+        listen_for_page,
         open_browser,
         run_until_interrupted,
     )
@@ -50,19 +51,29 @@ def run(args: argparse.Namespace) -> int:
     opts = ServiceOptions(host="127.0.0.1", port=args.port, log=log,
                           game=game.name, players=players, options=options, new_game=True,
                           egg_seed=args.seed)
-    service = Service(opts)
-    show = None
-    if not args.no_camera and game.demo_camera is not None:
-        from companion.demo_camera import RenderedCamera
+    # Bound before the demo game is made: a port taken must leave no empty game in the log.
+    sock = listen_for_page(opts.host, opts.port)
+    try:
+        service = Service(opts, sock)
+    except BaseException:
+        sock.close()
+        raise
+    try:
+        show = None
+        if not args.no_camera and game.demo_camera is not None:
+            from companion.demo_camera import RenderedCamera
 
-        camera = RenderedCamera(service.referee, players, seed=args.seed)
-        service.camera_view = camera
-        service.on_stop(camera.stop)
-        show = camera.show
-    table = ScriptedTable(service.referee, seed=args.seed, step_s=args.step, show=show)
-    service.on_stop(table.stop)
-    url = service.start()
-    table.start()
+            camera = RenderedCamera(service.referee, players, seed=args.seed)
+            service.camera_view = camera
+            service.on_stop(camera.stop)
+            show = camera.show
+        table = ScriptedTable(service.referee, seed=args.seed, step_s=args.step, show=show)
+        service.on_stop(table.stop)
+        url = service.start()
+        table.start()
+    except BaseException:
+        service.stop()  # the socket and the log, whichever part failed
+        raise
     opened = False if args.no_browser else open_browser(url)
     print(banner(service, "A scripted game is being played at the table; "
                  + ("the page is open in your browser." if opened else

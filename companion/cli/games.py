@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from companion import games
-from companion.bounded_read import read_at_most
+from companion.bounded_read import NotText, TooLarge, read_text_at_most
 from companion.cli.game_options import add_game_args
 from companion.errors import UserError
 from companion.gamelog import (
@@ -79,16 +79,13 @@ def _script(args: argparse.Namespace) -> list[str] | None:
     if not script:
         return None
     try:
-        raw = read_at_most(script, MAX_SCRIPT_BYTES)
+        return read_text_at_most(script, MAX_SCRIPT_BYTES, "script of commands").splitlines()
     except OSError as e:
         raise UserError(f"cannot read the script {script}: {e.strerror}") from e
-    if raw is None:
-        raise UserError(f"{script} is too large to be a script of commands "
-                        f"(more than {MAX_SCRIPT_BYTES // 1_000_000} MB)")
-    try:
-        return raw.decode("utf-8").splitlines()
-    except UnicodeDecodeError as e:
-        raise UserError(f"{script} is not a text file of commands (not UTF-8)") from e
+    except TooLarge as e:
+        raise UserError(str(e)) from None
+    except NotText:
+        raise UserError(f"{script} is not a text file of commands (not UTF-8)") from None
 
 
 def _referee(game: LoggedGame, args: argparse.Namespace, lines: list[str] | None) -> int:

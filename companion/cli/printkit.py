@@ -25,7 +25,7 @@ DPI_RANGE = (50.0, 1200.0)
 
 # Every option an item of ``print`` may take, and how argparse reads it. Each item's parser
 # knows them all, so one it does not take is refused by :func:`run` with what it does take,
-# instead of argparse's usage text (or, where an item took a shared set, being ignored).
+# instead of argparse's usage text, and never ignored.
 OPTIONS: dict[str, dict[str, object]] = {
     "id": {"type": int}, "players": {"type": int}, "dpi": {"type": float}, "out": {},
     "json": {}, "paper": {}, "map": {},
@@ -33,12 +33,15 @@ OPTIONS: dict[str, dict[str, object]] = {
 
 
 def _item(kinds: argparse._SubParsersAction, kind: str, text: str, description: str,
-          takes: dict[str, str]) -> argparse.ArgumentParser:
-    """The parser of one item: the options it ``takes`` (name -> help) shown, the rest hidden."""
+          takes: dict[str, str], defaults: dict[str, object] | None = None
+          ) -> argparse.ArgumentParser:
+    """The parser of one item: the options it ``takes`` (name -> help) shown, the rest hidden.
+    An option it takes and leaves out is its ``defaults`` value (``--dpi``: 300), else None;
+    one it does not take stays None, so :func:`_takes_only` sees it given."""
+    own = {"dpi": 300.0, **(defaults or {})}
     sheet = kinds.add_parser(kind, help=text, description=description)
     for name, kwargs in OPTIONS.items():
-        default = 300.0 if name == "dpi" and name in takes else None
-        sheet.add_argument(f"--{name}", default=default,
+        sheet.add_argument(f"--{name}", default=own.get(name) if name in takes else None,
                            help=takes.get(name, argparse.SUPPRESS), **kwargs)
     sheet.set_defaults(takes=tuple(n for n in OPTIONS if n in takes))
     return sheet
@@ -69,7 +72,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
           "Neutral tile, three tiles per player, the colour card and the ChArUco board, one "
           "per page, with cut lines and scale bars.",
           {"paper": "a4 or letter (default a4)", "players": f"players 1..{MAX_PLAYERS}",
-           "dpi": "image resolution (default 300)", "out": "PDF file to write (.pdf)"})
+           "dpi": "image resolution (default 300)", "out": "PDF file to write (.pdf)"},
+          defaults={"paper": "a4"})
     _item(kinds, "charuco", "the camera calibration board as a PNG",
           "The ChArUco board for companion calibrate-camera.",
           {"dpi": DPI_HELP, "out": "PNG file to write (.png)"})
@@ -81,15 +85,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     for game in games.all_games().values() if real else ():
         for kind, text, ref, takes in game.printables:
             sheet = _item(kinds, kind, text, text[:1].upper() + text[1:] + ".",
-                          {n: GAME_SHEET_HELP[n] for n in takes})
+                          dict(games.sheet_options(takes, GAME_SHEET_HELP)))
             sheet.set_defaults(printable=ref)
     parser.set_defaults(func=run)
 
 
-# What the options of a game's sheet mean; the sheet's function says more in its errors.
+# What the options of a game's sheet mean where the game gives no words of its own; the
+# sheet's function says more in its errors. ``--paper`` has none: its choices and default are
+# the sheet's, so the game names them (companion.games.Game checks it does).
 GAME_SHEET_HELP = {
     "dpi": DPI_HELP, "out": "file to write", "json": "JSON file for the layout (mm, .json)",
-    "paper": "paper size", "map": "the game's map file",
+    "map": "the game's map file",
 }
 
 
@@ -156,7 +162,8 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "printable", None):
         from companion import games
 
-        _dpi(args.dpi)
+        if "dpi" in args.takes:
+            _dpi(args.dpi)
         try:
             print(games.load(args.printable)(args))
         except OSError as e:

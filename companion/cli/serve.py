@@ -66,6 +66,20 @@ def run(args: argparse.Namespace) -> int:
     except BaseException:
         sock.close()
         raise
+    try:
+        notes = _parts(service, settings, camera, camera_parts, egg, colours, pins)
+        url = service.start()
+    except BaseException:
+        service.stop()  # the socket and the log, whichever part failed
+        raise
+    print(banner(service, "; ".join(notes)), flush=True)
+    del url
+    run_until_interrupted(service.stop)
+    return 0
+
+
+def _parts(service, settings, camera, camera_parts, egg, colours, pins) -> list[str]:
+    """Add the camera loop, egg and buttons to ``service``; what to say of each."""
     notes = []
     if camera_parts is not None:
         from companion.camera_setup import loop_for
@@ -87,11 +101,7 @@ def run(args: argparse.Namespace) -> int:
         service.add_source(panel)
         service.referee.on_change(lambda _reason: _leds(panel, service))
         notes.append(f"buttons: {panel.status().message}")
-    url = service.start()
-    print(banner(service, "; ".join(notes)), flush=True)
-    del url
-    run_until_interrupted(service.stop)
-    return 0
+    return notes
 
 
 def _leds(panel, service) -> None:

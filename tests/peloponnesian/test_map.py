@@ -60,7 +60,7 @@ def test_distances_count_land_and_sea_links_alike() -> None:
     (lambda d: d["links"].append(["attica", "megara", "air"]), 'a link is "land" or "sea"'),
     (lambda d: d["areas"]["attica"].pop("at"), "area 'attica' needs \"at\": [x, y]"),
     (lambda d: d["homes"].update(thebes="attica"), "two cities share a home area"),
-    # Values of the wrong type: once a TypeError (unhashable) or silently taken.
+    # Values of the wrong type: refused by name, not a TypeError (unhashable) nor taken.
     (lambda d: d["homes"].update(sparta=["x"]), "sparta's home ['x'] is not an area"),
     (lambda d: d.update(delphi={"a": 1}), "\"delphi\" must name the area that holds Delphi"),
     (lambda d: d.update(name=["Greece"]), '"name" must be the map\'s name'),
@@ -208,12 +208,15 @@ def test_a_map_past_the_size_cap_is_refused_from_new_and_the_page(tmp_path: Path
 
 
 def test_the_page_reads_maps_only_from_the_settings_folder_and_says_nothing_of_others(
-        tmp_path: Path) -> None:
-    # The page once read any path as a map: its errors told a missing file from an
-    # unreadable one from one that is no map, so anyone with the pass-phrase could probe.
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Read from anywhere, a map's errors would tell a missing file from an unreadable one
+    # from one that is no map, so anyone with the pass-phrase could probe the server: only a
+    # file directly in the settings folder is read, and any other value gets the same words.
     folder, elsewhere = tmp_path / "settings", tmp_path / "elsewhere"
     folder.mkdir()
     elsewhere.mkdir()
+    (folder / "sub").mkdir()
+    (folder / "sub" / "inner.json").write_text(json.dumps(_default()), encoding="utf-8")
     (folder / "mine.json").write_text(json.dumps(_default()), encoding="utf-8")
     (elsewhere / "real.json").write_text(json.dumps(_default()), encoding="utf-8")
     (elsewhere / "locked.json").write_text("{}", encoding="utf-8")
@@ -221,7 +224,8 @@ def test_the_page_reads_maps_only_from_the_settings_folder_and_says_nothing_of_o
     (folder / "out.json").symlink_to(elsewhere / "real.json")
     outside = [str(elsewhere / "real.json"), str(elsewhere / "missing.json"),
                str(elsewhere / "locked.json"), "/etc/passwd", "../elsewhere/real.json",
-               "out.json", str(folder), "a\0b"]
+               "out.json", str(folder), "a\0b", "sub/inner.json",
+               str(folder / "sub" / "inner.json"), "sub", ".", 5, 5.0, ["x"], True, 0, False, []]
     with page_over_a_game(tmp_path / "g.sqlite", ["sparta", "athens"], folder) as (
             referee, _, new_game):
         for name in outside:
@@ -236,10 +240,37 @@ def test_the_page_reads_maps_only_from_the_settings_folder_and_says_nothing_of_o
         for name in ("mine.json", str(folder / "mine.json")):
             assert new_game({"map": name}).status_code == 200
         assert referee.game.id == 3
+    # With no folder (companion demo), no value is a file: not even one in the working folder.
+    monkeypatch.chdir(folder)
+    (folder / "5").write_text(json.dumps(_default()), encoding="utf-8")
     with page_over_a_game(tmp_path / "none.sqlite", ["sparta", "athens"]) as (
             referee, _, new_game):
-        resp = new_game({"map": "mine.json"})
+        for name in ("mine.json", 5, 5.0, ["x"], True):
+            resp = new_game({"map": name})
+            assert resp.status_code == 400 and resp.get_json()["error"] == (
+                'bad request: map must be the map data or "" for the shipped one; the page '
+                "reads no file on the server"), name
+        assert referee.game.id == 1
+
+
+def test_the_page_names_a_bad_map_as_it_was_given_not_where_the_server_keeps_it(
+        tmp_path: Path) -> None:
+    # The server's folders (a user's home, say) are not the page's to learn.
+    folder = tmp_path / "settings"
+    folder.mkdir()
+    (folder / "bad.json").write_text("{not json", encoding="utf-8")
+    (folder / "empty.json").write_text("{}", encoding="utf-8")
+    with page_over_a_game(tmp_path / "g.sqlite", ["sparta", "athens"], folder) as (
+            referee, _, new_game):
+        resp = new_game({"map": "bad.json"})
         assert resp.status_code == 400 and resp.get_json()["error"] == (
-            'bad request: map must be the map data or "" for the shipped one; the page reads '
-            "no file on the server")
+            "bad request: bad.json is not valid JSON (line 1, column 2: Expecting property "
+            "name enclosed in double quotes)")
+        for given in ("missing.json", str(folder / "missing.json")):
+            resp = new_game({"map": given})
+            assert resp.status_code == 400 and resp.get_json()["error"] == (
+                f"bad request: cannot read the map {given}: No such file or directory")
+        resp = new_game({"chits": "empty.json"})
+        assert resp.status_code == 400
+        assert resp.get_json()["error"].startswith("bad request: empty.json: the chits need")
         assert referee.game.id == 1

@@ -292,7 +292,7 @@ def test_the_chit_set_is_data_and_travels_in_the_options() -> None:
     ("[" * 100_000 + "]" * 100_000, "is not a chit file (its JSON is nested too deep)"),
     ('{"mix": ' + "9" * 5000 + "}", "is not a chit file (it holds a number too long to read)"),
     ('{"mix": {"coup": 2}, "note": NaN}', "the chits hold NaN or Infinity"),
-    # Valid JSON, but past the cap: once read whole, as /dev/zero was until memory ran out.
+    # Valid JSON, but past the cap: refused without being read whole, as /dev/zero must be.
     (" " * 1_000_001 + "{}", "is too large to be a chit file (more than 1 MB)"),
 ])
 def test_a_bad_chit_file_is_one_line_from_new_and_the_page(tmp_path, capsys, text: str,

@@ -5,12 +5,17 @@ from __future__ import annotations
 import json
 import re
 import zlib
+from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
+from companion import games
 from companion.cli import main
+from companion.cli.printkit import GAME_SHEET_HELP
+from companion.games import SHEET_OPTIONS, Game
+from companion.rules.base import Ruleset
 from companion.rules.peepwar.board import ACROSS_FLATS_MM, R_MM
 from vision.card_art import card_layout
 from vision.kit_layout import MARKERS_PER_TILE, tile_slots
@@ -149,7 +154,8 @@ def test_print_errors_are_one_line(tmp_path, capsys):
 ])
 def test_an_option_the_item_does_not_take_is_refused_naming_those_it_takes(
         tmp_path, capsys, monkeypatch, args, error) -> None:
-    # These were taken and ignored: petri-board --paper a4 printed an A3 board without a word.
+    # An option the item does not use is refused: ignored, petri-board --paper a4 would print
+    # an A3 board without a word.
     monkeypatch.chdir(tmp_path)
     assert main(["print", *args, "--dpi", "50"]) == 2
     out, err = capsys.readouterr()
@@ -181,9 +187,54 @@ def test_an_option_the_item_does_not_take_is_refused_naming_those_it_takes(
 ])
 def test_an_output_named_for_another_format_is_refused_before_writing(
         tmp_path, capsys, monkeypatch, args, error) -> None:
-    # peloponnesian-map --paper a4 --out m.png used to write a PDF named m.png.
+    # The suffix names the format: a PDF named m.png would open as nothing, or as an error.
     monkeypatch.chdir(tmp_path)
     assert main(["print", *args, "--dpi", "50"]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err == f"companion print: error: {error}\n"
     assert list(tmp_path.iterdir()) == []
+
+
+def test_kit_without_paper_is_an_a4_pdf(tmp_path, capsys) -> None:
+    out = tmp_path / "kit.pdf"
+    assert main(["print", "kit", "--players", "1", "--dpi", "50", "--out", str(out)]) == 0
+    assert "a4 pages" in capsys.readouterr().out
+    boxes, _ = _pdf_pages(out.read_bytes())
+    assert boxes[-1][2:] == pytest.approx([595.276, 841.89], abs=0.01)
+
+
+def _plain_sheet(args) -> str:
+    Path(args.out).write_text("sheet\n")
+    return f"sheet written to {args.out}"
+
+
+class _SheetGame(Game):
+    name = "sheetonly"
+    title = "Sheet only"
+    ruleset = Ruleset
+    printables = (("plain-sheet", "a sheet with no dpi", f"{__name__}:_plain_sheet", ("out",)),)
+
+
+def test_a_game_sheet_that_takes_no_dpi_prints(tmp_path, capsys) -> None:
+    games.register(_SheetGame())
+    try:
+        assert main(["print", "plain-sheet", "--out", str(tmp_path / "s.txt")]) == 0
+    finally:
+        games.unregister(_SheetGame.name)
+    assert capsys.readouterr().out == f"sheet written to {tmp_path / 's.txt'}\n"
+
+
+@pytest.mark.parametrize(("takes", "error"), [
+    (("out", "players"), "'players' is no option of a game's sheet; they are dpi, out, json, "
+                         "paper and map"),
+    (("paper",), "'paper' needs its help given, (name, help): what it takes and its default"),
+])
+def test_a_game_sheet_listing_an_option_it_cannot_take_is_refused_at_its_class(
+        takes, error) -> None:
+    with pytest.raises(TypeError) as e:
+        type("Bad", (Game,), {"printables": (("bad", "a bad sheet", "x:y", takes),)})
+    assert str(e.value) == f"Bad.printables, bad: {error}"
+
+
+def test_every_option_a_game_sheet_takes_has_help_but_paper_its_own() -> None:
+    assert set(GAME_SHEET_HELP) == set(SHEET_OPTIONS) - {"paper"}

@@ -167,7 +167,7 @@ def test_a_bad_port_is_one_clear_line(port: str, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("text", [
     '{"pieces": [{"id": "X", "kind": "dragon", "connectors": []}]}',
-    '{"pieces": [{"id": "X", "kind": "awake", "connectors": 5}]}',  # once a TypeError
+    '{"pieces": [{"id": "X", "kind": "awake", "connectors": 5}]}',  # not iterable: still one line
     "null",
 ])
 def test_a_broken_peltapeeps_catalog_is_one_clear_line(tmp_path: Path, text: str) -> None:
@@ -255,6 +255,46 @@ def test_a_refused_serve_leaves_the_log_as_it_was(tmp_path: Path, capsys, refusa
     assert _log_rows(log) == before  # no new, empty game; the game there untouched
 
 
+def test_a_service_stopped_before_it_started_lets_its_socket_go(tmp_path: Path) -> None:
+    from companion.service import listen_for_page
+
+    sock = listen_for_page("127.0.0.1", 0)
+    service = Service(ServiceOptions(port=0, log=tmp_path / "g.sqlite", new_game=True), sock)
+    service.stop()
+    assert sock.fileno() == -1
+
+
+def test_a_part_failing_before_serve_starts_closes_the_socket_and_the_log(
+        tmp_path: Path, capsys, monkeypatch) -> None:
+    # Whatever fails between the service and its start (the camera loop, egg or buttons),
+    # the port and the game log are let go: the error is the program's last word.
+    import companion.service as service_module
+    from companion.cli import main
+    from companion.inputs.buttons import ButtonPanel
+
+    settings = tmp_path / "settings.toml"
+    settings.write_text("")
+    socks: list[socket.socket] = []
+    listen = service_module.listen_for_page
+    monkeypatch.setattr(service_module, "listen_for_page",
+                        lambda host, port: socks.append(listen(host, port)) or socks[-1])
+    stopped: list[Service] = []
+    stop = Service.stop
+    monkeypatch.setattr(Service, "stop", lambda self: (stopped.append(self), stop(self)))
+
+    def no_panel(pins):
+        raise RuntimeError("the GPIO chip is gone")
+
+    monkeypatch.setattr(ButtonPanel, "open", staticmethod(no_panel))
+    with pytest.raises(RuntimeError, match="the GPIO chip is gone"):
+        main(["serve", "--new", "--log", str(tmp_path / "g.sqlite"), "--port", "0",
+              "--settings", str(settings), "--buttons"])
+    assert len(socks) == 1 and socks[0].fileno() == -1
+    assert len(stopped) == 1
+    with pytest.raises(sqlite3.ProgrammingError):  # the log is closed
+        stopped[0].log._db.execute("SELECT 1")
+
+
 def _free_port() -> int:
     with socket.create_server(("127.0.0.1", 0)) as s:
         return s.getsockname()[1]
@@ -262,9 +302,9 @@ def _free_port() -> int:
 
 def test_a_port_taken_while_serve_makes_the_game_leaves_no_empty_game(tmp_path: Path, capsys,
                                                                       monkeypatch) -> None:
-    # serve once checked the port, let it go, made the game and only then listened: a port
-    # taken in between left a new, empty "in progress" game in the log. Now the port is
-    # held from the check on, so the other program cannot have it.
+    # The port is held from the check on, so another program cannot take it between the
+    # check and the listening: had it been let go, a port taken in between would leave a
+    # new, empty "in progress" game in the log.
     import companion.service as service_module
     from companion.cli import main
 

@@ -76,7 +76,8 @@ def cell_inputs(st: FrameState) -> tuple[list[str], np.ndarray]:
     small[:, half:half + hs, half + ws:] = 0
     inner = small[:, half:half + hs, half:half + ws]
     white = np.maximum(down(px.white.astype(np.float32, copy=False)), 1.0)
-    # The three channels in one call each (the bytes are read as float32, as before).
+    # The three channels in one call each. The division writes float32, so it reads the bytes
+    # as float32, the same values as converting them first and with no copy.
     colour = inner[:3]
     np.divide(down(px.balanced).transpose(2, 0, 1), white, out=colour)
     np.subtract(colour, 1.0, out=colour)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from companion.bounded_read import read_at_most
+from companion.bounded_read import NotText, TooLarge, read_text_at_most
 from companion.rules.json_values import plain_copy
 from companion.rules.peloponnesian.mapdata import CITIES
 
@@ -100,15 +100,14 @@ def load_chits(source: str | Path | Mapping[str, Any] | None) -> ChitSet:
         return parse_chits(source, "the chit data")
     path = Path(source)
     try:
-        raw = read_at_most(path, MAX_CHITS_BYTES)
+        text = read_text_at_most(path, MAX_CHITS_BYTES, "chit file")
     except OSError as e:
         raise BadChits(f"cannot read the chits {path}: {e.strerror or e}") from None
-    if raw is None:
-        raise BadChits(f"{path} is too large to be a chit file "
-                       f"(more than {MAX_CHITS_BYTES // 1_000_000} MB)")
+    except (TooLarge, NotText) as e:
+        raise BadChits(str(e)) from None
     try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
         raise BadChits(f"{path} is not valid JSON ({e})".splitlines()[0]) from None
     except RecursionError:
         raise BadChits(f"{path} is not a chit file (its JSON is nested too deep)") from None

@@ -60,7 +60,9 @@ class PeloponnesianGame(Game):
     printables = (
         ("peloponnesian-map", "the map of A Peloponnesian War: A3 as a PNG (--paper a3), or "
          "tiled on four A4 pages as a PDF (--paper a4), and its areas as JSON",
-         "vision.peloponnesian.printables:print_map", ("dpi", "out", "json", "paper", "map")),
+         "vision.peloponnesian.printables:print_map",
+         ("dpi", "out", "json", ("paper", "a3 (one PNG sheet) or a4 (four tiled pages as a PDF); "
+                                  "default a3"), "map")),
         ("peloponnesian-pieces", "the counters (twelve per city) and every chit, on an A4 PNG",
          "vision.peloponnesian.printables:print_pieces", ("dpi", "out")),
     )

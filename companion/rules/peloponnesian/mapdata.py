@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from companion.bounded_read import read_at_most
+from companion.bounded_read import NotText, TooLarge, read_text_at_most
 from companion.rules.json_values import finite_number, plain_copy
 
 DEFAULT_MAP = Path(__file__).with_name("maps") / "greece.json"
@@ -118,15 +118,11 @@ def load_map(source: str | Path | Mapping[str, Any] | None) -> GreekMap:
         return parse_map(source, "the map data")
     path = Path(source)
     try:
-        raw = read_at_most(path, MAX_MAP_BYTES)
-        if raw is None:
-            raise BadMap(f"{path} is too large to be a map "
-                         f"(more than {MAX_MAP_BYTES // 1_000_000} MB)")
-        text = raw.decode("utf-8")
+        text = read_text_at_most(path, MAX_MAP_BYTES, "map")
     except OSError as e:
         raise BadMap(f"cannot read the map {path}: {e.strerror or e}") from None
-    except UnicodeDecodeError:
-        raise BadMap(f"{path} is not a text file (not UTF-8)") from None
+    except (TooLarge, NotText) as e:
+        raise BadMap(str(e)) from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:

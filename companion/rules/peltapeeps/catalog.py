@@ -29,7 +29,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from companion.bounded_read import read_at_most
+from companion.bounded_read import NotText, TooLarge, read_text_at_most
 from companion.rules.json_values import finite_number
 
 KINDS = ("egg", "sleeping", "awake")
@@ -308,18 +308,19 @@ def load_catalog(path: str | Path) -> Catalog:
     """The catalog in the JSON file at ``path``; CatalogError with one line saying what is
     wrong."""
     p = Path(path)
+    # The file is read, then parsed, in two steps: each fault is said once, in its own words.
     try:
-        raw = read_at_most(p, MAX_CATALOG_BYTES)
-        if raw is None:
-            raise CatalogError(f"{p} is too large to be a catalog "
-                               f"(more than {MAX_CATALOG_BYTES // 1_000_000} MB)")
-        data = json.loads(raw.decode("utf-8"))
+        text = read_text_at_most(p, MAX_CATALOG_BYTES, "catalog")
     except FileNotFoundError:
         raise CatalogError(f"no catalog at {p}") from None
-    except UnicodeDecodeError:
-        raise CatalogError(f"{p} is not a text file (not UTF-8)") from None
-    except (OSError, ValueError) as e:
-        # ValueError: bad JSON, bad UTF-8, or a number of more than 4300 digits.
+    except (TooLarge, NotText) as e:
+        raise CatalogError(str(e)) from None
+    except OSError as e:
+        raise CatalogError(f"{p} is not a readable JSON catalog ({e})") from None
+    try:
+        data = json.loads(text)
+    except ValueError as e:
+        # Bad JSON, or a number of more than 4300 digits.
         raise CatalogError(f"{p} is not a readable JSON catalog ({e})") from None
     except RecursionError:
         raise CatalogError(f"{p} is not a JSON catalog (nested too deep)") from None
