@@ -104,6 +104,19 @@ def listen_for_page(host: str, port: int) -> socket.socket:
                         ) from e
 
 
+def bound_service(opts: ServiceOptions) -> Service:
+    """A :class:`Service` over the page's socket, bound first (:func:`listen_for_page`): a port
+    checked and let go could be taken before the page listens, after the game is opened or
+    made, and leave a new, empty game in the log. The socket is closed if the service
+    cannot be made."""
+    sock = listen_for_page(opts.host, opts.port)
+    try:
+        return Service(opts, sock)
+    except BaseException:
+        sock.close()
+        raise
+
+
 def _settings_profile() -> str:
     """The PeltaPeeps colour profile named in the settings file, read at each upload."""
     return load_settings().score_profile

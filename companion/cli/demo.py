@@ -40,10 +40,9 @@ def run(args: argparse.Namespace) -> int:
         return _text(game, players, options, args, log)
     from companion.demo_table import ScriptedTable
     from companion.service import (
-        Service,
         ServiceOptions,
         banner,
-        listen_for_page,
+        bound_service,
         open_browser,
         run_until_interrupted,
     )
@@ -51,13 +50,7 @@ def run(args: argparse.Namespace) -> int:
     opts = ServiceOptions(host="127.0.0.1", port=args.port, log=log,
                           game=game.name, players=players, options=options, new_game=True,
                           egg_seed=args.seed)
-    # Bound before the demo game is made: a port taken must leave no empty game in the log.
-    sock = listen_for_page(opts.host, opts.port)
-    try:
-        service = Service(opts, sock)
-    except BaseException:
-        sock.close()
-        raise
+    service = bound_service(opts)  # the port is bound before the game is opened or made
     try:
         show = None
         if not args.no_camera and game.demo_camera is not None:

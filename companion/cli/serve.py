@@ -12,10 +12,9 @@ from companion.cli.games import rules_from_args
 def run(args: argparse.Namespace) -> int:
     # The service brings the web server, OpenCV and Flask: loaded only to serve.
     from companion.service import (
-        Service,
         ServiceOptions,
         banner,
-        listen_for_page,
+        bound_service,
         run_until_interrupted,
     )
     from companion.settings import load_settings
@@ -58,14 +57,7 @@ def run(args: argparse.Namespace) -> int:
         from companion.inputs.buttons import ButtonPins
 
         pins = ButtonPins.from_mapping(settings.buttons)
-    # Bound here and kept: a port checked and let go could be taken before the page
-    # listens, after the game below is made, and leave that game empty in the log.
-    sock = listen_for_page(opts.host, opts.port)
-    try:
-        service = Service(opts, sock)
-    except BaseException:
-        sock.close()
-        raise
+    service = bound_service(opts)  # the port is bound before the game is opened or made
     try:
         notes = _parts(service, settings, camera, camera_parts, egg, colours, pins)
         url = service.start()
