@@ -7,6 +7,8 @@ split by painted marks.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import cv2
 import numpy as np
 
@@ -92,60 +94,51 @@ def test_disc_size_from_rims_when_painted_dots_split_the_mask() -> None:
     assert read._disc_size(small, models, lut, table, 0.95 * radius) == 0.95 * radius
 
 
-def test_a_disc_half_washed_by_a_reflection_is_kept_and_bare_table_is_not() -> None:
-    # A window's reflection whitens one side of a glossy disc with a sharp edge: that
-    # side is whiter than the disc's own acrylic, like white paint or a pale table,
-    # but brighter than the rest of the disc.
+def _kept_when_washed(teams: tuple[str, str], washed: np.ndarray, share: float
+                      ) -> Callable[..., bool]:
+    """A disc of ``teams[0]`` whose right side a reflection washes (``share`` of the light
+    of colour ``washed``, linear BGR) on a grey table; whether a disc read at (x, y) is
+    kept (with the lamp's colour, or without it: ``washing`` False)."""
     lut = colours.chroma_table(colours.team_models(profile_for_teams(
-        {t: TEAM_COLOURS[t] for t in ("red", "blue")})))
+        {t: TEAM_COLOURS[t] for t in teams})))
     lin = np.full((300, 400, 3), (0.30, 0.32, 0.34), np.float32)
-    red = linear_colour(TEAM_COLOURS["red"])
+    own = linear_colour(TEAM_COLOURS[teams[0]])
     disc = np.zeros(lin.shape[:2], np.uint8)
     cv2.circle(disc, (120, 150), 40, 1, -1)
-    lin[disc > 0] = red
+    lin[disc > 0] = own
     disc[:, :125] = 0
-    lin[disc > 0] = 0.3 * red + 0.7 * np.float32([0.95, 0.95, 0.95])
+    lin[disc > 0] = (1 - share) * own + share * washed
     srgb = _noisy(lin)
     lin = SRGB_TO_LINEAR[srgb]
     table = discs.table_model(discs.features(srgb))
     gains = np.ones(3)
 
-    def kept(x: float, y: float, washing: bool) -> bool:
+    def kept(x: float, y: float, washing: bool = True) -> bool:
         found = [rims.Disc(x, y, 38.0, 0)]
         rims.refine(lin, found, gains, lut, table)
         return bool(read._keep_discs(found, lin, table, *((gains, lut) if washing else ())))
 
-    assert kept(121.0, 149.0, True)
-    assert not kept(121.0, 149.0, False)  # taken for paint or table, the disc was dropped
-    assert not kept(300.0, 150.0, True)  # bare table
+    return kept
+
+
+def test_a_disc_half_washed_by_a_reflection_is_kept_and_bare_table_is_not() -> None:
+    # A window's reflection whitens one side of a glossy disc with a sharp edge: that
+    # side is whiter than the disc's own acrylic, like white paint or a pale table,
+    # but brighter than the rest of the disc.
+    kept = _kept_when_washed(("red", "blue"), np.float32([0.95, 0.95, 0.95]), 0.7)
+    assert kept(121.0, 149.0)
+    assert not kept(121.0, 149.0, washing=False)  # taken for paint or table: dropped
+    assert not kept(300.0, 150.0)  # bare table
 
 
 def test_a_disc_washed_white_by_a_lamp_of_another_colour_is_kept(monkeypatch) -> None:
     # Two lights: the white balance is set by the window, and a warm lamp's reflection
     # washes one side of a green disc near white, but a warm white, off green's own glare
     # line (nearer another team's). That side is still the disc's acrylic under glare.
-    lut = colours.chroma_table(colours.team_models(profile_for_teams(
-        {t: TEAM_COLOURS[t] for t in ("green", "orange")})))
-    lin = np.full((300, 400, 3), (0.30, 0.32, 0.34), np.float32)
-    green = linear_colour(TEAM_COLOURS["green"])
-    disc = np.zeros(lin.shape[:2], np.uint8)
-    cv2.circle(disc, (120, 150), 40, 1, -1)
-    lin[disc > 0] = green
-    disc[:, :125] = 0
-    lin[disc > 0] = 0.1 * green + 0.9 * np.float32([0.80, 0.93, 0.99])  # BGR: warm white
-    srgb = _noisy(lin)
-    lin = SRGB_TO_LINEAR[srgb]
-    table = discs.table_model(discs.features(srgb))
-    gains = np.ones(3)
-
-    def kept(x: float, y: float) -> bool:
-        found = [rims.Disc(x, y, 38.0, 0)]
-        rims.refine(lin, found, gains, lut, table)
-        return bool(read._keep_discs(found, lin, table, gains, lut))
-
+    kept = _kept_when_washed(("green", "orange"), np.float32([0.80, 0.93, 0.99]), 0.9)
     assert kept(121.0, 149.0)
     assert not kept(300.0, 150.0)  # bare table
-    # Only samples on the disc's own glare line counted as washed: the disc was dropped.
+    # Counting as washed only samples on the disc's own glare line drops the disc.
     monkeypatch.setattr(rims, "WHITE_END", 2.0)
     assert not kept(121.0, 149.0)
 
