@@ -139,7 +139,9 @@ def test_print_errors_are_one_line(tmp_path, capsys):
     assert "cannot write" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(("args", "error"), [
+# An option the item does not use: ignored, petri-board --paper a4 would print an A3 board
+# without a word.
+OPTIONS_NOT_TAKEN = [
     (["petri-board", "--paper", "a4", "--out", "b.png", "--json", "b.json"],
      "print petri-board takes --dpi, --out and --json, not --paper"),
     (["peloponnesian-pieces", "--out", "p.png", "--json", "p.json", "--map", "m.json"],
@@ -151,19 +153,9 @@ def test_print_errors_are_one_line(tmp_path, capsys):
     (["kit", "--players", "2", "--json", "k.json", "--out", "k.pdf"],
      "print kit takes --players, --dpi, --out and --paper, not --json"),
     (["charuco", "--id", "3", "--out", "c.png"], "print charuco takes --dpi and --out, not --id"),
-])
-def test_an_option_the_item_does_not_take_is_refused_naming_those_it_takes(
-        tmp_path, capsys, monkeypatch, args, error) -> None:
-    # An option the item does not use is refused: ignored, petri-board --paper a4 would print
-    # an A3 board without a word.
-    monkeypatch.chdir(tmp_path)
-    assert main(["print", *args, "--dpi", "50"]) == 2
-    out, err = capsys.readouterr()
-    assert out == "" and err == f"companion print: error: {error}\n"
-    assert list(tmp_path.iterdir()) == []
-
-
-@pytest.mark.parametrize(("args", "error"), [
+]
+# The suffix names the format: a PDF named m.png would open as nothing, or as an error.
+SUFFIXES_OF_ANOTHER_FORMAT = [
     (["peloponnesian-map", "--paper", "a4", "--out", "m.png"],
      "--out m.png ends in .png, but the map on four A4 pages (--paper a4) is written as a PDF: "
      "name it m.pdf"),
@@ -184,10 +176,12 @@ def test_an_option_the_item_does_not_take_is_refused_naming_those_it_takes(
      "--out k.png ends in .png, but the kit is written as a PDF: name it k.pdf"),
     (["charuco", "--out", "c.pdf"],
      "--out c.pdf ends in .pdf, but the board is written as a PNG: name it c.png"),
-])
-def test_an_output_named_for_another_format_is_refused_before_writing(
+]
+
+
+@pytest.mark.parametrize(("args", "error"), OPTIONS_NOT_TAKEN + SUFFIXES_OF_ANOTHER_FORMAT)
+def test_an_option_not_taken_or_a_name_of_another_format_is_refused_before_writing(
         tmp_path, capsys, monkeypatch, args, error) -> None:
-    # The suffix names the format: a PDF named m.png would open as nothing, or as an error.
     monkeypatch.chdir(tmp_path)
     assert main(["print", *args, "--dpi", "50"]) == 2
     out, err = capsys.readouterr()
