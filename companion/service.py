@@ -27,6 +27,7 @@ from companion import games
 from companion.camera_loop import CameraLoop
 from companion.errors import UserError
 from companion.gamelog import GameLog, default_log_path
+from companion.heap import give_back_freed_memory
 from companion.inputs.events import DEVICE_STATUS, InputEvent
 from companion.lan import page_urls, terminal_qr
 from companion.referee import Referee
@@ -90,6 +91,9 @@ def _check_port(port: int) -> None:
         raise UserError(f"--port must be 0 to 65535, not {port}")
 
 
+TRIM_EVERY_S = 30.0  # how often the running service gives freed memory back (companion.heap)
+
+
 def listen_for_page(host: str, port: int) -> socket.socket:
     """The page's listening socket; UserError saying what to change when it cannot be had.
     ``companion serve`` binds it before the game is opened or made and hands it to the
@@ -141,6 +145,7 @@ class Service:
         self.camera_view: Camera | None = None  # a view with no loop (the demo's renderer)
         self._inputs: queue.Queue[InputEvent | None] = queue.Queue()
         self._threads: list[threading.Thread] = []
+        self._stopping = threading.Event()
         self._server: GreenServer | None = None
         self._extra_stop: list[Callable[[], None]] = []
         self.join_urls: list[str] = []  # the page's addresses for other devices
@@ -191,6 +196,7 @@ class Service:
             camera=camera, waits=waits, join_url=join, files=self.opts.page_files))
         self._server.start()
         self._spawn(self._dispatch, "inputs")
+        self._spawn(self._housekeeping, "housekeeping")
         for source in self.sources:
             source.start(self._inputs.put)
             status = source.status()
@@ -217,6 +223,13 @@ class Service:
         t.start()
         self._threads.append(t)
 
+    def _housekeeping(self) -> None:
+        # Each frame read leaves freed temporaries (mosaics, masks, the nets' inputs) that
+        # the C library keeps in the heap, scattered: over hours the service would hold
+        # tens of MB it does not use. Returned now and then, not after every frame.
+        while not self._stopping.wait(TRIM_EVERY_S):
+            give_back_freed_memory()
+
     def _dispatch(self) -> None:
         while True:
             ev = self._inputs.get()
@@ -230,6 +243,7 @@ class Service:
                                     ev.source)
 
     def stop(self) -> None:
+        self._stopping.set()
         for fn in self._extra_stop:
             fn()
         if self.camera:

@@ -99,6 +99,26 @@ def test_two_browsers_both_receive_each_update_and_a_reconnect_gets_everything(s
     assert again["version"] == got["a"][1]["version"]
 
 
+def test_the_running_service_gives_freed_memory_back_now_and_then_until_stopped(
+        tmp_path: Path, monkeypatch) -> None:
+    import companion.service as service_module
+
+    trims: list[float] = []
+    monkeypatch.setattr(service_module, "TRIM_EVERY_S", 0.05)
+    monkeypatch.setattr(service_module, "give_back_freed_memory", lambda: trims.append(1) or True)
+    svc = Service(ServiceOptions(port=0, log=tmp_path / "g.sqlite", players=["red", "blue"]))
+    svc.start()
+    deadline = time.monotonic() + 10
+    while len(trims) < 3 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    svc.stop()
+    assert len(trims) >= 3
+    time.sleep(0.3)
+    settled = len(trims)
+    time.sleep(0.3)
+    assert len(trims) == settled  # stopped with the service
+
+
 def test_the_service_killed_mid_game_restarts_with_everything(tmp_path: Path) -> None:
     log = tmp_path / "games.sqlite"
     cmd = [sys.executable, "-m", "companion", "serve", "--port", "0", "--log", str(log),
