@@ -30,6 +30,7 @@ from typing import Any
 from flask import Blueprint, Flask, Response, jsonify, render_template, request, url_for
 
 from companion.errors import UserError
+from companion.rules.json_values import unknown_fields
 from companion.rules.peltapeeps.catalog import (
     DEFAULT_SET,
     KIND_NAMES,
@@ -105,6 +106,12 @@ def score_request(body: Any, photo: ScoredPhoto) -> dict[str, Any]:
     """
     if not isinstance(body, Mapping):
         raise ScoreInputError("send a JSON object with the reading")
+    extra = unknown_fields(body, ("photo", "reading", "seats", "unplayed"))
+    if extra:
+        # A misspelt "seat" or "unplayd" ignored would score every team as its own player,
+        # or the catalog's default pieces as unplayed, without a word.
+        raise ScoreInputError(f"a score request holds photo, reading, seats and unplayed, "
+                              f"not {extra}")
     raw = body.get("reading")
     if not isinstance(raw, Mapping):
         raise ScoreInputError("the request has no reading: send {\"reading\": {...}}")

@@ -182,6 +182,8 @@ def test_a_duplicate_or_seen_unplayed_piece_is_flagged(scene, photo) -> None:
     ({"reading": {"pieces": 3, "joins": []}}, "a list of pieces and a list of joins"),
     ({"reading": {"pieces": [{}] * 201, "joins": []}}, "at most 200 pieces"),
     ({}, "the request has no reading"),
+    ({"reading": {"pieces": [], "joins": [], "image_size": [10, 10]}, "seat": [["Ann", "red"]]},
+     "holds photo, reading, seats and unplayed, not seat"),
 ])
 def test_bad_requests_get_a_clear_400(photo, body, words) -> None:
     client = create_score_app(photo).test_client()
