@@ -111,6 +111,12 @@ def test_a_player_plays_from_the_private_page_and_the_table_resolves(tmp_path: P
             return client.post("/peloponnesian/api/hand", headers=h, json={
                 "player": player, "key": key or keys[player], "action": action})
 
+        # A misspelt chit is refused, not drawn at random in its place.
+        first_draw = referee.state.draws[0]
+        misspelt = hand(first_draw, {"kind": "draw", "chti": "x"})
+        assert misspelt.status_code == 400
+        assert misspelt.get_json()["error"].endswith("a draw takes kind and chit, not chti")
+        assert referee.state.draws[0] == first_draw
         while referee.state.draws:
             who = referee.state.draws[0]
             refused = hand(next(p for p in CITIES if p != who), {"kind": "draw"})

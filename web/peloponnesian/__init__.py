@@ -19,6 +19,7 @@ from typing import Any
 from flask import Blueprint, Response, jsonify, render_template, request, url_for
 
 from companion.rules.base import IllegalAction
+from companion.rules.json_values import unknown_fields
 from web.panels import PageContext, PagePanel
 from web.security import LOOPBACK, refuse, same
 
@@ -79,6 +80,10 @@ def panel(ctx: PageContext) -> PagePanel:
         if not isinstance(data, dict) or data.get("kind") not in FROM_HAND:
             raise ValueError(f"action must be one of {', '.join(FROM_HAND)}")
         if data["kind"] == "draw" and "chit" not in data:
+            # The chance draw reads no field: a misspelt "chit" would draw at random.
+            extra = unknown_fields(data, ("kind",))
+            if extra:
+                raise ValueError(f"a draw takes kind and chit, not {extra}")
             if player not in referee.rules.waiting_for(referee.state):
                 raise IllegalAction(f"it is not {player}'s draw: {referee.prompt()}")
             return [e.text for e in referee.chance(None, "hand")]
