@@ -248,7 +248,7 @@ class _StillCamera:
         return SourceStatus("on", "")
 
     def close(self) -> None:
-        pass
+        """Nothing to let go: the frame is made anew each read."""
 
 
 def _cell(**reading):
