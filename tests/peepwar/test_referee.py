@@ -301,3 +301,56 @@ def test_a_malformed_observation_is_one_clear_refusal_and_the_loop_goes_on(
     assert words in referee.camera.message and len(referee.camera.message) < 300
     assert loop.errors == 1 and referee.problems == []
     assert referee.log.entries(referee.game.id) == entries
+
+
+def _petri_reading(d: dict) -> None:
+    d.clear()
+    d.update({"game": "petri", "holes": {"0,0": {"player": "red"}}})
+
+
+@pytest.mark.parametrize("spoil, message", [
+    (_petri_reading, "this observation is for petri; the game in play is peepwar"),
+    (lambda d: d.__setitem__("game", "peloponnesian"),
+     "this observation is for peloponnesian; the game in play is peepwar"),
+])
+def test_a_reading_the_table_cannot_have_is_refused_whole_and_changes_nothing(
+        referee: Referee, spoil, message: str) -> None:
+    """Another game's reading (a reader left from the game before) was ruled on as this
+    game's: a petri reading read as an empty Peep War table."""
+    _advance(referee, lambda s: s.phase is Phase.SETUP_SUPPLY)
+    data = expected_observation(referee.state).to_dict()
+    data["cells"]["0,0/c"] = {"pieces": {"red": {"troops": 1}}}
+    spoil(data)
+    entries, state = referee.log.entries(referee.game.id), referee.state
+    loop = CameraLoop(_StillCamera(), lambda f: referee.bundle.parse_observation(data), referee,
+                      still_s=0.0, threshold=255)
+    loop.step(0.0)
+    loop.step(1.0)
+    assert referee.camera.message == f"could not read the table: {message}"
+    assert loop.errors == 1 and loop.readings == 0 and loop.last_observation is None
+    assert referee.last_observation is None and referee.problems == []
+    assert referee.proposal is None and referee.misreads == 0
+    assert referee.state == state and referee.log.entries(referee.game.id) == entries
+
+
+def test_an_observation_object_of_another_game_is_refused_by_the_referee(
+        referee: Referee) -> None:
+    from companion.observation import BadObservation
+    from companion.rules.petri.observation import HoleReading, PetriObservation
+
+    version = referee.version
+    with pytest.raises(BadObservation) as refused:
+        referee.observe(PetriObservation("petri", {"0,0": HoleReading("red")}))
+    assert str(refused.value) == "this observation is for petri; the game in play is peepwar"
+    assert referee.last_observation is None and referee.version == version
+
+
+def test_a_new_game_of_another_game_forgets_the_last_reading(referee: Referee) -> None:
+    """A correction in the new game ruled on the old game's reading again (a Peep War
+    observation given to Petri's inference: an error inside, a 500 on the page)."""
+    referee.observe(expected_observation(referee.state))
+    referee.new_game(["red", "blue"], game="petri")
+    assert referee.last_observation is None
+    assert referee.correct({"hole": "0,0", "player": "red"}) == "0,0"
+    assert referee.overrides == {"0,0": referee.bundle.correction(
+        referee.rules, referee.state, {"hole": "0,0", "player": "red"})[1]}
