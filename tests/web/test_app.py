@@ -207,6 +207,9 @@ def test_malformed_corrections_are_bad_requests(referee: Referee) -> None:
     # A cell on no tile laid was taken as the players' word.
     ("peepwar", ["red", "blue"], {"cell": "3,3/c", "supply_center": True},
      "cell 3,3/c is on no tile placed on the table"),
+    # An area not on the map is named, with the nearest that is.
+    ("peloponnesian", ["sparta", "athens", "thebes"], {"area": "Atica"},
+     "there is no area 'Atica' on the map: did you mean attica?"),
 ])
 def test_a_correction_of_the_wrong_shape_is_refused_and_changes_nothing(
         tmp_path: Path, game: str, players: list[str], body: dict, words: str) -> None:
