@@ -120,6 +120,26 @@ class CameraLoop:
                 return
             self._stop.wait(max(0.0, self.period - (time.monotonic() - started)))
 
+    def _rule_on(self, obs: Observation, frame: np.ndarray) -> bool:
+        """Hand ``obs`` to the referee; False when it refused it (another game's reading,
+        a cell on no tile): that is the camera's error, and the game is left as it was."""
+        # Set before the referee rules: a correction made once the page shows this reading
+        # must be learned with this frame.
+        kept = self._read_frame, self.last_observation
+        self._read_frame, self.last_observation = frame, obs
+        try:
+            self.referee.observe(obs)
+        except BadObservation as e:
+            self._read_frame, self.last_observation = kept  # the referee holds the one before
+            self._misread(e)
+            return False
+        self.readings += 1
+        return True
+
+    def _misread(self, e: Exception) -> None:
+        self.errors += 1
+        self.referee.set_camera(SourceStatus("error", f"could not read the table: {e}"))
+
     def step(self, now: float) -> Observation | None:
         """One frame: returns the observation when the table was read."""
         self.learn_corrections()
@@ -141,15 +161,9 @@ class CameraLoop:
                     self.expect(self.referee.table())
                 obs = self.detect(frame)
             except (BadObservation, ValueError, cv2.error) as e:
-                self.errors += 1
-                self.referee.set_camera(SourceStatus("error", f"could not read the table: {e}"))
-            if obs is not None:
-                self._read_frame = frame
-                self.last_observation = obs
-                self.readings += 1
-                self.referee.observe(obs)
-                if self.on_reading:
-                    self.on_reading(time.perf_counter() - t0)
+                self._misread(e)
+            if obs is not None and self._rule_on(obs, frame) and self.on_reading:
+                self.on_reading(time.perf_counter() - t0)
         view = self.annotate(frame, self.last_observation) if self.annotate else frame
         ok, buf = cv2.imencode(".jpg", view, [cv2.IMWRITE_JPEG_QUALITY, 75])
         if ok:

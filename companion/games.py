@@ -231,6 +231,11 @@ class Game:
         """The observation JSON of this game, checked; BadObservation when it is not."""
         raise BadObservation(f"{self.title} has no camera reading")
 
+    def check_observation(self, rules: Ruleset, state: Any, obs: Observation) -> None:
+        """BadObservation naming a place ``obs`` reads that this table has not (a cell on
+        no tile laid, an area not on the map in play): the referee refuses the whole
+        reading, or the correction that would make it, rather than leave that place out."""
+
     def infer(self, rules: Ruleset, state: Any, obs: Observation, history: Sequence[Any]
               ) -> Inference:
         """The legal actions that explain ``obs`` (``history``: recent states, newest last)."""

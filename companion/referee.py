@@ -27,7 +27,7 @@ from companion.gamelog import GameLog, LoggedGame
 from companion.inputs import events as kinds
 from companion.inputs.events import InputEvent
 from companion.inputs.source import SourceStatus
-from companion.observation import Inference, Observation
+from companion.observation import BadObservation, Inference, Observation
 from companion.rules.base import Action, Event, IllegalAction, Ruleset
 from companion.rules.chance import Randomiser
 
@@ -293,6 +293,8 @@ class Referee:
         rules = bundle.new_rules(list(players), options)
         with self._lock:
             self.game = self.log.new_game(rules)
+            if bundle is not self.bundle:
+                self.last_observation = None  # the other game's: it reads no place of this one
             self.bundle = bundle
             self.recent.clear()
             self._numbered = 0
@@ -308,9 +310,12 @@ class Referee:
         """A new stable observation from the camera: accept, propose or report it.
 
         Places read with little confidence are asked about, never ruled on: a
-        confident wrong reading is the worst thing the camera can do.
+        confident wrong reading is the worst thing the camera can do. An observation of
+        another game, or of a place this table has not, raises BadObservation and
+        changes nothing (:meth:`check`).
         """
         with self._lock:
+            self.check(obs)
             self.last_observation = obs
             seen = self._corrected(obs)
             doubtful = [p for p in seen.doubtful(self.bundle.doubtful_below)
@@ -334,6 +339,16 @@ class Referee:
             self._changed("observe")
             return result
 
+    def check(self, obs: Observation) -> None:
+        """BadObservation when ``obs`` is not a reading of the game in play: another game's
+        (a reader left from the game before), or one naming a place this table has not.
+        Every observation comes through :meth:`observe`, whoever made it (the camera loop,
+        a reader's JSON, the demo), so this is where it is checked."""
+        if obs.game != self.bundle.name:
+            raise BadObservation(f"this observation is for {_named(obs.game)}; the game in "
+                                 f"play is {self.bundle.name}")
+        self.bundle.check_observation(self.rules, self.state, obs)
+
     def accept(self, source: str = "page") -> list[Event]:
         """Accept the move (or undo) the camera proposed."""
         with self._lock:
@@ -356,6 +371,7 @@ class Referee:
         see its bundle's ``correction``); the camera's reading there is replaced."""
         with self._lock:
             place, reading = self.bundle.correction(self.rules, self.state, data)
+            self._check_correction(place, reading)
             seen = self.last_observation.reading(place) if self.last_observation else None
             self.overrides[place] = reading
             self._seen_when_corrected[place] = seen
@@ -370,6 +386,15 @@ class Referee:
             else:
                 self._changed("correct")
             return place
+
+    def _check_correction(self, place: str, reading: Any) -> None:
+        # A correction is checked as the camera's own reading of that place would be: on
+        # the table the camera last saw (or, before any frame, the game's own table).
+        base = self.last_observation
+        if base is None:
+            base = self.bundle.expected_observation(self.rules, self.state)
+        if base is not None:
+            self.check(base.with_readings({place: reading}))
 
     def _corrected(self, obs: Observation) -> Observation:
         # A correction holds until the camera's own reading of that place changes.
@@ -441,6 +466,13 @@ class Referee:
     def _problem(self, text: str, source: str) -> None:
         self.problems = [p for p in self.problems if p.source != source] + [Problem(text, source)]
         self._changed("problem")
+
+
+def _named(game: str) -> str:
+    # A reader's game name is echoed, so a runaway one is cut short.
+    if not game:
+        return "no game"
+    return game if len(game) <= 40 else game[:40] + "…"
 
 
 def _content(reading: Any) -> Any:

@@ -30,7 +30,7 @@ from companion.rules.base import IllegalAction
 from companion.rules.json_values import unknown_fields
 from companion.rules.style import player_style
 from web.panels import PageContext, PagePanel
-from web.request_body import MAX_BODY, json_body, short
+from web.request_body import MAX_BODY, NotJsonType, json_body, short
 from web.security import LOOPBACK, PASS_HEADER, TOKEN_HEADER, page_file, protect, refuse, same
 from web.streams import Slots, Waits, no_camera_jpeg
 
@@ -125,6 +125,8 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
                 return refused
             try:
                 body = json_body()
+            except NotJsonType as e:
+                return refuse(e.status, str(e))
             except ValueError as e:
                 return refuse(400, str(e))
             extra = unknown_fields(body, fields) if fields is not None else ""

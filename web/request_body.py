@@ -1,9 +1,9 @@
-"""What a request's body may be: small, JSON, an object, finite numbers, shallow nesting,
-each field once.
+"""What a request's body may be: small, JSON sent as JSON, an object, finite numbers, shallow
+nesting, each field once.
 
 The table page and every game's panel read their requests through
-:func:`json_body`, so a body that is too large, too deep, not JSON or holding a
-number that does not fit gets one clear refusal instead of an error inside.
+:func:`json_body`, so a body that is too large, too deep, not JSON, sent as another type or
+holding a number that does not fit gets one clear refusal instead of an error inside.
 """
 
 from __future__ import annotations
@@ -16,13 +16,26 @@ from flask import request
 MAX_BODY = 64_000  # bytes in a request's body (a photo upload sets its own, larger limit)
 MAX_DEPTH = 16  # nesting of a request's JSON: the page's requests need 4
 MAX_ECHO = 300  # characters of a refused request's own text repeated in the error
+JSON_TYPE = "application/json"
+
+
+class NotJsonType(ValueError):
+    """A body sent as another type than JSON: refused with 415, not read as JSON anyway."""
+
+    status = 415
 
 
 def json_body() -> dict[str, Any]:
-    """The request's JSON object ({} when empty); ValueError saying what is wrong with it."""
+    """The request's JSON object ({} when empty); ValueError saying what is wrong with it,
+    :class:`NotJsonType` when a body came as another type (a form's text/plain)."""
     raw = request.get_data(cache=False)  # at most MAX_CONTENT_LENGTH: a 413 beyond
     if not raw.strip():
+        # Nothing to misread: a bare POST (or fetch's empty text/plain) asks for no fields.
         return {}
+    if request.mimetype != JSON_TYPE:
+        # text/plain is what a form on any site may post without asking the browser first.
+        sent = short(request.mimetype, 60) or "no type"
+        raise NotJsonType(f"send the body as {JSON_TYPE} (it came as {sent})")
     try:
         body = json.loads(raw, parse_float=_finite, parse_constant=_no_constant,
                           object_pairs_hook=_no_repeats)

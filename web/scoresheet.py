@@ -47,7 +47,7 @@ from vision.peltapeeps.reading import (
 )
 from vision.peltapeeps.verdict import LONE_SHARE, Verdict, judge, outcome, to_check
 from web.panels import PageContext, PagePanel
-from web.request_body import json_body
+from web.request_body import NotJsonType, json_body
 from web.security import LOOPBACK, TOKEN_HEADER, protect, same
 
 Guard = Callable[[], Response | None]
@@ -377,6 +377,8 @@ def scoresheet_blueprint(guard: Guard, token: str, *, photo: ScoredPhoto | None 
         request.max_content_length = MAX_SCORE_BYTES  # also when no length is announced
         try:
             body = json_body()
+        except NotJsonType as e:
+            return _refuse(e.status, str(e))
         except ValueError as e:
             return _refuse(400, f"send the corrected reading as a JSON object: {e}")
         p = photos.get(str(body.get("photo", "")))

@@ -13,7 +13,7 @@ from companion.camera_loop import CameraLoop
 from companion.frames import CaptureSource, FolderSource
 from companion.inputs.events import BEAN, DRAW, END_TURN, UNDO, UNDO_TURN, InputEvent
 from companion.referee import NAMED_DOUBTS, Referee
-from companion.rules.peepwar import Eat, Move, PeepBeans, Phase
+from companion.rules.peepwar import Eat, Move, PeepBeans, Phase, PlaceTile
 from companion.rules.peepwar.bot import Bot
 from companion.rules.peepwar.inference import expected_observation
 from companion.rules.peepwar.observation import CellReading, PeepWarObservation, Pieces, TileSeen
@@ -301,3 +301,88 @@ def test_a_malformed_observation_is_one_clear_refusal_and_the_loop_goes_on(
     assert words in referee.camera.message and len(referee.camera.message) < 300
     assert loop.errors == 1 and referee.problems == []
     assert referee.log.entries(referee.game.id) == entries
+
+
+def _petri_reading(d: dict) -> None:
+    d.clear()
+    d.update({"game": "petri", "holes": {"0,0": {"player": "red"}}})
+
+
+@pytest.mark.parametrize("spoil, message", [
+    (_petri_reading, "this observation is for petri; the game in play is peepwar"),
+    (lambda d: d.__setitem__("game", "peloponnesian"),
+     "this observation is for peloponnesian; the game in play is peepwar"),
+    (lambda d: d["cells"].__setitem__("3,3/c", {"pieces": {"blue": {"troops": 2}}}),
+     "cell 3,3/c is on no tile placed on the table"),
+    (lambda d: d["cells"].update({"3,3/c": {"occluded": True}, "-4,1/2": {"occluded": True}}),
+     "cell -4,1/2 is on no tile placed on the table (and 1 more)"),
+])
+def test_a_reading_the_table_cannot_have_is_refused_whole_and_changes_nothing(
+        referee: Referee, spoil, message: str) -> None:
+    """Another game's reading (a reader left from the game before) and a cell on no tile
+    were ruled on as if the rest of the frame were all there was: the cell was left out and
+    the petri reading read as an empty Peep War table."""
+    _advance(referee, lambda s: s.phase is Phase.SETUP_SUPPLY)
+    data = expected_observation(referee.state).to_dict()
+    data["cells"]["0,0/c"] = {"pieces": {"red": {"troops": 1}}}
+    spoil(data)
+    entries, state = referee.log.entries(referee.game.id), referee.state
+    loop = CameraLoop(_StillCamera(), lambda f: referee.bundle.parse_observation(data), referee,
+                      still_s=0.0, threshold=255)
+    loop.step(0.0)
+    loop.step(1.0)
+    assert referee.camera.message == f"could not read the table: {message}"
+    assert loop.errors == 1 and loop.readings == 0 and loop.last_observation is None
+    assert referee.last_observation is None and referee.problems == []
+    assert referee.proposal is None and referee.misreads == 0
+    assert referee.state == state and referee.log.entries(referee.game.id) == entries
+
+
+def test_an_observation_object_of_another_game_is_refused_by_the_referee(
+        referee: Referee) -> None:
+    from companion.observation import BadObservation
+    from companion.rules.petri.observation import HoleReading, PetriObservation
+
+    version = referee.version
+    with pytest.raises(BadObservation) as refused:
+        referee.observe(PetriObservation("petri", {"0,0": HoleReading("red")}))
+    assert str(refused.value) == "this observation is for petri; the game in play is peepwar"
+    assert referee.last_observation is None and referee.version == version
+
+
+def test_cells_of_a_hex_being_laid_or_of_a_covered_hex_are_read(referee: Referee) -> None:
+    """Not refused: in setup the camera may see a hex laid (its cells with it) before the
+    game has it, and a hand over a hex of the game hides the hex with its cells."""
+    seen = PeepWarObservation("peepwar", tiles=(TileSeen(0, 0, 0), TileSeen(4, 1, 0)),
+                              cells={"1,0/c": CellReading(occluded=True)})
+    assert referee.observe(seen).actions == (PlaceTile("red", 1, 0),)
+    covered = PeepWarObservation("peepwar", tiles=(TileSeen(0, 0, 0),),
+                                 cells={"1,0/c": CellReading(occluded=True)})
+    assert referee.observe(covered).verdict == "same"
+
+
+def test_a_correction_of_a_cell_on_no_tile_is_refused_and_changes_nothing(
+        referee: Referee) -> None:
+    from companion.observation import BadObservation
+
+    version = referee.version
+    with pytest.raises(BadObservation, match=r"^cell 1,0/c is on no tile placed on the table$"):
+        referee.correct({"cell": "1,0/c", "supply_center": True})
+    assert referee.overrides == {} and referee.version == version
+    # A hex the camera sees being laid is on the table, before the game has it (its laying
+    # waits to be accepted): its cells may be corrected.
+    referee.auto_accept = False
+    referee.observe(PeepWarObservation("peepwar", tiles=(TileSeen(0, 0, 0), TileSeen(4, 1, 0))))
+    assert referee.proposal is not None and (1, 0) not in referee.state.tiles
+    assert referee.correct({"cell": "1,0/c", "pieces": None}) == "1,0/c"
+
+
+def test_a_new_game_of_another_game_forgets_the_last_reading(referee: Referee) -> None:
+    """A correction in the new game ruled on the old game's reading again (a Peep War
+    observation given to Petri's inference: an error inside, a 500 on the page)."""
+    referee.observe(expected_observation(referee.state))
+    referee.new_game(["red", "blue"], game="petri")
+    assert referee.last_observation is None
+    assert referee.correct({"hole": "0,0", "player": "red"}) == "0,0"
+    assert referee.overrides == {"0,0": referee.bundle.correction(
+        referee.rules, referee.state, {"hole": "0,0", "player": "red"})[1]}

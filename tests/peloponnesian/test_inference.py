@@ -5,13 +5,14 @@ from __future__ import annotations
 import pytest
 
 from companion.observation import BadObservation
+from companion.referee import Referee
 from companion.rules.peloponnesian import PeloponnesianWar, Place, Resolve
 from companion.rules.peloponnesian.game import GAME
 from companion.rules.peloponnesian.inference import expected_observation, infer
 from companion.rules.peloponnesian.observation import AreaReading, PeloObservation
 from companion.rules.peloponnesian.state import PLAY, REVEAL
 
-from .conftest import deal, play, set_up
+from .conftest import CITIES, deal, play, set_up
 
 HANDS = {"sparta": ["military", "coup", "void", "influence"],
          "athens": ["military", "coup", "void", "influence"],
@@ -116,7 +117,35 @@ def test_the_bundle_parses_checks_and_corrects() -> None:
         GAME.parse_observation({"game": "peloponnesian", "areas": []})
     assert GAME.correction(rules, s, {"area": "attica", "counters": {"athens": 2}}) == (
         "attica", AreaReading({"athens": 2}))
-    with pytest.raises(ValueError, match="area must name"):
+    with pytest.raises(ValueError, match="there is no area 'atlantis' on the map"):
         GAME.correction(rules, s, {"area": "atlantis"})
+    with pytest.raises(ValueError, match="area must name"):
+        GAME.correction(rules, s, {"area": 3})
     with pytest.raises(ValueError, match="0, 1 or 2"):
         GAME.correction(rules, s, {"area": "attica", "counters": {"athens": 3}})
+
+
+@pytest.mark.parametrize("areas, message", [
+    ({"atica": {"counters": {"athens": 1}}},
+     "there is no area 'atica' on the map: did you mean attica?"),
+    ({"attica": {"counters": {"athens": 1}}, "Boeotia": {"occluded": True},
+      "atlantis": {}},
+     "there is no area 'Boeotia' on the map: did you mean boeotia? (and 1 more unknown areas)"),
+])
+def test_an_area_not_on_the_map_is_refused_by_name_and_changes_nothing(
+        game_log, areas: dict, message: str) -> None:
+    """It was left out of the reading, as if the area's counters were not on the table."""
+    referee = Referee(game_log, game_log.new_game(GAME.new_rules(list(CITIES))))
+    obs = GAME.parse_observation({"game": "peloponnesian", "areas": areas})
+    state, entries = referee.state, game_log.entries(referee.game.id)
+    with pytest.raises(BadObservation) as refused:
+        referee.observe(obs)
+    assert str(refused.value) == message
+    assert referee.state == state and game_log.entries(referee.game.id) == entries
+    assert referee.last_observation is None and referee.problems == []
+
+
+def test_an_area_far_from_every_name_is_refused_with_the_maps_areas(game_log) -> None:
+    referee = Referee(game_log, game_log.new_game(GAME.new_rules(list(CITIES))))
+    with pytest.raises(BadObservation, match=r"^there is no area 'xyz' on the map \(macedonia, "):
+        referee.observe(GAME.parse_observation({"game": "peloponnesian", "areas": {"xyz": {}}}))

@@ -121,6 +121,38 @@ def test_correcting_a_cell(referee: Referee) -> None:
     assert bad.status_code == 400 and "0 to 5" in bad.get_json()["error"]
 
 
+@pytest.mark.parametrize("content_type", [
+    "text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded", None])
+def test_a_body_not_sent_as_json_is_refused_with_415_and_changes_nothing(
+        referee: Referee, content_type: str | None) -> None:
+    """text/plain is what a form on any site may post; it was read as JSON all the same.
+    Only the token kept such a post out: the body's type now does too."""
+    client = create_app(referee).test_client()
+    h = {"X-Companion-Token": _token(client)}
+    if content_type is not None:
+        h["Content-Type"] = content_type
+    entries, version = referee.log.entries(referee.game.id), referee.version
+    for route, body in [("/api/command", b'{"text": "hex 1,0"}'),
+                        ("/api/correct", b'{"cell": "0,0/c", "supply_center": true}')]:
+        resp = client.post(route, data=body, headers=h)
+        assert resp.status_code == 415, resp.get_json()
+        assert resp.get_json()["error"].startswith("send the body as application/json")
+    assert referee.log.entries(referee.game.id) == entries and referee.version == version
+    assert referee.overrides == {}
+
+
+def test_json_with_a_charset_and_a_bare_post_are_taken(referee: Referee) -> None:
+    client = create_app(referee).test_client()
+    h = {"X-Companion-Token": _token(client)}
+    resp = client.post("/api/command", data=b'{"text": "hex 1,0"}',
+                       headers={**h, "Content-Type": "application/json; charset=utf-8"})
+    assert resp.status_code == 200 and len(referee.game.actions) == 1
+    # No body, so nothing to misread: fetch sends an empty string as text/plain.
+    assert client.post("/api/check", headers=h).status_code == 200
+    assert client.post("/api/check", data=b"", headers={
+        **h, "Content-Type": "text/plain;charset=UTF-8"}).status_code == 200
+
+
 def test_a_rebinding_host_name_or_a_foreign_origin_is_refused(referee: Referee) -> None:
     client = create_app(referee).test_client()
     token = _token(client)
@@ -172,6 +204,12 @@ def test_malformed_corrections_are_bad_requests(referee: Referee) -> None:
     ("petri", ["red", "blue"], {"hole": "0,0", "colour": "red"}, "not colour"),
     ("peloponnesian", ["sparta", "athens", "thebes"],
      {"area": "attica", "counter": {"athens": 2}}, "not counter"),
+    # A cell on no tile laid was taken as the players' word.
+    ("peepwar", ["red", "blue"], {"cell": "3,3/c", "supply_center": True},
+     "cell 3,3/c is on no tile placed on the table"),
+    # An area not on the map is named, with the nearest that is.
+    ("peloponnesian", ["sparta", "athens", "thebes"], {"area": "Atica"},
+     "there is no area 'Atica' on the map: did you mean attica?"),
 ])
 def test_a_correction_of_the_wrong_shape_is_refused_and_changes_nothing(
         tmp_path: Path, game: str, players: list[str], body: dict, words: str) -> None:

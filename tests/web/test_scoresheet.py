@@ -238,6 +238,16 @@ def test_posts_need_the_pages_token_and_this_site(photo) -> None:
     assert client.post("/score/api/upload", headers={TOKEN: token}).status_code == 405
 
 
+def test_a_reading_not_sent_as_json_is_refused_with_415(photo) -> None:
+    client = create_score_app(photo).test_client()
+    token, initial = _page(client)
+    body = json.dumps({"photo": photo.id, "reading": initial["photo"]["reading"]})
+    resp = client.post("/score/api/score", data=body,
+                       headers={TOKEN: token, "Content-Type": "text/plain"})
+    assert resp.status_code == 415
+    assert resp.get_json()["error"] == "send the body as application/json (it came as text/plain)"
+
+
 def test_live_app_mounts_the_page_and_guards_it(referee: Referee, tmp_path: Path) -> None:
     client = create_app(referee, passphrase="fig-jam", page_options=_score_page("")).test_client()
     main = client.get("/").get_data(as_text=True)

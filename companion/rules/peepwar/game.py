@@ -18,7 +18,7 @@ from typing import Any
 from companion.games import Game, Option
 from companion.inputs import events as kinds
 from companion.inputs.events import InputEvent
-from companion.observation import Inference, Observation
+from companion.observation import BadObservation, Inference, Observation
 from companion.rules.base import Action
 from companion.rules.json_values import unknown_fields
 from companion.rules.peepwar import inference, notation, svg, textboard
@@ -104,6 +104,14 @@ class PeepWarGame(Game):
 
     def parse_observation(self, data: Mapping[str, Any]) -> Observation:
         return PeepWarObservation.from_dict(data)
+
+    def check_observation(self, rules: PeepWar, state: PeepWarState, obs: Observation
+                          ) -> None:
+        assert isinstance(obs, PeepWarObservation)
+        off = inference.cells_on_no_tile(state, obs)
+        if off:
+            more = f" (and {len(off) - 1} more)" if len(off) > 1 else ""
+            raise BadObservation(f"cell {off[0]} is on no tile placed on the table{more}")
 
     def infer(self, rules: PeepWar, state: PeepWarState, obs: Observation,
               history: Sequence[Any]) -> Inference:

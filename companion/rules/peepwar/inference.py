@@ -74,6 +74,16 @@ def _describe(pieces: dict[str, Pieces]) -> str:
     return ", ".join(parts)
 
 
+def cells_on_no_tile(state: PeepWarState, obs: PeepWarObservation) -> list[str]:
+    """The cells ``obs`` reads that lie on no tile of the table: neither one of the game's
+    nor one the camera sees. A tile seen but not yet in the game is the table's (in setup
+    the camera may see a hex laid with its Supply Center before the referee has it), and
+    so is a game's tile the camera does not see this frame (a hand over it, its cells
+    occluded)."""
+    board = set(state.tiles) | obs.positions
+    return sorted((c for c in obs.cells if parse_cell(c).tile not in board), key=cell_order)
+
+
 def differences(state: PeepWarState, obs: PeepWarObservation) -> list[str]:
     """Every way ``obs`` disagrees with ``state``, in words; cells not seen are not compared.
 

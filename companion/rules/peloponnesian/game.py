@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from companion.games import Game, Option
-from companion.observation import Inference, Observation
+from companion.observation import BadObservation, Inference, Observation
 from companion.rules.base import Action
 from companion.rules.json_values import unknown_fields
 from companion.rules.peloponnesian import inference, notation, svg, textboard
@@ -132,6 +132,14 @@ class PeloponnesianGame(Game):
     def parse_observation(self, data: Mapping[str, Any]) -> Observation:
         return PeloObservation.from_dict(data)
 
+    def check_observation(self, rules: PeloponnesianWar, state: State, obs: Observation
+                          ) -> None:
+        assert isinstance(obs, PeloObservation)
+        unknown = [a for a in obs.areas if a not in rules.map.areas]
+        if unknown:
+            more = f" (and {len(unknown) - 1} more unknown areas)" if len(unknown) > 1 else ""
+            raise BadObservation(rules.map.no_area(unknown[0]) + more)
+
     def infer(self, rules: PeloponnesianWar, state: State, obs: Observation,
               history: Sequence[Any]) -> Inference:
         assert isinstance(obs, PeloObservation)
@@ -148,8 +156,10 @@ class PeloponnesianGame(Game):
         if extra:
             raise ValueError(f"a correction has area and counters, not {extra}")
         area = data.get("area")
-        if not isinstance(area, str) or area not in rules.map.areas:
+        if not isinstance(area, str):
             raise ValueError(f"area must name an area of the map, e.g. \"attica\", not {area!r}")
+        if area not in rules.map.areas:
+            raise ValueError(rules.map.no_area(area))
         # Only a missing or null counters means an empty area: [], "" or false is a mistake.
         counters = data.get("counters")
         counters = {} if counters is None else counters

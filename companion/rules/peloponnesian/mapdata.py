@@ -18,6 +18,7 @@ x.json: area 'attica' has no link: nobody could ever reach it
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections import deque
 from collections.abc import Mapping
@@ -95,6 +96,18 @@ class GreekMap:
 
     def name_of(self, area: str) -> str:
         return self.areas[area].name
+
+    def no_area(self, area: str) -> str:
+        """Why ``area`` (not on this map) is refused: with the nearest area's id when it
+        looks like a slip ("atica", "Attica"), else with every area's.
+
+        >>> load_map(None).no_area("atica")
+        "there is no area 'atica' on the map: did you mean attica?"
+        """
+        near = difflib.get_close_matches(area.lower(), self.areas, n=1)
+        if near:
+            return f"there is no area {_show(area)} on the map: did you mean {near[0]}?"
+        return f"there is no area {_show(area)} on the map ({', '.join(self.areas)})"
 
 
 def _bfs(start: str, near: Mapping[str, frozenset[str]]) -> dict[str, int]:
