@@ -4,6 +4,8 @@ It runs in its own thread. Every frame feeds the stillness latch and the live
 view; only a still table is read (by the vision pipeline's ``detect``), and
 each reading goes to the referee. A source's faults are shown as the camera's
 status, never raised: the loop keeps asking, and recovers when frames return.
+A table it could not read stays shown as the camera's error until a reading is
+accepted, however many frames show nothing new in between.
 """
 
 from __future__ import annotations
@@ -63,6 +65,13 @@ class CameraLoop:
         self._lessons: deque[tuple[np.ndarray, str, Any]] = deque(maxlen=KEEP_LESSONS)
         self.learned: deque[str] = deque(maxlen=8)
         self.expect: Expect | None = None
+        # The loop's own error (a frame it could not read, a reading the referee refused)
+        # with the source's state word when it came. Once the table is still it is read only
+        # once, so the frames after show nothing new: the error is shown in place of the
+        # source's status until a reading is accepted, else the page would show it for one
+        # frame. A source in another state (lost, reconnecting) shows that state instead.
+        self._fault: tuple[SourceStatus, str | None] | None = None
+        self._source: SourceStatus | None = None  # the source's status at this frame
 
     def correction(self, place: str, truth: Any) -> None:
         """The referee's ``on_correction``: the last frame read, ``place`` in it truly
@@ -112,9 +121,8 @@ class CameraLoop:
             try:
                 self.step(started)
             except Exception as e:  # keep watching: show the fault, try the next frame
-                log.exception("camera step failed")
-                self.errors += 1
-                self.referee.set_camera(SourceStatus("error", f"camera error: {e}"))
+                if self._fail(SourceStatus("error", f"camera error: {e}")):
+                    log.exception("camera step failed")  # once, not every frame it repeats
             if self.source.finished:
                 self.referee.set_camera(self.source.status())
                 return
@@ -134,11 +142,29 @@ class CameraLoop:
             self._misread(e)
             return False
         self.readings += 1
+        if self._fault is not None:
+            self._fault = None
+            self._show(self.source.status())
         return True
 
     def _misread(self, e: Exception) -> None:
+        self._fail(SourceStatus("error", f"could not read the table: {e}"))
+
+    def _fail(self, status: SourceStatus) -> bool:
+        """Show ``status`` until a reading is accepted; False when it is the error already held."""
         self.errors += 1
-        self.referee.set_camera(SourceStatus("error", f"could not read the table: {e}"))
+        new = self._fault is None or self._fault[0] != status
+        self._fault = status, self._source.state if self._source is not None else None
+        self.referee.set_camera(status)
+        return new
+
+    def _show(self, source: SourceStatus) -> None:
+        """The camera's status: the loop's error while the source is as it was when the
+        error came; else the source's own status."""
+        self._source = source
+        fault = self._fault
+        shown = fault[0] if fault is not None and fault[1] == source.state else source
+        self.referee.set_camera(shown)
 
     def step(self, now: float) -> Observation | None:
         """One frame: returns the observation when the table was read."""
@@ -149,7 +175,7 @@ class CameraLoop:
             self.errors += 1
             self.referee.set_camera(SourceStatus("error", f"camera error: {e}"))
             return None
-        self.referee.set_camera(self.source.status())
+        self._show(self.source.status())
         if frame is None:
             return None
         read = self.latch.update(frame, now)

@@ -12,6 +12,7 @@ import pytest
 from companion.camera_loop import CameraLoop
 from companion.frames import CaptureSource, FolderSource
 from companion.inputs.events import BEAN, DRAW, END_TURN, UNDO, UNDO_TURN, InputEvent
+from companion.inputs.source import SourceStatus
 from companion.referee import NAMED_DOUBTS, Referee
 from companion.rules.peepwar import Eat, Move, PeepBeans, Phase, PlaceTile
 from companion.rules.peepwar.bot import Bot
@@ -336,6 +337,124 @@ def test_a_reading_the_table_cannot_have_is_refused_whole_and_changes_nothing(
     assert referee.last_observation is None and referee.problems == []
     assert referee.proposal is None and referee.misreads == 0
     assert referee.state == state and referee.log.entries(referee.game.id) == entries
+
+
+REFUSED = "could not read the table: this observation is for petri; the game in play is peepwar"
+
+
+def _petri_seen():
+    from companion.rules.petri.observation import HoleReading, PetriObservation
+
+    return PetriObservation("petri", {"0,0": HoleReading("red")})
+
+
+def _images(folder: Path, *shades: int | None) -> FolderSource:
+    """A folder of small grey photos, one per shade, in order (None: a file that is no image)."""
+    for i, shade in enumerate(shades):
+        path = folder / f"{i:02d}.png"
+        if shade is None:
+            path.write_bytes(b"\x89PNG\r\n\x1a\n garbage")
+        else:
+            cv2.imwrite(str(path), np.full((64, 64, 3), shade, np.uint8))
+    return FolderSource(folder)
+
+
+def _reader(*readings):
+    """A reader that reads each still table as the next of ``readings``."""
+    left = list(readings)
+    return lambda frame: left.pop(0)
+
+
+def _changes(referee: Referee) -> list[str]:
+    """Why the referee told its listeners (the page among them) of each change from now on."""
+    reasons: list[str] = []
+    referee.on_change(reasons.append)
+    return reasons
+
+
+def test_a_table_not_read_stays_the_cameras_error_until_it_is_read(
+        tmp_path: Path, referee: Referee) -> None:
+    """The error is why the camera is not reading: it stays shown through frames that show
+    nothing new, a file the source cannot read and the same refusal again, and the page is
+    told of it once."""
+    source = _images(tmp_path, 0, 0, None, 255, 255, 255)
+    loop = CameraLoop(source, _reader(_petri_seen(), _petri_seen()), referee, still_s=0.0)
+    reasons = _changes(referee)
+    loop.step(0.0)
+    loop.step(1.0)  # still: read, and refused
+    assert referee.camera == SourceStatus("error", REFUSED)
+    told = reasons.count("camera")
+    loop.step(2.0)  # the source skips a file it cannot read
+    assert source.status().message.startswith("skipped 02.png")
+    assert referee.camera == SourceStatus("error", REFUSED)
+    for t in (3.0, 4.0, 5.0):  # moved, still (read and refused again), nothing new
+        loop.step(t)
+        assert referee.camera == SourceStatus("error", REFUSED)
+    assert loop.errors == 2 and loop.readings == 0
+    assert reasons.count("camera") == told
+
+
+def test_a_reading_accepted_after_an_error_shows_the_source_again(
+        tmp_path: Path, referee: Referee) -> None:
+    source = _images(tmp_path, 0, 0, 0, 255, 255, 255)
+    loop = CameraLoop(source, _reader(_petri_seen(), expected_observation(referee.state)),
+                      referee, still_s=0.0)
+    for t in (0.0, 1.0, 2.0, 3.0):  # read and refused, nothing new, moved
+        loop.step(t)
+        assert referee.camera == (SourceStatus("error", REFUSED) if t else source.status())
+    assert loop.step(4.0) is not None  # still again: read, and accepted
+    assert loop.readings == 1
+    assert referee.camera == source.status() == SourceStatus("on", "image 5 of 6: 04.png")
+    loop.step(5.0)
+    assert referee.camera == SourceStatus("on", "image 6 of 6: 05.png")
+
+
+def test_a_camera_lost_shows_over_the_error_which_returns_with_the_frames(
+        tmp_path: Path, referee: Referee) -> None:
+    """The camera's own fault is what the players must fix first; once it sends frames again
+    the table is still not read, and the error says so."""
+    video = tmp_path / "cam.avi"
+    _video(video, 5)
+    plugged = {"on": True}
+
+    def opener(spec):
+        return cv2.VideoCapture(str(video)) if plugged["on"] else cv2.VideoCapture()
+
+    source = CaptureSource(0, retry_s=0.0, opener=opener)
+    loop = CameraLoop(source, _reader(_petri_seen()), referee, still_s=0.0, threshold=255)
+    for i in range(5):  # read (and refused) once, then nothing new
+        loop.step(float(i))
+        assert referee.camera == (SourceStatus("error", REFUSED) if i else source.status())
+    plugged["on"] = False
+    for i in (5, 6):  # the "camera" stops sending, then cannot be opened
+        loop.step(float(i))
+        assert referee.camera == source.status() and referee.camera.state == "lost"
+    assert "cannot open the camera" in referee.camera.message
+    plugged["on"] = True
+    loop.step(7.0)
+    assert source.status().state == "on"
+    assert referee.camera == SourceStatus("error", REFUSED)
+
+
+def test_the_same_fault_every_frame_is_logged_once_and_shown_once(
+        tmp_path: Path, referee: Referee, caplog: pytest.LogCaptureFixture) -> None:
+    """A view that cannot be drawn fails every frame: one line in the log and one status on
+    the page until the table is read again, not a line and two page updates a frame."""
+    def annotate(frame, obs):
+        raise RuntimeError("no view")
+
+    source = _images(tmp_path, 0, 0, 0, 0)
+    loop = CameraLoop(source, _reader(expected_observation(referee.state)), referee, fps=1000,
+                      still_s=0.0, annotate=annotate)
+    reasons = _changes(referee)
+    loop.start()
+    assert loop._thread is not None
+    loop._thread.join(timeout=10)  # it ends by itself after the last image
+    loop.stop()
+    assert loop.errors == 4
+    assert [r.getMessage() for r in caplog.records].count("camera step failed") == 2
+    # on, the error, the reading accepted (on), the error again; then the end of the images
+    assert reasons.count("camera") == 5 and referee.camera.state == "ended"
 
 
 def test_an_observation_object_of_another_game_is_refused_by_the_referee(
