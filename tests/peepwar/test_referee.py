@@ -436,6 +436,20 @@ def test_a_camera_lost_shows_over_the_error_which_returns_with_the_frames(
     assert referee.camera == SourceStatus("error", REFUSED)
 
 
+def test_a_new_game_drops_the_games_error_and_reads_the_table_again(referee: Referee) -> None:
+    """A reader of Petri while Peep War is in play, and the page starts Petri: the error named
+    Peep War as the game in play, and the still table was not read for the new game."""
+    petri = _petri_seen()
+    loop = CameraLoop(_StillCamera(), _reader(_petri_seen(), petri), referee, still_s=0.0)
+    for t in (0.0, 1.0, 2.0):  # read and refused, then nothing new
+        loop.step(t)
+    assert referee.camera == SourceStatus("error", REFUSED)
+    referee.new_game(["red", "blue"], game="petri")
+    loop.step(3.0)
+    assert referee.camera == SourceStatus("on", "")
+    assert loop.readings == 1 and referee.last_observation is petri
+
+
 def test_the_same_fault_every_frame_is_logged_once_and_shown_once(
         tmp_path: Path, referee: Referee, caplog: pytest.LogCaptureFixture) -> None:
     """A view that cannot be drawn fails every frame: one line in the log and one status on
