@@ -71,7 +71,11 @@ class CameraLoop:
         # Corrections made on the page, with the frame whose reading they correct: learned
         # from on the camera thread (the reader is used by that thread only).
         self.learn: Learn | None = None
-        self._read_frame: np.ndarray | None = None
+        # Readings with their frames: the one the referee took last, and the one handed to
+        # it and not yet ruled on. A correction is of the reading the referee holds, which
+        # is either, depending on which thread got the referee first.
+        self._read: tuple[Observation, np.ndarray] | None = None
+        self._ruling: tuple[Observation, np.ndarray] | None = None
         self._lessons: deque[tuple[np.ndarray, str, Any]] = deque(maxlen=KEEP_LESSONS)
         self.learned: deque[str] = deque(maxlen=8)
         self.expect: Expect | None = None
@@ -84,11 +88,16 @@ class CameraLoop:
         self._source: SourceStatus | None = None  # the source's status at this frame
 
     def correction(self, place: str, truth: Any) -> None:
-        """The referee's ``on_correction``: the last frame read, ``place`` in it truly
-        holding ``truth``, to be learned from at the next step."""
-        frame = self._read_frame
-        if self.learn is not None and frame is not None:
-            self._lessons.append((frame, place, truth))
+        """The referee's ``on_correction`` (called holding the referee's lock): ``place``
+        truly holds ``truth`` in the frame of the reading the referee holds, to be learned
+        from at the next step. A reading this loop did not make has no frame to learn from."""
+        held = self.referee.last_observation
+        # _ruling before _read: _rule_on sets _read before it clears _ruling.
+        for read in (self._ruling, self._read):
+            if read is not None and read[0] is held:
+                if self.learn is not None:
+                    self._lessons.append((read[1], place, truth))
+                return
 
     def learn_corrections(self) -> None:
         """Teach the reader the corrections waiting; a failure is logged, never raised."""
@@ -143,14 +152,16 @@ class CameraLoop:
         a cell on no tile): that is the camera's error, and the game is left as it was."""
         # Set before the referee rules: a correction made once the page shows this reading
         # must be learned with this frame.
-        kept = self._read_frame, self.last_observation
-        self._read_frame, self.last_observation = frame, obs
+        self._ruling = obs, frame
         try:
             self.referee.observe(obs)
         except BadObservation as e:
-            self._read_frame, self.last_observation = kept  # the referee holds the one before
+            self._ruling = None  # the referee holds the reading before
             self._misread(e)
             return False
+        self._read = obs, frame
+        self._ruling = None
+        self.last_observation = obs
         self.readings += 1
         if self._fault is not None:
             self._fault = None

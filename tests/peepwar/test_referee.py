@@ -450,6 +450,31 @@ def test_a_new_game_drops_the_games_error_and_reads_the_table_again(referee: Ref
     assert loop.readings == 1 and referee.last_observation is petri
 
 
+def test_a_correction_made_while_a_reading_waits_is_learned_with_the_frame_it_corrects(
+        tmp_path: Path, referee: Referee, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page's request has the referee while the camera thread hands it the next frame's
+    reading: the correction is of the reading the page shows, so it is learned with that
+    reading's frame, not the next one (here refused: another game's table)."""
+    loop = CameraLoop(_images(tmp_path, 0, 0, 255, 255),
+                      _reader(expected_observation(referee.state), _petri_seen()), referee,
+                      still_s=0.0)
+    loop.learn = lambda frame, place, truth: f"{place} in a frame of shade {frame.mean():.0f}"
+    referee.on_correction(loop.correction)
+    observe = referee.observe
+
+    def page_first(obs):
+        if obs.game == "petri":  # the page's correction takes the referee first
+            referee.correct({"cell": "0,0/c", "pieces": None})
+        return observe(obs)
+
+    monkeypatch.setattr(referee, "observe", page_first)
+    for t in range(4):  # the dark table read, moved, the light one read (and refused)
+        loop.step(float(t))
+    loop.learn_corrections()
+    assert list(loop.learned) == ["0,0/c in a frame of shade 0"]
+    assert referee.camera == SourceStatus("error", REFUSED)
+
+
 def test_the_same_fault_every_frame_is_logged_once_and_shown_once(
         tmp_path: Path, referee: Referee, caplog: pytest.LogCaptureFixture) -> None:
     """A view that cannot be drawn fails every frame: one line in the log and one status on
