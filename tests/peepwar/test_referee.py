@@ -143,7 +143,9 @@ def _video(path: Path, frames: int) -> None:
     out.release()
 
 
-def test_camera_unplugged_and_back_recovers(tmp_path: Path, referee: Referee) -> None:
+def _pluggable(tmp_path: Path) -> tuple[CaptureSource, dict[str, bool]]:
+    """A "webcam" backed by a real file of 5 frames, unplugged while ``plugged["on"]`` is
+    False."""
     video = tmp_path / "cam.avi"
     _video(video, 5)
     plugged = {"on": True}
@@ -151,7 +153,11 @@ def test_camera_unplugged_and_back_recovers(tmp_path: Path, referee: Referee) ->
     def opener(spec):
         return cv2.VideoCapture(str(video)) if plugged["on"] else cv2.VideoCapture()
 
-    source = CaptureSource(0, retry_s=0.0, opener=opener)  # a "webcam" backed by a real file
+    return CaptureSource(0, retry_s=0.0, opener=opener), plugged
+
+
+def test_camera_unplugged_and_back_recovers(tmp_path: Path, referee: Referee) -> None:
+    source, plugged = _pluggable(tmp_path)
     seen = []
     loop = CameraLoop(source, lambda f: seen.append(f) or PeepWarObservation("peepwar"), referee,
                       still_s=0.0, threshold=255)
@@ -304,9 +310,15 @@ def test_a_malformed_observation_is_one_clear_refusal_and_the_loop_goes_on(
     assert referee.log.entries(referee.game.id) == entries
 
 
+def _petri_seen():
+    from companion.rules.petri.observation import HoleReading, PetriObservation
+
+    return PetriObservation("petri", {"0,0": HoleReading("red")})
+
+
 def _petri_reading(d: dict) -> None:
     d.clear()
-    d.update({"game": "petri", "holes": {"0,0": {"player": "red"}}})
+    d.update(_petri_seen().to_dict())
 
 
 @pytest.mark.parametrize("spoil, message", [
@@ -321,8 +333,8 @@ def _petri_reading(d: dict) -> None:
 def test_a_reading_the_table_cannot_have_is_refused_whole_and_changes_nothing(
         referee: Referee, spoil, message: str) -> None:
     """Another game's reading (a reader left from the game before) and a cell on no tile
-    were ruled on as if the rest of the frame were all there was: the cell was left out and
-    the petri reading read as an empty Peep War table."""
+    are refused whole: ruled on, the rest of the frame would be taken for all there is (the
+    cell left out, the Petri reading an empty Peep War table)."""
     _advance(referee, lambda s: s.phase is Phase.SETUP_SUPPLY)
     data = expected_observation(referee.state).to_dict()
     data["cells"]["0,0/c"] = {"pieces": {"red": {"troops": 1}}}
@@ -340,12 +352,6 @@ def test_a_reading_the_table_cannot_have_is_refused_whole_and_changes_nothing(
 
 
 REFUSED = "could not read the table: this observation is for petri; the game in play is peepwar"
-
-
-def _petri_seen():
-    from companion.rules.petri.observation import HoleReading, PetriObservation
-
-    return PetriObservation("petri", {"0,0": HoleReading("red")})
 
 
 def _images(folder: Path, *shades: int | None) -> FolderSource:
@@ -413,14 +419,7 @@ def test_a_camera_lost_shows_over_the_error_which_returns_with_the_frames(
         tmp_path: Path, referee: Referee) -> None:
     """The camera's own fault is what the players must fix first; once it sends frames again
     the table is still not read, and the error says so."""
-    video = tmp_path / "cam.avi"
-    _video(video, 5)
-    plugged = {"on": True}
-
-    def opener(spec):
-        return cv2.VideoCapture(str(video)) if plugged["on"] else cv2.VideoCapture()
-
-    source = CaptureSource(0, retry_s=0.0, opener=opener)
+    source, plugged = _pluggable(tmp_path)
     loop = CameraLoop(source, _reader(_petri_seen()), referee, still_s=0.0, threshold=255)
     for i in range(5):  # read (and refused) once, then nothing new
         loop.step(float(i))
@@ -499,11 +498,10 @@ def test_the_same_fault_every_frame_is_logged_once_and_shown_once(
 def test_an_observation_object_of_another_game_is_refused_by_the_referee(
         referee: Referee) -> None:
     from companion.observation import BadObservation
-    from companion.rules.petri.observation import HoleReading, PetriObservation
 
     version = referee.version
     with pytest.raises(BadObservation) as refused:
-        referee.observe(PetriObservation("petri", {"0,0": HoleReading("red")}))
+        referee.observe(_petri_seen())
     assert str(refused.value) == "this observation is for petri; the game in play is peepwar"
     assert referee.last_observation is None and referee.version == version
 
@@ -536,8 +534,8 @@ def test_a_correction_of_a_cell_on_no_tile_is_refused_and_changes_nothing(
 
 
 def test_a_new_game_of_another_game_forgets_the_last_reading(referee: Referee) -> None:
-    """A correction in the new game ruled on the old game's reading again (a Peep War
-    observation given to Petri's inference: an error inside, a 500 on the page)."""
+    """A correction in the new game is ruled on the last reading again: the old game's
+    would go to Petri's inference, an error inside and a 500 on the page."""
     referee.observe(expected_observation(referee.state))
     referee.new_game(["red", "blue"], game="petri")
     assert referee.last_observation is None

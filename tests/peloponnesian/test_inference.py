@@ -137,7 +137,7 @@ def test_the_bundle_parses_checks_and_corrects() -> None:
 ])
 def test_an_area_not_on_the_map_is_refused_by_name_and_changes_nothing(
         game_log, areas: dict, message: str) -> None:
-    """It was left out of the reading, as if the area's counters were not on the table."""
+    """Left out of the reading, the area's counters would count as not on the table."""
     referee = Referee(game_log, game_log.new_game(GAME.new_rules(list(CITIES))))
     obs = GAME.parse_observation({"game": "peloponnesian", "areas": areas})
     state, entries = referee.state, game_log.entries(referee.game.id)
