@@ -133,7 +133,9 @@ def test_the_bundle_parses_checks_and_corrects() -> None:
      "there is no area 'atica' on the map: did you mean attica?"),
     ({"attica": {"counters": {"athens": 1}}, "Boeotia": {"occluded": True},
       "atlantis": {}},
-     "there is no area 'Boeotia' on the map: did you mean boeotia? (and 1 more unknown areas)"),
+     "there is no area 'Boeotia' on the map: did you mean boeotia? (and 1 more unknown area)"),
+    ({"Attica": {}, "Boeotia": {}, "atlantis": {}},
+     "there is no area 'Attica' on the map: did you mean attica? (and 2 more unknown areas)"),
 ])
 def test_an_area_not_on_the_map_is_refused_by_name_and_changes_nothing(
         game_log, areas: dict, message: str) -> None:
