@@ -5,7 +5,8 @@ view; only a still table is read (by the vision pipeline's ``detect``), and
 each reading goes to the referee. A source's faults are shown as the camera's
 status, never raised: the loop keeps asking, and recovers when frames return.
 A table it could not read stays shown as the camera's error until a reading is
-accepted, however many frames show nothing new in between.
+accepted, however many frames show nothing new in between, or until a new game
+starts: the still table is then read again, for that game.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import cv2
 import numpy as np
@@ -35,6 +36,15 @@ Expect = Callable[[Mapping[str, Any]], None]
 KEEP_FRAMES = 8
 KEEP_LESSONS = 32  # corrections waiting for the camera thread (more in one frame's time: dropped)
 log = logging.getLogger(__name__)
+
+
+class _Fault(NamedTuple):
+    """The loop's own error, shown in place of the source's status until a reading is
+    accepted."""
+
+    status: SourceStatus
+    source_state: str | None  # the source's state word when it came
+    game: int  # the referee's game it came in: a ruling on that game's table
 
 
 class CameraLoop:
@@ -61,24 +71,33 @@ class CameraLoop:
         # Corrections made on the page, with the frame whose reading they correct: learned
         # from on the camera thread (the reader is used by that thread only).
         self.learn: Learn | None = None
-        self._read_frame: np.ndarray | None = None
+        # Readings with their frames: the one the referee took last, and the one handed to
+        # it and not yet ruled on. A correction is of the reading the referee holds, which
+        # is either, depending on which thread got the referee first.
+        self._read: tuple[Observation, np.ndarray] | None = None
+        self._ruling: tuple[Observation, np.ndarray] | None = None
         self._lessons: deque[tuple[np.ndarray, str, Any]] = deque(maxlen=KEEP_LESSONS)
         self.learned: deque[str] = deque(maxlen=8)
         self.expect: Expect | None = None
-        # The loop's own error (a frame it could not read, a reading the referee refused)
-        # with the source's state word when it came. Once the table is still it is read only
-        # once, so the frames after show nothing new: the error is shown in place of the
-        # source's status until a reading is accepted, else the page would show it for one
-        # frame. A source in another state (lost, reconnecting) shows that state instead.
-        self._fault: tuple[SourceStatus, str | None] | None = None
+        # The loop's own error (a frame it could not read, a reading the referee refused).
+        # Once the table is still it is read only once, so the frames after show nothing new:
+        # the error is shown in place of the source's status until a reading is accepted,
+        # else the page would show it for one frame. A source in another state (lost,
+        # reconnecting) shows that state instead.
+        self._fault: _Fault | None = None
         self._source: SourceStatus | None = None  # the source's status at this frame
 
     def correction(self, place: str, truth: Any) -> None:
-        """The referee's ``on_correction``: the last frame read, ``place`` in it truly
-        holding ``truth``, to be learned from at the next step."""
-        frame = self._read_frame
-        if self.learn is not None and frame is not None:
-            self._lessons.append((frame, place, truth))
+        """The referee's ``on_correction`` (called holding the referee's lock): ``place``
+        truly holds ``truth`` in the frame of the reading the referee holds, to be learned
+        from at the next step. A reading this loop did not make has no frame to learn from."""
+        held = self.referee.last_observation
+        # _ruling before _read: _rule_on sets _read before it clears _ruling.
+        for read in (self._ruling, self._read):
+            if read is not None and read[0] is held:
+                if self.learn is not None:
+                    self._lessons.append((read[1], place, truth))
+                return
 
     def learn_corrections(self) -> None:
         """Teach the reader the corrections waiting; a failure is logged, never raised."""
@@ -133,14 +152,16 @@ class CameraLoop:
         a cell on no tile): that is the camera's error, and the game is left as it was."""
         # Set before the referee rules: a correction made once the page shows this reading
         # must be learned with this frame.
-        kept = self._read_frame, self.last_observation
-        self._read_frame, self.last_observation = frame, obs
+        self._ruling = obs, frame
         try:
             self.referee.observe(obs)
         except BadObservation as e:
-            self._read_frame, self.last_observation = kept  # the referee holds the one before
+            self._ruling = None  # the referee holds the reading before
             self._misread(e)
             return False
+        self._read = obs, frame
+        self._ruling = None
+        self.last_observation = obs
         self.readings += 1
         if self._fault is not None:
             self._fault = None
@@ -151,10 +172,12 @@ class CameraLoop:
         self._fail(SourceStatus("error", f"could not read the table: {e}"))
 
     def _fail(self, status: SourceStatus) -> bool:
-        """Show ``status`` until a reading is accepted; False when it is the error already held."""
+        """Show ``status`` until a reading is accepted or a new game starts; False when it is
+        the error already held."""
         self.errors += 1
-        new = self._fault is None or self._fault[0] != status
-        self._fault = status, self._source.state if self._source is not None else None
+        new = self._fault is None or self._fault.status != status
+        self._fault = _Fault(status, self._source.state if self._source is not None else None,
+                             self.referee.game.id)
         self.referee.set_camera(status)
         return new
 
@@ -163,8 +186,9 @@ class CameraLoop:
         error came; else the source's own status."""
         self._source = source
         fault = self._fault
-        shown = fault[0] if fault is not None and fault[1] == source.state else source
-        self.referee.set_camera(shown)
+        if fault is not None and fault.source_state == source.state:
+            source = fault.status
+        self.referee.set_camera(source)
 
     def step(self, now: float) -> Observation | None:
         """One frame: returns the observation when the table was read."""
@@ -175,6 +199,11 @@ class CameraLoop:
             self.errors += 1
             self.referee.set_camera(SourceStatus("error", f"camera error: {e}"))
             return None
+        if self._fault is not None and self._fault.game != self.referee.game.id:
+            # A new game: the error was a ruling on the game before (another game's reading
+            # refused, say), so it goes, and the still table is read for this one.
+            self._fault = None
+            self.latch.again()
         self._show(self.source.status())
         if frame is None:
             return None

@@ -293,8 +293,6 @@ class Referee:
         rules = bundle.new_rules(list(players), options)
         with self._lock:
             self.game = self.log.new_game(rules)
-            if bundle is not self.bundle:
-                self.last_observation = None  # the other game's: it reads no place of this one
             self.bundle = bundle
             self.recent.clear()
             self._numbered = 0
@@ -302,7 +300,19 @@ class Referee:
             self.problems, self.proposal, self.overrides = [], None, {}
             self._seen_when_corrected, self.doubtful = {}, []
             self._history.clear()
+            self._forget_unreadable()
             self._changed("new_game")
+
+    def _forget_unreadable(self) -> None:
+        # A correction is checked on, and then ruled on with, the last reading: one the new
+        # game refuses (another game's, or of areas another map has) would refuse every
+        # correction until the camera reads the table again.
+        if self.last_observation is None:
+            return
+        try:
+            self.check(self.last_observation)
+        except BadObservation:
+            self.last_observation = None
 
     # --- the table --------------------------------------------------------------------
 

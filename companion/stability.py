@@ -64,6 +64,10 @@ class StillnessLatch:
             return True
         return False
 
+    def again(self) -> None:
+        """Say True once more in this still period: what the table was read for changed."""
+        self._fired = False
+
     @property
     def moving(self) -> bool:
         return self._still_since is None or not self._fired

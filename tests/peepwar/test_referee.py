@@ -143,7 +143,9 @@ def _video(path: Path, frames: int) -> None:
     out.release()
 
 
-def test_camera_unplugged_and_back_recovers(tmp_path: Path, referee: Referee) -> None:
+def _pluggable(tmp_path: Path) -> tuple[CaptureSource, dict[str, bool]]:
+    """A "webcam" backed by a real file of 5 frames, unplugged while ``plugged["on"]`` is
+    False."""
     video = tmp_path / "cam.avi"
     _video(video, 5)
     plugged = {"on": True}
@@ -151,7 +153,11 @@ def test_camera_unplugged_and_back_recovers(tmp_path: Path, referee: Referee) ->
     def opener(spec):
         return cv2.VideoCapture(str(video)) if plugged["on"] else cv2.VideoCapture()
 
-    source = CaptureSource(0, retry_s=0.0, opener=opener)  # a "webcam" backed by a real file
+    return CaptureSource(0, retry_s=0.0, opener=opener), plugged
+
+
+def test_camera_unplugged_and_back_recovers(tmp_path: Path, referee: Referee) -> None:
+    source, plugged = _pluggable(tmp_path)
     seen = []
     loop = CameraLoop(source, lambda f: seen.append(f) or PeepWarObservation("peepwar"), referee,
                       still_s=0.0, threshold=255)
@@ -304,9 +310,15 @@ def test_a_malformed_observation_is_one_clear_refusal_and_the_loop_goes_on(
     assert referee.log.entries(referee.game.id) == entries
 
 
+def _petri_seen():
+    from companion.rules.petri.observation import HoleReading, PetriObservation
+
+    return PetriObservation("petri", {"0,0": HoleReading("red")})
+
+
 def _petri_reading(d: dict) -> None:
     d.clear()
-    d.update({"game": "petri", "holes": {"0,0": {"player": "red"}}})
+    d.update(_petri_seen().to_dict())
 
 
 @pytest.mark.parametrize("spoil, message", [
@@ -321,8 +333,8 @@ def _petri_reading(d: dict) -> None:
 def test_a_reading_the_table_cannot_have_is_refused_whole_and_changes_nothing(
         referee: Referee, spoil, message: str) -> None:
     """Another game's reading (a reader left from the game before) and a cell on no tile
-    were ruled on as if the rest of the frame were all there was: the cell was left out and
-    the petri reading read as an empty Peep War table."""
+    are refused whole: ruled on, the rest of the frame would be taken for all there is (the
+    cell left out, the Petri reading an empty Peep War table)."""
     _advance(referee, lambda s: s.phase is Phase.SETUP_SUPPLY)
     data = expected_observation(referee.state).to_dict()
     data["cells"]["0,0/c"] = {"pieces": {"red": {"troops": 1}}}
@@ -340,12 +352,6 @@ def test_a_reading_the_table_cannot_have_is_refused_whole_and_changes_nothing(
 
 
 REFUSED = "could not read the table: this observation is for petri; the game in play is peepwar"
-
-
-def _petri_seen():
-    from companion.rules.petri.observation import HoleReading, PetriObservation
-
-    return PetriObservation("petri", {"0,0": HoleReading("red")})
 
 
 def _images(folder: Path, *shades: int | None) -> FolderSource:
@@ -413,14 +419,7 @@ def test_a_camera_lost_shows_over_the_error_which_returns_with_the_frames(
         tmp_path: Path, referee: Referee) -> None:
     """The camera's own fault is what the players must fix first; once it sends frames again
     the table is still not read, and the error says so."""
-    video = tmp_path / "cam.avi"
-    _video(video, 5)
-    plugged = {"on": True}
-
-    def opener(spec):
-        return cv2.VideoCapture(str(video)) if plugged["on"] else cv2.VideoCapture()
-
-    source = CaptureSource(0, retry_s=0.0, opener=opener)
+    source, plugged = _pluggable(tmp_path)
     loop = CameraLoop(source, _reader(_petri_seen()), referee, still_s=0.0, threshold=255)
     for i in range(5):  # read (and refused) once, then nothing new
         loop.step(float(i))
@@ -433,6 +432,45 @@ def test_a_camera_lost_shows_over_the_error_which_returns_with_the_frames(
     plugged["on"] = True
     loop.step(7.0)
     assert source.status().state == "on"
+    assert referee.camera == SourceStatus("error", REFUSED)
+
+
+def test_a_new_game_drops_the_games_error_and_reads_the_table_again(referee: Referee) -> None:
+    """A reader of Petri while Peep War is in play, and the page starts Petri: the error named
+    Peep War as the game in play, and the still table was not read for the new game."""
+    petri = _petri_seen()
+    loop = CameraLoop(_StillCamera(), _reader(_petri_seen(), petri), referee, still_s=0.0)
+    for t in (0.0, 1.0, 2.0):  # read and refused, then nothing new
+        loop.step(t)
+    assert referee.camera == SourceStatus("error", REFUSED)
+    referee.new_game(["red", "blue"], game="petri")
+    loop.step(3.0)
+    assert referee.camera == SourceStatus("on", "")
+    assert loop.readings == 1 and referee.last_observation is petri
+
+
+def test_a_correction_made_while_a_reading_waits_is_learned_with_the_frame_it_corrects(
+        tmp_path: Path, referee: Referee, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page's request has the referee while the camera thread hands it the next frame's
+    reading: the correction is of the reading the page shows, so it is learned with that
+    reading's frame, not the next one (here refused: another game's table)."""
+    loop = CameraLoop(_images(tmp_path, 0, 0, 255, 255),
+                      _reader(expected_observation(referee.state), _petri_seen()), referee,
+                      still_s=0.0)
+    loop.learn = lambda frame, place, truth: f"{place} in a frame of shade {frame.mean():.0f}"
+    referee.on_correction(loop.correction)
+    observe = referee.observe
+
+    def page_first(obs):
+        if obs.game == "petri":  # the page's correction takes the referee first
+            referee.correct({"cell": "0,0/c", "pieces": None})
+        return observe(obs)
+
+    monkeypatch.setattr(referee, "observe", page_first)
+    for t in range(4):  # the dark table read, moved, the light one read (and refused)
+        loop.step(float(t))
+    loop.learn_corrections()
+    assert list(loop.learned) == ["0,0/c in a frame of shade 0"]
     assert referee.camera == SourceStatus("error", REFUSED)
 
 
@@ -460,11 +498,10 @@ def test_the_same_fault_every_frame_is_logged_once_and_shown_once(
 def test_an_observation_object_of_another_game_is_refused_by_the_referee(
         referee: Referee) -> None:
     from companion.observation import BadObservation
-    from companion.rules.petri.observation import HoleReading, PetriObservation
 
     version = referee.version
     with pytest.raises(BadObservation) as refused:
-        referee.observe(PetriObservation("petri", {"0,0": HoleReading("red")}))
+        referee.observe(_petri_seen())
     assert str(refused.value) == "this observation is for petri; the game in play is peepwar"
     assert referee.last_observation is None and referee.version == version
 
@@ -497,8 +534,8 @@ def test_a_correction_of_a_cell_on_no_tile_is_refused_and_changes_nothing(
 
 
 def test_a_new_game_of_another_game_forgets_the_last_reading(referee: Referee) -> None:
-    """A correction in the new game ruled on the old game's reading again (a Peep War
-    observation given to Petri's inference: an error inside, a 500 on the page)."""
+    """A correction in the new game is ruled on the last reading again: the old game's
+    would go to Petri's inference, an error inside and a 500 on the page."""
     referee.observe(expected_observation(referee.state))
     referee.new_game(["red", "blue"], game="petri")
     assert referee.last_observation is None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from companion.observation import BadObservation
@@ -9,6 +11,7 @@ from companion.referee import Referee
 from companion.rules.peloponnesian import PeloponnesianWar, Place, Resolve
 from companion.rules.peloponnesian.game import GAME
 from companion.rules.peloponnesian.inference import expected_observation, infer
+from companion.rules.peloponnesian.mapdata import DEFAULT_MAP
 from companion.rules.peloponnesian.observation import AreaReading, PeloObservation
 from companion.rules.peloponnesian.state import PLAY, REVEAL
 
@@ -130,11 +133,13 @@ def test_the_bundle_parses_checks_and_corrects() -> None:
      "there is no area 'atica' on the map: did you mean attica?"),
     ({"attica": {"counters": {"athens": 1}}, "Boeotia": {"occluded": True},
       "atlantis": {}},
-     "there is no area 'Boeotia' on the map: did you mean boeotia? (and 1 more unknown areas)"),
+     "there is no area 'Boeotia' on the map: did you mean boeotia? (and 1 more unknown area)"),
+    ({"Attica": {}, "Boeotia": {}, "atlantis": {}},
+     "there is no area 'Attica' on the map: did you mean attica? (and 2 more unknown areas)"),
 ])
 def test_an_area_not_on_the_map_is_refused_by_name_and_changes_nothing(
         game_log, areas: dict, message: str) -> None:
-    """It was left out of the reading, as if the area's counters were not on the table."""
+    """Left out of the reading, the area's counters would count as not on the table."""
     referee = Referee(game_log, game_log.new_game(GAME.new_rules(list(CITIES))))
     obs = GAME.parse_observation({"game": "peloponnesian", "areas": areas})
     state, entries = referee.state, game_log.entries(referee.game.id)
@@ -149,3 +154,27 @@ def test_an_area_far_from_every_name_is_refused_with_the_maps_areas(game_log) ->
     referee = Referee(game_log, game_log.new_game(GAME.new_rules(list(CITIES))))
     with pytest.raises(BadObservation, match=r"^there is no area 'xyz' on the map \(macedonia, "):
         referee.observe(GAME.parse_observation({"game": "peloponnesian", "areas": {"xyz": {}}}))
+
+
+def test_a_new_game_on_another_map_forgets_a_reading_of_the_old_maps_areas(game_log) -> None:
+    """The last reading named an area the new map has not: kept, it refused every correction
+    of the new game ("there is no area 'cythera'") until the camera read the table again."""
+    bigger = json.loads(DEFAULT_MAP.read_text(encoding="utf-8"))
+    bigger["areas"]["cythera"] = {"name": "Cythera", "at": [150, 292], "island": True}
+    bigger["links"].append(["cythera", "laconia", "sea"])
+    referee = Referee(game_log, game_log.new_game(GAME.new_rules(list(CITIES), {"map": bigger})))
+    referee.observe(GAME.parse_observation(
+        {"game": "peloponnesian", "areas": {"cythera": {"counters": {"sparta": 1}}}}))
+    referee.new_game(list(CITIES), {})  # the shipped map: no Cythera
+    assert referee.last_observation is None
+    assert referee.correct({"area": "attica", "counters": {"athens": 1}}) == "attica"
+    assert referee.overrides == {"attica": AreaReading({"athens": 1})}
+
+
+def test_a_new_game_on_the_same_map_keeps_the_last_reading(game_log) -> None:
+    """The table is the one the camera last read: a correction is ruled on that reading."""
+    referee = Referee(game_log, game_log.new_game(GAME.new_rules(list(CITIES))))
+    seen = GAME.parse_observation({"game": "peloponnesian", "areas": {}})
+    referee.observe(seen)
+    referee.new_game(list(CITIES), {})
+    assert referee.last_observation is seen

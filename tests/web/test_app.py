@@ -125,8 +125,8 @@ def test_correcting_a_cell(referee: Referee) -> None:
     "text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded", None])
 def test_a_body_not_sent_as_json_is_refused_with_415_and_changes_nothing(
         referee: Referee, content_type: str | None) -> None:
-    """text/plain is what a form on any site may post; it was read as JSON all the same.
-    Only the token kept such a post out: the body's type now does too."""
+    """text/plain is what a form on any site may post: the body's type keeps such a post
+    out as well as the token does."""
     client = create_app(referee).test_client()
     h = {"X-Companion-Token": _token(client)}
     if content_type is not None:
@@ -204,7 +204,7 @@ def test_malformed_corrections_are_bad_requests(referee: Referee) -> None:
     ("petri", ["red", "blue"], {"hole": "0,0", "colour": "red"}, "not colour"),
     ("peloponnesian", ["sparta", "athens", "thebes"],
      {"area": "attica", "counter": {"athens": 2}}, "not counter"),
-    # A cell on no tile laid was taken as the players' word.
+    # A cell on no tile laid is not on the table, whatever the players say of it.
     ("peepwar", ["red", "blue"], {"cell": "3,3/c", "supply_center": True},
      "cell 3,3/c is on no tile placed on the table"),
     # An area not on the map is named, with the nearest that is.

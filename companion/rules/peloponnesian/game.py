@@ -137,7 +137,8 @@ class PeloponnesianGame(Game):
         assert isinstance(obs, PeloObservation)
         unknown = [a for a in obs.areas if a not in rules.map.areas]
         if unknown:
-            more = f" (and {len(unknown) - 1} more unknown areas)" if len(unknown) > 1 else ""
+            n = len(unknown) - 1
+            more = f" (and {n} more unknown area{'s' if n > 1 else ''})" if n else ""
             raise BadObservation(rules.map.no_area(unknown[0]) + more)
 
     def infer(self, rules: PeloponnesianWar, state: State, obs: Observation,
