@@ -64,7 +64,6 @@ class CameraLoop:
         self._recent_lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self.last_observation: Observation | None = None
         self.readings = 0
         self.errors = 0
         self.on_reading: Callable[[float], None] | None = None
@@ -86,6 +85,11 @@ class CameraLoop:
         # reconnecting) shows that state instead.
         self._fault: _Fault | None = None
         self._source: SourceStatus | None = None  # the source's status at this frame
+
+    @property
+    def last_observation(self) -> Observation | None:
+        """The last reading the referee accepted from this loop."""
+        return None if self._read is None else self._read[0]
 
     def correction(self, place: str, truth: Any) -> None:
         """The referee's ``on_correction`` (called holding the referee's lock): ``place``
@@ -161,7 +165,6 @@ class CameraLoop:
             return False
         self._read = obs, frame
         self._ruling = None
-        self.last_observation = obs
         self.readings += 1
         if self._fault is not None:
             self._fault = None
