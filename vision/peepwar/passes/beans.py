@@ -48,6 +48,10 @@ PRINT_SAME_BEAN_MM = 6.0  # ... and a peak there this near another found one bea
 NET_MIN_MM2 = 12.0
 NET_MIN_COLOURED_MM2 = 12.0
 EGG_RIM_BEAN_MM = 3.0  # a bean's centre this far inside an egg's measured rim is on it
+# Peaks of one bean seen from two regions' boxes lie within half a net cell of each other
+# (the net answers every bean_net.STRIDE mm, and no two peaks of one box lie in
+# neighbouring cells).
+SAME_PEAK_MM = bean_net.STRIDE / bean_net.NET_PX_PER_MM / 2
 EDGE_SNAP_MM = 4.0  # a bean centred this near a tile's cell map, but off it, is in it
 # A bean lies in the cell under its foot: its middle, where the net marks it, stands half
 # its 13 mm width above the table.
@@ -119,7 +123,8 @@ def count_beans(st: FrameState) -> None:
     """Every bean's centre from the bean net, run over each region of pieces (grown by
     the net's context; boxes of one shape in one batch); whose bean by the colours round
     it. A peak seen from two regions' boxes belongs to the region nearest it of those the
-    net was run over (a bean too faint to make its own region is still counted)."""
+    net was run over (a bean too faint to make its own region is still counted, once, even
+    where each box places it nearer another region)."""
     n, lab, stats = st.regions
     s = st.s
     H, W = lab.shape
@@ -214,13 +219,33 @@ def _own_peaks(st: FrameState, batches: list[_Batch], ran: np.ndarray
     so a peak seen from two regions' boxes is kept from the box of the region nearest it
     (key: that region), and one near no region run over once (key 0)."""
     kept: list[tuple[int, tuple[float, float], float]] = []
+    strays: list[tuple[int, int, tuple[float, float], float]] = []
     orphans: list[tuple[int, tuple[float, float], float]] = []
+    by_box: dict[int, list[tuple[tuple[float, float], int]]] = {}
     for i, at, heat in _peaks(batches, bean_net.MIXTURE_FLOOR):
         region = _nearest_region(st, at, ran)
+        by_box.setdefault(i, []).append((at, region))
         if region == i:
             kept.append((i, at, heat))
         elif region == 0:
             orphans.append((0, at, heat))
+        else:
+            strays.append((i, region, at, heat))
+    # Each box places a bean's peak a little differently (its context differs). A bean
+    # between regions, with no foreground of its own (a pale bean), can have its peak
+    # placed nearer another region from every box that sees it: box A's nearer region
+    # B, B's nearer C, C's nearer B. Kept from none, it would be lost. Where the box of
+    # the region nearest a peak saw the bean too but placed it nearer yet another region,
+    # the peak is kept for its nearest region, once.
+    same = (SAME_PEAK_MM * st.s) ** 2
+
+    def close(a: tuple[float, float], b: tuple[float, float]) -> bool:
+        return (a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 < same
+
+    for _, region, at, heat in sorted(strays, key=lambda p: -p[3]):
+        if any(close(at, q) and r != region for q, r in by_box.get(region, ())) and not any(
+                close(at, a) for _, a, _ in kept):
+            kept.append((region, at, heat))
     # An orphan is seen from every box round it: one within a millimetre of another is it.
     near = (1.0 * st.s) ** 2
     for o in orphans:

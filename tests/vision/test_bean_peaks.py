@@ -1,0 +1,84 @@
+"""Which box's peak stands for a bean, when the boxes round neighbouring regions of
+pieces overlap (``beans._own_peaks``): each bean once, however the boxes place it."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+
+from vision.peepwar import bean_net
+from vision.peepwar.passes import beans
+
+SIZE = 80  # mosaic pixels (1 px a millimetre) of the little table
+COLD = -9.0  # the net's logit where it sees no bean
+
+
+def _state() -> SimpleNamespace:
+    """Three regions of pieces round a gap at (40, 40): one to its left, one to its right,
+    one below it; the gap itself is no region's (a pale bean makes no foreground)."""
+    lab = np.zeros((SIZE, SIZE), np.uint16)
+    lab[36:45, 26:34] = 1  # left: nearest pixel 7 px from the gap's middle
+    lab[36:45, 47:55] = 2  # right: 7 px
+    lab[47:56, 36:45] = 3  # below: 7 px
+    return SimpleNamespace(regions=(4, lab, np.zeros((4, 5), np.int32)), s=1.0)
+
+
+def _answer(peaks: list[tuple[float, float, float]]) -> np.ndarray:
+    """The net's answer over the whole little table with a peak (logit) at each mosaic
+    point given, placed there by its offsets."""
+    h = w = SIZE // bean_net.STRIDE
+    out = np.zeros((3, h, w), np.float32)
+    out[0] = COLD
+    half = (bean_net.STRIDE - 1) / 2
+    for x, y, logit in peaks:
+        cx, cy = int((x - half) // bean_net.STRIDE), int((y - half) // bean_net.STRIDE)
+        out[0, cy, cx] = logit
+        out[1, cy, cx] = (x - half) / bean_net.STRIDE - cx
+        out[2, cy, cx] = (y - half) / bean_net.STRIDE - cy
+    return out
+
+
+def _batches(by_box: dict[int, list[tuple[float, float, float]]]) -> list:
+    """One batch of whole-table boxes, one per region, each with its own answer."""
+    keys = list(by_box)
+    outs = np.stack([_answer(by_box[k]) for k in keys])
+    group = [(k, (0, 0, SIZE, SIZE)) for k in keys]
+    return [(group, np.zeros((len(keys), 1), np.float32), outs)]
+
+
+def _kept(by_box: dict[int, list[tuple[float, float, float]]]) -> list[tuple[int, tuple]]:
+    ran = np.ones(4, bool)
+    ran[0] = False
+    got = beans._own_peaks(_state(), _batches(by_box), ran)
+    return sorted((k, tuple(round(v, 1) for v in at)) for k, at, _ in got)
+
+
+def test_a_bean_each_box_places_nearer_another_region_is_kept_once() -> None:
+    # Left's box places the bean a little right (nearer the right region), right's box a
+    # little down (nearer the region below), the box below a little left: no box's own
+    # region is the nearest to its peak.
+    got = _kept({1: [(40.8, 39.8, 2.0)], 2: [(40.2, 40.7, 2.0)], 3: [(39.4, 40.0, 2.0)]})
+    assert len(got) == 1
+    region, (x, y) = got[0]
+    assert abs(x - 40) < 2 and abs(y - 40) < 2
+    nearest = beans._nearest_region(_state(), (x, y), np.array([False, True, True, True]))
+    assert region == nearest
+
+
+def test_a_bean_the_nearest_regions_box_places_is_kept_from_that_box_alone() -> None:
+    got = _kept({1: [(30.0, 40.0, 2.0)], 2: [(30.6, 40.4, 2.0)], 3: [(30.3, 39.8, 1.0)]})
+    assert got == [(1, (30.0, 40.0))]
+
+
+def test_a_peak_the_nearest_regions_box_does_not_see_is_no_bean() -> None:
+    # Only the box below sees something at the right region's edge, where the right
+    # region's own box, which sees it whole, finds nothing: an artefact of the box's cut.
+    assert _kept({1: [], 2: [], 3: [(46.0, 40.0, 2.0)]}) == []
+
+
+def test_two_beans_side_by_side_stay_two() -> None:
+    # Each in its own region, each box seeing both: one each, from its own box.
+    got = _kept({1: [(30.0, 40.0, 2.0), (50.0, 40.0, 2.0)],
+                 2: [(30.4, 40.0, 2.0), (50.3, 40.2, 2.0)], 3: []})
+    assert got == [(1, (30.0, 40.0)), (2, (50.3, 40.2))]
