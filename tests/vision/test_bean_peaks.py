@@ -82,3 +82,49 @@ def test_two_beans_side_by_side_stay_two() -> None:
     got = _kept({1: [(30.0, 40.0, 2.0), (50.0, 40.0, 2.0)],
                  2: [(30.4, 40.0, 2.0), (50.3, 40.2, 2.0)], 3: []})
     assert got == [(1, (30.0, 40.0)), (2, (50.3, 40.2))]
+
+
+def _heat_map(blobs: list[tuple[float, float, float, float, float]]) -> np.ndarray:
+    """The net's answer (logits, no offsets) over the little table: the sum of blobs
+    (x, y, half-length along x, half-width, peak heat), as the net marks beans' centres."""
+    h = w = SIZE // bean_net.STRIDE
+    half = (bean_net.STRIDE - 1) / 2
+    gx = np.arange(w) * bean_net.STRIDE + half
+    gy = np.arange(h) * bean_net.STRIDE + half
+    heat = np.zeros((h, w))
+    for x, y, along, across, top in blobs:
+        heat = np.maximum(heat, top * np.exp(-0.5 * (((gx[None, :] - x) / along) ** 2
+                                                     + ((gy[:, None] - y) / across) ** 2)))
+    out = np.zeros((3, h, w), np.float32)
+    out[0] = np.log(np.clip(heat, 1e-4, 1 - 1e-4) / (1 - np.clip(heat, 1e-4, 1 - 1e-4)))
+    return out
+
+
+def _pairs(out: np.ndarray, peaks: list[tuple[float, float, float]]):
+    st = SimpleNamespace(s=1.0)
+    batches = [([(1, (0, 0, SIZE, SIZE))], np.zeros((1, 1), np.float32), out[None])]
+    found = [(1, (x, y), heat) for x, y, heat in peaks]
+    return beans._one_bean_two_peaks(st, batches, found)
+
+
+def test_two_peaks_on_one_long_bean_are_one_doubted_bean() -> None:
+    # One bean seen long (a ridge 20 mm long), peaking a little at both ends; the points
+    # lie where the net answers (every 4 mm from 1.5).
+    out = _heat_map([(39.5, 41.5, 12.0, 4.0, 0.72), (33.5, 41.5, 2.0, 2.0, 0.8),
+                     (45.5, 41.5, 2.0, 2.0, 0.78)])
+    kept, doubted = _pairs(out, [(33.5, 41.5, 0.8), (45.5, 41.5, 0.78)])
+    assert kept == [(1, (33.5, 41.5), 0.8)]
+    assert doubted == {0}
+
+
+def test_two_beans_side_by_side_stay_two_and_sure() -> None:
+    # Two beans 12 mm apart: the heat falls between them.
+    out = _heat_map([(33.5, 41.5, 3.0, 3.0, 0.9), (45.5, 41.5, 3.0, 3.0, 0.85)])
+    kept, doubted = _pairs(out, [(33.5, 41.5, 0.9), (45.5, 41.5, 0.85)])
+    assert len(kept) == 2 and doubted == set()
+
+
+def test_peaks_further_apart_than_a_bean_are_never_one() -> None:
+    out = _heat_map([(39.5, 41.5, 30.0, 4.0, 0.8)])  # a long bright streak, no bean
+    kept, doubted = _pairs(out, [(21.5, 41.5, 0.8), (57.5, 41.5, 0.8)])
+    assert len(kept) == 2 and doubted == set()

@@ -52,6 +52,13 @@ EGG_RIM_BEAN_MM = 3.0  # a bean's centre this far inside an egg's measured rim i
 # (the net answers every bean_net.STRIDE mm, and no two peaks of one box lie in
 # neighbouring cells).
 SAME_PEAK_MM = bean_net.STRIDE / bean_net.NET_PX_PER_MM / 2
+# Two peaks of one box within a bean's length (20 mm) whose heat between them stays above
+# this share of the cooler peak's are one bean (a bean lying tilted peaks at both ends);
+# two beans side by side leave a valley between them (under 0.75 of the cooler peak over
+# 2D development seeds 0-149, where no bean lies tilted).
+BEAN_LENGTH_MM = 14.0
+SADDLE_SHARE = 0.8
+SADDLE_SAMPLES = 19  # points read on the segment between the peaks
 EDGE_SNAP_MM = 4.0  # a bean centred this near a tile's cell map, but off it, is in it
 # A bean lies in the cell under its foot: its middle, where the net marks it, stands half
 # its 13 mm width above the table.
@@ -154,14 +161,67 @@ def count_beans(st: FrameState) -> None:
         st.peak_heats = [heat for _, _, heat in found]
         frame = bean_net.frame_threshold(st.peak_heats)
     _thresholds(st, frame)
-    for region, at, heat in found:
+    found, doubled = _one_bean_two_peaks(st, batches, found)
+    for k, (region, at, heat) in enumerate(found):
         if heat < bean_net.DOUBT_LOW:
             continue
         if region:
-            net_bean(st, at, heat)
+            net_bean(st, at, heat, doubled=k in doubled)
         else:
             orphans.append((heat, *at))
     _grey_beans_on_markers(st, ran, orphans, [box for _, box in boxes])
+
+
+def _heat_along(out: np.ndarray, a: tuple[float, float], b: tuple[float, float]) -> float:
+    """The least heat of one box's answer ``out`` on the segment between box points
+    ``a`` and ``b`` (input pixels), read between the net's cells."""
+    half = (bean_net.STRIDE - 1) / 2
+    h, w = out.shape[1:]
+    t = np.linspace(0.0, 1.0, SADDLE_SAMPLES + 2)[1:-1]
+    gx = np.clip((a[0] + t * (b[0] - a[0]) - half) / bean_net.STRIDE, 0, w - 1.001)
+    gy = np.clip((a[1] + t * (b[1] - a[1]) - half) / bean_net.STRIDE, 0, h - 1.001)
+    x0, y0 = gx.astype(int), gy.astype(int)
+    fx, fy = gx - x0, gy - y0
+    lo = out[0]
+    logit = (lo[y0, x0] * (1 - fx) * (1 - fy) + lo[y0, x0 + 1] * fx * (1 - fy)
+             + lo[y0 + 1, x0] * (1 - fx) * fy + lo[y0 + 1, x0 + 1] * fx * fy)
+    return float((1.0 / (1.0 + np.exp(-logit))).min())
+
+
+def _one_bean_two_peaks(st: FrameState, batches: list[_Batch],
+                        found: list[tuple[int, tuple[float, float], float]]
+                        ) -> tuple[list[tuple[int, tuple[float, float], float]], set[int]]:
+    """``found`` without the cooler of two peaks that one bean may make: two peaks of one
+    region's box within a bean's length whose heat, between them, stays above
+    SADDLE_SHARE of the cooler one. A bean seen lying tilted, or long in the frame, can
+    peak at both ends; two beans side by side leave a valley between their peaks. What
+    is left of such a pair is doubted (its index in the list returned): one bean or two
+    is for the referee to say."""
+    answers = {key: (box, out) for group, _, outs in batches
+               for (key, box), out in zip(group, outs, strict=True)}
+    reach = (BEAN_LENGTH_MM * st.s) ** 2
+    drop: set[int] = set()
+    doubt: set[int] = set()
+    order = sorted((k for k, (region, _, heat) in enumerate(found)
+                    if region in answers and heat >= bean_net.DOUBT_LOW),
+                   key=lambda k: -found[k][2])
+    for n, k in enumerate(order):
+        region, at, heat = found[k]
+        box, out = answers[region]
+        for j in order[:n]:
+            if j in drop or found[j][0] != region:
+                continue
+            other = found[j][1]
+            if (at[0] - other[0]) ** 2 + (at[1] - other[1]) ** 2 > reach:
+                continue
+            valley = _heat_along(out, (at[0] - box[0], at[1] - box[1]),
+                                 (other[0] - box[0], other[1] - box[1]))
+            if valley >= SADDLE_SHARE * heat:
+                drop.add(k)
+                doubt.add(j)
+                break
+    kept = [k for k in range(len(found)) if k not in drop]
+    return [found[k] for k in kept], {n for n, k in enumerate(kept) if k in doubt}
 
 
 # One batch of boxes of one shape: the boxes (key, (x0, y0, x1, y1)), the net's inputs and
@@ -309,7 +369,7 @@ def _nearest_region(st: FrameState, at: tuple[float, float], ran: np.ndarray) ->
 
 
 def net_bean(st: FrameState, at: tuple[float, float], heat: float,
-             only: list[int] | None = None) -> None:
+             only: list[int] | None = None, doubled: bool = False) -> None:
     """A peak of the bean net's heat at mosaic point ``at``: a bean (or a doubt) of the
     player whose colour lies round it, in the cell under its foot (dropped unless that player
     is in ``only``, when given)."""
@@ -356,6 +416,9 @@ def net_bean(st: FrameState, at: tuple[float, float], heat: float,
     st.bean_heats.append((name, player, float(heat)))
     if heat >= bean_net.THRESHOLD:
         st.beans_at.append((float(at[0]), float(at[1])))
+    if doubled:
+        cell.lower(DOUBT_CONFIDENCE)
+        st.warn(name, f"one {player} bean, or two lying end to end")
     if half_under:
         cell.lower(DOUBT_CONFIDENCE)
         st.warn(name, f"a {player} bean half under {player}'s peep ({heat:.0%} sure)")
