@@ -100,8 +100,12 @@ def _heat_map(blobs: list[tuple[float, float, float, float, float]]) -> np.ndarr
     return out
 
 
-def _pairs(out: np.ndarray, peaks: list[tuple[float, float, float]]):
-    st = SimpleNamespace(s=1.0)
+def _pairs(out: np.ndarray, peaks: list[tuple[float, float, float]], line_x: int = SIZE):
+    """What :func:`beans._one_bean_two_peaks` keeps and doubts of ``peaks``, on a table
+    whose cell line runs down at ``line_x`` (seen from straight above)."""
+    cells = np.zeros((SIZE, SIZE), np.int16)
+    cells[:, line_x:] = 1
+    st = SimpleNamespace(s=1.0, m=SimpleNamespace(cell_map=cells), foot=lambda at, _: at)
     batches = [([(1, (0, 0, SIZE, SIZE))], np.zeros((1, 1), np.float32), out[None])]
     found = [(1, (x, y), heat) for x, y, heat in peaks]
     return beans._one_bean_two_peaks(st, batches, found)
@@ -127,4 +131,12 @@ def test_two_beans_side_by_side_stay_two_and_sure() -> None:
 def test_peaks_further_apart_than_a_bean_are_never_one() -> None:
     out = _heat_map([(39.5, 41.5, 30.0, 4.0, 0.8)])  # a long bright streak, no bean
     kept, doubted = _pairs(out, [(21.5, 41.5, 0.8), (57.5, 41.5, 0.8)])
+    assert len(kept) == 2 and doubted == set()
+
+
+def test_peaks_on_either_side_of_a_cell_line_are_never_one() -> None:
+    # The long bean of the first test, across a cell line: each cell keeps its peak.
+    out = _heat_map([(39.5, 41.5, 12.0, 4.0, 0.72), (33.5, 41.5, 2.0, 2.0, 0.8),
+                     (45.5, 41.5, 2.0, 2.0, 0.78)])
+    kept, doubted = _pairs(out, [(33.5, 41.5, 0.8), (45.5, 41.5, 0.78)], line_x=40)
     assert len(kept) == 2 and doubted == set()

@@ -194,8 +194,9 @@ def _one_bean_two_peaks(st: FrameState, batches: list[_Batch],
     """``found`` without the cooler of two peaks that one bean may make: two peaks of one
     region's box within a bean's length whose heat, between them, stays above
     SADDLE_SHARE of the cooler one. A bean seen lying tilted, or long in the frame, can
-    peak at both ends; two beans side by side leave a valley between their peaks. What
-    is left of such a pair is doubted (its index in the list returned): one bean or two
+    peak at both ends; two beans side by side leave a valley between their peaks. Only
+    peaks whose feet lie in one cell are taken together. What is left of such a pair is
+    doubted (its index in the list returned): one bean or two
     is for the referee to say."""
     answers = {key: (box, out) for group, _, outs in batches
                for (key, box), out in zip(group, outs, strict=True)}
@@ -212,7 +213,10 @@ def _one_bean_two_peaks(st: FrameState, batches: list[_Batch],
             if j in drop or found[j][0] != region:
                 continue
             other = found[j][1]
-            if (at[0] - other[0]) ** 2 + (at[1] - other[1]) ** 2 > reach:
+            if (at[0] - other[0]) ** 2 + (at[1] - other[1]) ** 2 > reach or cell_at(
+                    st.m, st.foot(at, BEAN_MIDDLE_MM)) != cell_at(
+                    st.m, st.foot(other, BEAN_MIDDLE_MM)):
+                # (Across a cell line each cell would lose a bean it cannot be asked about.)
                 continue
             valley = _heat_along(out, (at[0] - box[0], at[1] - box[1]),
                                  (other[0] - box[0], other[1] - box[1]))
