@@ -52,7 +52,8 @@ EGG_RIM_BEAN_MM = 3.0  # a bean's centre this far inside an egg's measured rim i
 # (the net answers every bean_net.STRIDE mm, and no two peaks of one box lie in
 # neighbouring cells).
 SAME_PEAK_MM = bean_net.STRIDE / bean_net.NET_PX_PER_MM / 2
-# Two peaks of one box within a bean's length (20 mm) whose heat between them stays above
+# Two peaks of one box within BEAN_LENGTH_MM (the ends of a 20 mm bean, its peaks a few
+# millimetres in from each) whose heat between them stays above
 # this share of the cooler peak's are one bean (a bean lying tilted peaks at both ends);
 # two beans side by side leave a valley between them (under 0.75 of the cooler peak over
 # 2D development seeds 0-149, where no bean lies tilted).
@@ -196,8 +197,7 @@ def _one_bean_two_peaks(st: FrameState, batches: list[_Batch],
     SADDLE_SHARE of the cooler one. A bean seen lying tilted, or long in the frame, can
     peak at both ends; two beans side by side leave a valley between their peaks. Only
     peaks whose feet lie in one cell are taken together. What is left of such a pair is
-    doubted (its index in the list returned): one bean or two
-    is for the referee to say."""
+    doubted (its index in the list returned): one bean or two is for the referee to say."""
     answers = {key: (box, out) for group, _, outs in batches
                for (key, box), out in zip(group, outs, strict=True)}
     reach = (BEAN_LENGTH_MM * st.s) ** 2
@@ -206,17 +206,16 @@ def _one_bean_two_peaks(st: FrameState, batches: list[_Batch],
     order = sorted((k for k, (region, _, heat) in enumerate(found)
                     if region in answers and heat >= bean_net.DOUBT_LOW),
                    key=lambda k: -found[k][2])
+    # Across a cell line each cell would lose a bean it cannot be asked about.
+    cell = {k: cell_at(st.m, st.foot(found[k][1], BEAN_MIDDLE_MM)) for k in order}
     for n, k in enumerate(order):
         region, at, heat = found[k]
         box, out = answers[region]
         for j in order[:n]:
-            if j in drop or found[j][0] != region:
+            if j in drop or found[j][0] != region or cell[j] != cell[k]:
                 continue
             other = found[j][1]
-            if (at[0] - other[0]) ** 2 + (at[1] - other[1]) ** 2 > reach or cell_at(
-                    st.m, st.foot(at, BEAN_MIDDLE_MM)) != cell_at(
-                    st.m, st.foot(other, BEAN_MIDDLE_MM)):
-                # (Across a cell line each cell would lose a bean it cannot be asked about.)
+            if (at[0] - other[0]) ** 2 + (at[1] - other[1]) ** 2 > reach:
                 continue
             valley = _heat_along(out, (at[0] - box[0], at[1] - box[1]),
                                  (other[0] - box[0], other[1] - box[1]))
@@ -283,7 +282,7 @@ def _own_peaks(st: FrameState, batches: list[_Batch], ran: np.ndarray
     so a peak seen from two regions' boxes is kept from the box of the region nearest it
     (key: that region), and one near no region run over once (key 0)."""
     kept: list[tuple[int, tuple[float, float], float]] = []
-    strays: list[tuple[int, int, tuple[float, float], float]] = []
+    strays: list[tuple[int, tuple[float, float], float]] = []  # nearer another region
     orphans: list[tuple[int, tuple[float, float], float]] = []
     by_box: dict[int, list[tuple[tuple[float, float], int]]] = {}
     for i, at, heat in _peaks(batches, bean_net.MIXTURE_FLOOR):
@@ -294,7 +293,7 @@ def _own_peaks(st: FrameState, batches: list[_Batch], ran: np.ndarray
         elif region == 0:
             orphans.append((0, at, heat))
         else:
-            strays.append((i, region, at, heat))
+            strays.append((region, at, heat))
     # Each box places a bean's peak a little differently (its context differs). A bean
     # between regions, with no foreground of its own (a pale bean), can have its peak
     # placed nearer another region from every box that sees it: box A's nearer region
@@ -306,7 +305,7 @@ def _own_peaks(st: FrameState, batches: list[_Batch], ran: np.ndarray
     def close(a: tuple[float, float], b: tuple[float, float]) -> bool:
         return (a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 < same
 
-    for _, region, at, heat in sorted(strays, key=lambda p: -p[3]):
+    for region, at, heat in sorted(strays, key=lambda p: -p[2]):
         if any(close(at, q) and r != region for q, r in by_box.get(region, ())) and not any(
                 close(at, a) for _, a, _ in kept):
             kept.append((region, at, heat))
