@@ -6,6 +6,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import numpy as np
+import pytest
 
 from vision.peepwar import bean_net
 from vision.peepwar.passes import beans
@@ -51,7 +52,7 @@ def _kept(by_box: dict[int, list[tuple[float, float, float]]]) -> list[tuple[int
     ran = np.ones(4, bool)
     ran[0] = False
     got = beans._own_peaks(_state(), _batches(by_box), ran)
-    return sorted((k, tuple(round(v, 1) for v in at)) for k, at, _ in got)
+    return sorted((k, tuple(round(v, 1) for v in at)) for k, at, _, _ in got)
 
 
 def test_a_bean_each_box_places_nearer_another_region_is_kept_once() -> None:
@@ -84,6 +85,14 @@ def test_two_beans_side_by_side_stay_two() -> None:
     assert got == [(1, (30.0, 40.0)), (2, (50.3, 40.2))]
 
 
+def test_one_bean_two_boxes_place_apart_is_kept_once() -> None:
+    # Left's box places the bean nearer the left region (kept for it); the box below
+    # places it 2.5 mm away, nearer the right region, and right's box nearer the region
+    # below: a cycle, but a bean already kept lies within half a bean's width.
+    got = _kept({1: [(39.0, 39.0, 2.0)], 2: [(40.6, 41.5, 1.5)], 3: [(41.4, 39.8, 1.8)]})
+    assert got == [(1, (39.0, 39.0))]
+
+
 def _heat_map(blobs: list[tuple[float, float, float, float, float]]) -> np.ndarray:
     """The net's answer (logits, no offsets) over the little table: the sum of blobs
     (x, y, half-length along x, half-width, peak heat), as the net marks beans' centres."""
@@ -100,23 +109,38 @@ def _heat_map(blobs: list[tuple[float, float, float, float, float]]) -> np.ndarr
     return out
 
 
-def _pairs(out: np.ndarray, peaks: list[tuple[float, float, float]], line_x: int = SIZE):
-    """What :func:`beans._one_bean_two_peaks` keeps and doubts of ``peaks``, on a table
-    whose cell line runs down at ``line_x`` (seen from straight above)."""
-    cells = np.zeros((SIZE, SIZE), np.int16)
-    cells[:, line_x:] = 1
+def _pairs(out: np.ndarray, peaks: list[tuple[float, float, float]], line_x: int = SIZE,
+           players: tuple[int, int] = (0, 0), boxes: tuple[int, int] = (1, 1),
+           on_map: bool = True) -> tuple[list, set[int]]:
+    """What :func:`beans._one_bean_two_peaks` keeps and doubts of two ``peaks`` (kept for
+    region 1), on a table whose cell line runs down at ``line_x`` (seen from straight
+    above; no cells at all unless ``on_map``). The peaks' colours read as ``players``'
+    (each counts from heat 0.5), and they were found in ``boxes``' answers, both ``out``."""
+    cells = np.full((SIZE, SIZE), 0 if on_map else -1, np.int16)
+    if on_map:
+        cells[:, line_x:] = 1
     st = SimpleNamespace(s=1.0, m=SimpleNamespace(cell_map=cells), foot=lambda at, _: at)
-    batches = [([(1, (0, 0, SIZE, SIZE))], np.zeros((1, 1), np.float32), out[None])]
-    found = [(1, (x, y), heat) for x, y, heat in peaks]
-    return beans._one_bean_two_peaks(st, batches, found)
+    keys = sorted(set(boxes))
+    batches = [([(k, (0, 0, SIZE, SIZE)) for k in keys], np.zeros((len(keys), 1), np.float32),
+                np.stack([out] * len(keys)))]
+    found = [beans._Peak(1, (x, y), heat, box)
+             for (x, y, heat), box in zip(peaks, boxes, strict=True)]
+    whose = {(x, y): pi for (x, y, _), pi in zip(peaks, players, strict=True)}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(beans, "_whose", lambda _, at: (whose[at], 2.0, 1 - whose[at]))
+        mp.setattr(beans, "_thresholds", lambda *_: [0.5, 0.5])
+        kept, doubted = beans._one_bean_two_peaks(st, batches, found)
+    return [(p.region, p.at, p.heat) for p in kept], doubted
+
+
+# One bean seen long (a ridge 20 mm long), peaking a little at both ends; the points lie
+# where the net answers (every 4 mm from 1.5).
+LONG_BEAN = [(39.5, 41.5, 12.0, 4.0, 0.72), (33.5, 41.5, 2.0, 2.0, 0.8),
+             (45.5, 41.5, 2.0, 2.0, 0.78)]
 
 
 def test_two_peaks_on_one_long_bean_are_one_doubted_bean() -> None:
-    # One bean seen long (a ridge 20 mm long), peaking a little at both ends; the points
-    # lie where the net answers (every 4 mm from 1.5).
-    out = _heat_map([(39.5, 41.5, 12.0, 4.0, 0.72), (33.5, 41.5, 2.0, 2.0, 0.8),
-                     (45.5, 41.5, 2.0, 2.0, 0.78)])
-    kept, doubted = _pairs(out, [(33.5, 41.5, 0.8), (45.5, 41.5, 0.78)])
+    kept, doubted = _pairs(_heat_map(LONG_BEAN), [(33.5, 41.5, 0.8), (45.5, 41.5, 0.78)])
     assert kept == [(1, (33.5, 41.5), 0.8)]
     assert doubted == {0}
 
@@ -136,7 +160,34 @@ def test_peaks_further_apart_than_a_bean_are_never_one() -> None:
 
 def test_peaks_on_either_side_of_a_cell_line_are_never_one() -> None:
     # The long bean of the first test, across a cell line: each cell keeps its peak.
-    out = _heat_map([(39.5, 41.5, 12.0, 4.0, 0.72), (33.5, 41.5, 2.0, 2.0, 0.8),
-                     (45.5, 41.5, 2.0, 2.0, 0.78)])
-    kept, doubted = _pairs(out, [(33.5, 41.5, 0.8), (45.5, 41.5, 0.78)], line_x=40)
+    kept, doubted = _pairs(_heat_map(LONG_BEAN), [(33.5, 41.5, 0.8), (45.5, 41.5, 0.78)],
+                           line_x=40)
+    assert len(kept) == 2 and doubted == set()
+
+
+def test_peaks_of_two_players_are_never_one() -> None:
+    kept, doubted = _pairs(_heat_map(LONG_BEAN), [(33.5, 41.5, 0.8), (45.5, 41.5, 0.78)],
+                           players=(0, 1))
+    assert len(kept) == 2 and doubted == set()
+
+
+def test_a_peak_too_faint_to_count_is_no_other_end() -> None:
+    # A faint peak on the shoulder of a sure bean: the valley is high only because the
+    # peak is low. It stays a peak of its own (asked about as "perhaps one more").
+    out = _heat_map([(35.5, 41.5, 6.0, 4.0, 0.9), (45.5, 41.5, 2.0, 2.0, 0.45)])
+    kept, doubted = _pairs(out, [(35.5, 41.5, 0.9), (45.5, 41.5, 0.45)])
+    assert len(kept) == 2 and doubted == set()
+
+
+def test_peaks_of_two_boxes_are_never_one() -> None:
+    # A stray peak kept for this region came from another region's box: its valley cannot
+    # be read from this box's answer.
+    kept, doubted = _pairs(_heat_map(LONG_BEAN), [(33.5, 41.5, 0.8), (45.5, 41.5, 0.78)],
+                           boxes=(1, 2))
+    assert len(kept) == 2 and doubted == set()
+
+
+def test_peaks_off_the_cell_map_are_never_one() -> None:
+    kept, doubted = _pairs(_heat_map(LONG_BEAN), [(33.5, 41.5, 0.8), (45.5, 41.5, 0.78)],
+                           on_map=False)
     assert len(kept) == 2 and doubted == set()

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from itertools import islice
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import cv2
 import numpy as np
@@ -52,11 +52,16 @@ EGG_RIM_BEAN_MM = 3.0  # a bean's centre this far inside an egg's measured rim i
 # (the net answers every bean_net.STRIDE mm, and no two peaks of one box lie in
 # neighbouring cells).
 SAME_PEAK_MM = bean_net.STRIDE / bean_net.NET_PX_PER_MM / 2
-# Two peaks of one box within BEAN_LENGTH_MM (the ends of a 20 mm bean, its peaks a few
-# millimetres in from each) whose heat between them stays above
-# this share of the cooler peak's are one bean (a bean lying tilted peaks at both ends);
-# two beans side by side leave a valley between them (under 0.75 of the cooler peak over
-# 2D development seeds 0-149, where no bean lies tilted).
+# Two boxes can place one bean's peak further apart than that (their contexts differ); a
+# peak kept for a region other than its box's is one more bean only this far (half a
+# bean's width) from every peak already kept.
+STRAY_SAME_BEAN_MM = 6.0
+# Two peaks of one box within BEAN_LENGTH_MM (a 20 mm bean's ends, less the few
+# millimetres its peaks lie in from each), in one cell, of one player, both sure enough to
+# count, whose heat between them stays above this share of the cooler peak's are one bean
+# (a bean lying tilted peaks at both ends); two beans side by side leave a valley between
+# them (under 0.75 of the cooler peak over 2D development seeds 0-149, where no bean lies
+# tilted).
 BEAN_LENGTH_MM = 14.0
 SADDLE_SHARE = 0.8
 SADDLE_SAMPLES = 19  # points read on the segment between the peaks
@@ -153,17 +158,17 @@ def count_beans(st: FrameState) -> None:
     orphans: list[tuple[float, float, float]] = []  # peaks near no region run over
     batches = _answers(st, boxes)
     found = _own_peaks(st, batches, ran)
-    st.peak_heats = [heat for _, _, heat in found]
+    st.peak_heats = [peak.heat for peak in found]
     frame = bean_net.frame_threshold(st.peak_heats)
     if frame < bean_net.THRESHOLD and _second_look(batches):
         # This frame's beans run cooler than the net's own tables': each box holding a
         # doubtful peak is looked at again in its mirror images, and read by their mean.
         found = _own_peaks(st, batches, ran)
-        st.peak_heats = [heat for _, _, heat in found]
+        st.peak_heats = [peak.heat for peak in found]
         frame = bean_net.frame_threshold(st.peak_heats)
     _thresholds(st, frame)
     found, doubled = _one_bean_two_peaks(st, batches, found)
-    for k, (region, at, heat) in enumerate(found):
+    for k, (region, at, heat, _) in enumerate(found):
         if heat < bean_net.DOUBT_LOW:
             continue
         if region:
@@ -189,33 +194,54 @@ def _heat_along(out: np.ndarray, a: tuple[float, float], b: tuple[float, float])
     return float((1.0 / (1.0 + np.exp(-logit))).min())
 
 
-def _one_bean_two_peaks(st: FrameState, batches: list[_Batch],
-                        found: list[tuple[int, tuple[float, float], float]]
-                        ) -> tuple[list[tuple[int, tuple[float, float], float]], set[int]]:
-    """``found`` without the cooler of two peaks that one bean may make: two peaks of one
-    region's box within a bean's length whose heat, between them, stays above
-    SADDLE_SHARE of the cooler one. A bean seen lying tilted, or long in the frame, can
-    peak at both ends; two beans side by side leave a valley between their peaks. Only
-    peaks whose feet lie in one cell are taken together. What is left of such a pair is
-    doubted (its index in the list returned): one bean or two is for the referee to say."""
+def _bean_cell(st: FrameState, foot: tuple[float, float]) -> int:
+    """The cell a bean whose foot is at mosaic point ``foot`` is counted in: the cell under
+    it, else (the cell map stops short of a tile's cut edge, where a bean's centre, found a
+    millimetre or two off, can fall) the nearest within EDGE_SNAP_MM; -1 if none."""
+    ci = cell_at(st.m, foot)
+    return ci if ci >= 0 else cell_near(st.m, foot, EDGE_SNAP_MM * st.s)
+
+
+def _one_bean_two_peaks(st: FrameState, batches: list[_Batch], found: list[_Peak]
+                        ) -> tuple[list[_Peak], set[int]]:
+    """``found`` without the cooler of two peaks that one bean may make: two peaks found in
+    one box's answer, kept for one region, within a bean's length, whose heat between them
+    stays above SADDLE_SHARE of the cooler one. A bean seen lying tilted, or long in the
+    frame, can peak at both ends; two beans side by side leave a valley between their
+    peaks. Only peaks that would each count as a bean of the same player, in the same
+    cell, are taken together. What is left of such a pair is doubted (its index in the
+    list returned): one bean or two is for the referee to say."""
     answers = {key: (box, out) for group, _, outs in batches
                for (key, box), out in zip(group, outs, strict=True)}
     reach = (BEAN_LENGTH_MM * st.s) ** 2
     drop: set[int] = set()
     doubt: set[int] = set()
-    order = sorted((k for k, (region, _, heat) in enumerate(found)
-                    if region in answers and heat >= bean_net.DOUBT_LOW),
-                   key=lambda k: -found[k][2])
-    # Across a cell line each cell would lose a bean it cannot be asked about.
-    cell = {k: cell_at(st.m, st.foot(found[k][1], BEAN_MIDDLE_MM)) for k in order}
+    order = sorted((k for k, peak in enumerate(found)
+                    if peak.region and peak.box in answers and peak.heat >= bean_net.DOUBT_LOW),
+                   key=lambda k: -found[k].heat)
+    read: dict[int, tuple[int, int]] = {}  # peak: (its cell, its player), read when needed
+
+    def cell_and_player(k: int) -> tuple[int, int]:
+        if k not in read:
+            ci = _bean_cell(st, st.foot(found[k].at, BEAN_MIDDLE_MM))
+            pi = _whose(st, found[k].at)[0] if ci >= 0 else -1
+            read[k] = (ci, pi)
+        return read[k]
+
     for n, k in enumerate(order):
-        region, at, heat = found[k]
-        box, out = answers[region]
+        region, at, heat, key = found[k]
+        box, out = answers[key]
         for j in order[:n]:
-            if j in drop or found[j][0] != region or cell[j] != cell[k]:
+            if j in drop or found[j].box != key or found[j].region != region:
                 continue
-            other = found[j][1]
+            other = found[j].at
             if (at[0] - other[0]) ** 2 + (at[1] - other[1]) ** 2 > reach:
+                continue
+            # Across a cell line each cell would lose a bean it cannot be asked about; a
+            # peak that would not count as a bean, or counts as another player's, is not
+            # the same bean's other end.
+            ci, pi = cell_and_player(k)
+            if ci < 0 or pi < 0 or (ci, pi) != cell_and_player(j) or heat < _thresholds(st)[pi]:
                 continue
             valley = _heat_along(out, (at[0] - box[0], at[1] - box[1]),
                                  (other[0] - box[0], other[1] - box[1]))
@@ -267,53 +293,64 @@ def _second_look(batches: list[_Batch]) -> bool:
     return looked
 
 
-def _peaks(batches: list[_Batch], floor: float) -> list[tuple[int, tuple[float, float], float]]:
-    """The peaks hotter than ``floor`` in every box's answer: (key, mosaic point, heat)."""
+class _Peak(NamedTuple):
+    """A peak of the bean net's heat: the region it is kept for (0: none run over), its
+    mosaic point, its heat, and the key of the box in whose answer it was found."""
+
+    region: int
+    at: tuple[float, float]
+    heat: float
+    box: int
+
+
+def _peaks(batches: list[_Batch], floor: float) -> list[_Peak]:
+    """The peaks hotter than ``floor`` in every box's answer, each kept for its own box."""
     boxes = [kb for group, _, _ in batches for kb in group]
     outs = [one for _, _, out in batches for one in out]
-    return [(key, (box[0] + p.x, box[1] + p.y), p.heat)
+    return [_Peak(key, (box[0] + p.x, box[1] + p.y), p.heat, key)
             for (key, box), found in zip(boxes, bean_net.peaks_of_batch(outs, floor), strict=True)
             for p in found]
 
 
-def _own_peaks(st: FrameState, batches: list[_Batch], ran: np.ndarray
-               ) -> list[tuple[int, tuple[float, float], float]]:
+def _own_peaks(st: FrameState, batches: list[_Batch], ran: np.ndarray) -> list[_Peak]:
     """Every peak down to bean_net.MIXTURE_FLOOR, once: boxes overlap by the net's context,
     so a peak seen from two regions' boxes is kept from the box of the region nearest it
-    (key: that region), and one near no region run over once (key 0)."""
-    kept: list[tuple[int, tuple[float, float], float]] = []
-    strays: list[tuple[int, tuple[float, float], float]] = []  # nearer another region
-    orphans: list[tuple[int, tuple[float, float], float]] = []
+    (for that region), and one near no region run over once (for region 0)."""
+    kept: list[_Peak] = []
+    strays: list[_Peak] = []  # nearer another region than their box's
+    orphans: list[_Peak] = []
     by_box: dict[int, list[tuple[tuple[float, float], int]]] = {}
-    for i, at, heat in _peaks(batches, bean_net.MIXTURE_FLOOR):
-        region = _nearest_region(st, at, ran)
-        by_box.setdefault(i, []).append((at, region))
-        if region == i:
-            kept.append((i, at, heat))
+    for peak in _peaks(batches, bean_net.MIXTURE_FLOOR):
+        region = _nearest_region(st, peak.at, ran)
+        by_box.setdefault(peak.box, []).append((peak.at, region))
+        if region == peak.box:
+            kept.append(peak)
         elif region == 0:
-            orphans.append((0, at, heat))
+            orphans.append(peak._replace(region=0))
         else:
-            strays.append((region, at, heat))
+            strays.append(peak._replace(region=region))
     # Each box places a bean's peak a little differently (its context differs). A bean
     # between regions, with no foreground of its own (a pale bean), can have its peak
     # placed nearer another region from every box that sees it: box A's nearer region
     # B, B's nearer C, C's nearer B. Kept from none, it would be lost. Where the box of
     # the region nearest a peak saw the bean too but placed it nearer yet another region,
-    # the peak is kept for its nearest region, once.
+    # the peak is kept for its nearest region, once: not where a peak already kept lies
+    # within half a bean's width.
     same = (SAME_PEAK_MM * st.s) ** 2
+    bean = (STRAY_SAME_BEAN_MM * st.s) ** 2
 
-    def close(a: tuple[float, float], b: tuple[float, float]) -> bool:
-        return (a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 < same
+    def within(a: tuple[float, float], b: tuple[float, float], d2: float) -> bool:
+        return (a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 < d2
 
-    for region, at, heat in sorted(strays, key=lambda p: -p[2]):
-        if any(close(at, q) and r != region for q, r in by_box.get(region, ())) and not any(
-                close(at, a) for _, a, _ in kept):
-            kept.append((region, at, heat))
+    for peak in sorted(strays, key=lambda p: -p.heat):
+        if any(within(peak.at, q, same) and r != peak.region
+               for q, r in by_box.get(peak.region, ())) and not any(
+                within(peak.at, k.at, bean) for k in kept):
+            kept.append(peak)
     # An orphan is seen from every box round it: one within a millimetre of another is it.
     near = (1.0 * st.s) ** 2
     for o in orphans:
-        if not any(k == 0 and (o[1][0] - a[0]) ** 2 + (o[1][1] - a[1]) ** 2 < near
-                   for k, a, _ in kept):
+        if not any(k.region == 0 and within(o.at, k.at, near) for k in kept):
             kept.append(o)
     return kept
 
@@ -343,7 +380,7 @@ def _grey_beans_on_markers(st: FrameState, ran: np.ndarray,
             continue
         boxes.append((0, box))
     found = list(orphans)
-    for _, at, heat in _peaks(_answers(st, boxes), bean_net.THRESHOLD):
+    for _, at, heat, _ in _peaks(_answers(st, boxes), bean_net.THRESHOLD):
         if _nearest_region(st, at, ran) == 0:
             found.append((heat, *at))
     taken = list(st.counted_at)
@@ -384,13 +421,9 @@ def net_bean(st: FrameState, at: tuple[float, float], heat: float,
            for ex, ey, rad in st.eggs if rad > deep):
         return
     foot = st.foot(at, BEAN_MIDDLE_MM)
-    ci = cell_at(st.m, foot)
+    ci = _bean_cell(st, foot)
     if ci < 0:
-        # The cell map stops short of a tile's cut edge, where a bean's centre (found
-        # a millimetre or two off) can fall: the nearest cell, if that near.
-        ci = cell_near(st.m, foot, EDGE_SNAP_MM * st.s)
-        if ci < 0:
-            return
+        return
     pi, margin, second = _whose(st, at)
     if pi < 0 or (only is not None and pi not in only):
         return
