@@ -48,21 +48,14 @@ def find_hands(st: FrameState) -> None:
     # hand's, or that the rules followed in from past the board's edge (which the net's
     # window does not show), is kept whole (a fingertip over the next cell is the hand's
     # too); the rest of the rules' hands is dropped from the cells the net calls clear.
-    # Out of the cells the net calls a hand's, what is in a player's colour is the pieces a
-    # hand touches, not the hand reaching in (a heap of beans against a peep is as thick as
-    # a hand, and the rules take it, with the shadows between its beans, into the hand's
-    # region): the region is followed from the hand without them. An arm the rules followed
-    # in is an arm whatever its sleeve's colour.
+    n, regions = cv2.connectedComponents(st.occluder, connectivity=8)
     cells = st.m.cell_map
     index = {name: i for i, name in enumerate(st.m.cell_names)}
     handed = [index[c] for c, p in st.hand_p.items() if p >= HAND_ABOVE]
-    clear_cells = np.isin(cells, [index[c] for c, p in st.hand_p.items() if p < CLEAR_BELOW])
-    hand_like = st.occluder.copy()
-    hand_like[~np.isin(cells, handed) & (st.px.label < len(st.px.players)) & (reached == 0)] = 0
-    n, regions = cv2.connectedComponents(hand_like, connectivity=8)
-    kept = np.unique(regions[(np.isin(cells, handed) | (reached > 0)) & (hand_like > 0)])
-    st.hand_kept = (np.isin(regions, kept[kept > 0]) & (hand_like > 0)).view(np.uint8)
-    st.occluder[clear_cells & (st.hand_kept == 0)] = 0
+    clear = [index[c] for c, p in st.hand_p.items() if p < CLEAR_BELOW]
+    kept = np.unique(regions[(np.isin(cells, handed) | (reached > 0)) & (st.occluder > 0)])
+    st.hand_kept = (np.isin(regions, kept[kept > 0]) & (st.occluder > 0)).view(np.uint8)
+    st.occluder[np.isin(cells, clear) & (st.hand_kept == 0)] = 0
 
 
 def cell_shares(st: FrameState, hands: np.ndarray | None = None
