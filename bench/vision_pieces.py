@@ -292,8 +292,12 @@ def main() -> int:
                     fields.update(_fields(want, have, cover))
                     per_seed[seed] += 1
                     if len(wrong) < args.show:
+                        # (ruled: read at a confidence the referee rules on, not asked about)
+                        sure = (got or {}).get("confidence", 1.0)
+                        ruled = " ruled" if sure >= UNSURE and have != ("occluded",) \
+                            and not (got or {}).get("missing") else ""
                         wrong.append(f"seed {seed} {name}: truth {want} hand {cover:.3f}, "
-                                     f"read {have}")
+                                     f"read {have} at {sure:.2f}{ruled}")
         boards += 1
         boards_ok += board_ok
         for cond in _conditions(getattr(st, "params", {})):
