@@ -465,6 +465,8 @@ def net_bean(st: FrameState, at: tuple[float, float], heat: float,
     if other >= 0:
         st.warn(name, f"a {player} bean on the border with {st.m.cell_names[other]}")
         cell.lower(0.6)
+        # The bean may be the other cell's: read without it, that cell is asked about too.
+        st.cells[st.m.cell_names[other]].lower(0.6)
     if second < 0:
         st.warn(name, f"a dark bean, read as {player}'s by its colour as a whole")
         cell.lower(DOUBT_CONFIDENCE)

@@ -303,6 +303,8 @@ def _peep(st: FrameState, player: str, centre, share: float) -> str | None:
         st.warn(name, f"{player}'s peep stands on the border with "
                 f"{st.m.cell_names[other]}")
         cell.lower(0.6)
+        # The peep may be the other cell's: read without it, that cell is asked about too.
+        st.cells[st.m.cell_names[other]].lower(0.6)
     # (Where it is seen: the rules that look for beans and eggs near it work in the picture.)
     st.peeps_at.append((name, player, float(centre[0]), float(centre[1]),
                         st.warnings[said:]))
