@@ -29,7 +29,7 @@ import numpy as np
 
 from vision.peepwar import bean_net
 from vision.peepwar.passes.assembly import DOUBT_CONFIDENCE
-from vision.peepwar.passes.state import cell_at, cell_near, near_border, nearest
+from vision.peepwar.passes.state import cell_at, cell_near, nearest
 from vision.peepwar.piece_pixels import nearest_bean
 
 if TYPE_CHECKING:
@@ -461,12 +461,7 @@ def net_bean(st: FrameState, at: tuple[float, float], heat: float,
     elif heat < bean_net.DOUBT_HIGH:
         cell.lower(DOUBT_CONFIDENCE)
         st.warn(name, f"a doubtful {player} bean ({heat:.0%} sure)")
-    other = near_border(st.m, foot, ci)
-    if other >= 0:
-        st.warn(name, f"a {player} bean on the border with {st.m.cell_names[other]}")
-        cell.lower(0.6)
-        # The bean may be the other cell's: read without it, that cell is asked about too.
-        st.cells[st.m.cell_names[other]].lower(0.6)
+    st.on_border(ci, foot, f"a {player} bean")
     if second < 0:
         st.warn(name, f"a dark bean, read as {player}'s by its colour as a whole")
         cell.lower(DOUBT_CONFIDENCE)

@@ -27,7 +27,7 @@ import numpy as np
 from vision.peepwar.mask_shapes import disk, fill_holes_below, long_side, nearest_seed
 from vision.peepwar.occlusion import PIECE_MAX_MM2
 from vision.peepwar.passes.assembly import DOUBT_CONFIDENCE
-from vision.peepwar.passes.state import cell_at, cell_near, near_border
+from vision.peepwar.passes.state import cell_at, cell_near
 from vision.peepwar.piece_pixels import components
 
 if TYPE_CHECKING:
@@ -298,13 +298,7 @@ def _peep(st: FrameState, player: str, centre, share: float) -> str | None:
     if cell.peeps[player] > 1:
         st.warn(name, f"{cell.peeps[player]} of {player}'s peeps (one is the most)")
         cell.lower(0.5)
-    other = near_border(st.m, foot, ci)
-    if other >= 0:
-        st.warn(name, f"{player}'s peep stands on the border with "
-                f"{st.m.cell_names[other]}")
-        cell.lower(0.6)
-        # The peep may be the other cell's: read without it, that cell is asked about too.
-        st.cells[st.m.cell_names[other]].lower(0.6)
+    st.on_border(ci, foot, f"{player}'s peep")
     # (Where it is seen: the rules that look for beans and eggs near it work in the picture.)
     st.peeps_at.append((name, player, float(centre[0]), float(centre[1]),
                         st.warnings[said:]))

@@ -75,6 +75,20 @@ class FrameState:
     def warn(self, cell: str, text: str) -> None:
         self.warnings.append(f"cell {cell}: {text}")
 
+    def on_border(self, ci: int, foot: tuple[float, float], piece: str) -> None:
+        """``piece`` (as a warning names it: "a red bean", "red's peep") counted in cell
+        ``ci``, its foot at mosaic point ``foot``: if another cell lies within
+        BORDER_WARN_MM, both cells are warned about and asked about, since the piece may be
+        the other cell's, which was read without it."""
+        other = near_border(self.m, foot, ci)
+        if other < 0:
+            return
+        name, there = self.m.cell_names[ci], self.m.cell_names[other]
+        self.warn(name, f"{piece} on the border with {there}")
+        self.warn(there, f"{piece} on the border with {name}, read there")
+        self.cells[name].lower(0.6)
+        self.cells[there].lower(0.6)
+
     def foot(self, at: tuple[float, float], middle_mm: float) -> tuple[float, float]:
         """The table point (mosaic px) under a piece whose middle, ``middle_mm`` above the
         table, is seen at mosaic point ``at``: a tilted camera sees the middle beyond the
