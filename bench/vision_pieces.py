@@ -217,6 +217,7 @@ def main() -> int:
     flagged = {True: 0, False: 0}
     listed = {True: 0, False: 0}
     ruled_wrong = 0  # wrong cells read (not occluded) with confidence the referee rules on
+    doubted_empty = [0, 0]  # cells read empty and listed in doubt: all, truly empty
     conf: Counter = Counter()
     by_look: Counter = Counter()
     times: list[float] = []
@@ -283,6 +284,10 @@ def main() -> int:
                     listed[False] += 1
                     flagged[False] += have is None and bool(got) and not got.get("missing") \
                         and got.get("confidence", 1.0) < UNSURE
+                if have is None and got and not got.get("missing") \
+                        and got.get("confidence", 1.0) < UNSURE:
+                    doubted_empty[0] += 1
+                    doubted_empty[1] += want is None
                 if not ok and have != ("occluded",) and not (got or {}).get("missing"):
                     # Read, wrong, and sure enough that the referee rules on it.
                     ruled_wrong += (got or {}).get("confidence", 1.0) >= UNSURE
@@ -321,7 +326,8 @@ def main() -> int:
     print(f"asked about (confidence below {UNSURE}): {flagged[False]} of {listed[False]} "
           "wrong cells "
           f"({flagged[False] / max(listed[False], 1):.0%}), {flagged[True]} of {listed[True]} "
-          f"right cells holding pieces ({flagged[True] / max(listed[True], 1):.0%})")
+          f"right cells holding pieces ({flagged[True] / max(listed[True], 1):.0%}); "
+          f"cells read empty in doubt {doubted_empty[0]} ({doubted_empty[1]} truly empty)")
     print(f"ruled on wrongly (read, not occluded, wrong, confidence {UNSURE} or more): "
           f"{ruled_wrong} of {cells} cells")
     print("wrong cells by kind: " + ", ".join(f"{k} {n}" for k, n in kinds.most_common()))
