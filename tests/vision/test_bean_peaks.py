@@ -158,16 +158,17 @@ def test_peaks_further_apart_than_a_bean_are_never_one() -> None:
     assert len(kept) == 2 and doubted == set()
 
 
-def test_peaks_on_either_side_of_a_cell_line_are_never_one() -> None:
-    # The long bean of the first test, across a cell line: each cell keeps its peak.
+# The long bean of the first test, its two peaks seen otherwise: across a cell line (each
+# cell keeps its peak), read as two players' colours, found in two boxes' answers (a stray
+# peak kept for this region came from another region's box, whose valley this box's answer
+# cannot give), or off the cell map.
+@pytest.mark.parametrize("seen", [{"line_x": 40}, {"players": (0, 1)}, {"boxes": (1, 2)},
+                                  {"on_map": False}],
+                         ids=["across a cell line", "two players", "two boxes",
+                              "off the cell map"])
+def test_two_peaks_are_never_one_bean_when_seen(seen: dict) -> None:
     kept, doubted = _pairs(_heat_map(LONG_BEAN), [(33.5, 41.5, 0.8), (45.5, 41.5, 0.78)],
-                           line_x=40)
-    assert len(kept) == 2 and doubted == set()
-
-
-def test_peaks_of_two_players_are_never_one() -> None:
-    kept, doubted = _pairs(_heat_map(LONG_BEAN), [(33.5, 41.5, 0.8), (45.5, 41.5, 0.78)],
-                           players=(0, 1))
+                           **seen)
     assert len(kept) == 2 and doubted == set()
 
 
@@ -176,18 +177,4 @@ def test_a_peak_too_faint_to_count_is_no_other_end() -> None:
     # peak is low. It stays a peak of its own (asked about as "perhaps one more").
     out = _heat_map([(35.5, 41.5, 6.0, 4.0, 0.9), (45.5, 41.5, 2.0, 2.0, 0.45)])
     kept, doubted = _pairs(out, [(35.5, 41.5, 0.9), (45.5, 41.5, 0.45)])
-    assert len(kept) == 2 and doubted == set()
-
-
-def test_peaks_of_two_boxes_are_never_one() -> None:
-    # A stray peak kept for this region came from another region's box: its valley cannot
-    # be read from this box's answer.
-    kept, doubted = _pairs(_heat_map(LONG_BEAN), [(33.5, 41.5, 0.8), (45.5, 41.5, 0.78)],
-                           boxes=(1, 2))
-    assert len(kept) == 2 and doubted == set()
-
-
-def test_peaks_off_the_cell_map_are_never_one() -> None:
-    kept, doubted = _pairs(_heat_map(LONG_BEAN), [(33.5, 41.5, 0.8), (45.5, 41.5, 0.78)],
-                           on_map=False)
     assert len(kept) == 2 and doubted == set()
