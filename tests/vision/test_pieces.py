@@ -1028,3 +1028,27 @@ def test_an_empty_cell_is_listed_only_when_in_doubt():
     doubted = CellRead()
     doubted.lower(0.6)
     assert doubted.to_json() == {"supply_center": False, "pieces": {}, "confidence": 0.6}
+
+
+def test_an_empty_central_cell_with_something_unread_on_its_circle_is_asked_about():
+    """A white egg half whose shaded side shows as foreground, but as no round region the
+    Supply Center pass takes for an egg and no piece: read as nothing, so it is asked about."""
+    obs, scene = _read({}, seed=3)
+    assert "1,0/c" not in obs["cells"]
+    frame = scene.frame.copy()
+    view = find_tiles(frame)
+    centre = view.to_image(np.array([tile_centre_mm((1, 0))]))[0]
+    edge = view.to_image(np.array([np.add(tile_centre_mm((1, 0)), (19.0, 0.0))]))[0]
+    radius = int(np.linalg.norm(edge - centre))
+    box = frame[int(centre[1]) - 60:int(centre[1]) + 60, int(centre[0]) - 60:int(centre[0]) + 60]
+    paper = np.median(box.reshape(-1, 3), axis=0)
+    c = (int(centre[0]), int(centre[1]))
+    # The egg's shaded side, a crescent darker than paper can be, then its lit top.
+    cv2.circle(frame, c, radius, tuple(int(v) for v in paper * 0.4), -1, cv2.LINE_AA)
+    lit = (c[0] + radius // 2, c[1] - radius // 2)
+    cv2.circle(frame, lit, radius, tuple(int(v) for v in paper), -1, cv2.LINE_AA)
+    doubted = read_table(frame, _profile())
+    got = doubted["cells"]["1,0/c"]
+    assert not got["supply_center"] and not got["pieces"] and got["confidence"] < 0.8
+    assert any(w.startswith("cell 1,0/c: something on the Supply Center's circle was read as")
+               for w in doubted["warnings"])

@@ -349,7 +349,8 @@ def _covered_egg_rim(region: np.ndarray, centre: tuple[float, float], s: float
 
 def pale_centres(st: FrameState) -> None:
     """Doubt every central cell read empty whose print round the tile's centre is hidden by
-    something pale: a white egg or token (no foreground on white paper), or glare."""
+    something pale: a white egg or token (no foreground on white paper), or glare; or where
+    foreground no pass explained covers PALE_CENTRE_FG of the disc there."""
     s = st.s
     for (q, r), centre in st.m.tile_centres_px.items():
         name = f"{q},{r}/c"
@@ -359,6 +360,11 @@ def pale_centres(st: FrameState) -> None:
         sl, inside = st.disc(int(round(centre[0])), int(round(centre[1])), PALE_CENTRE_MM)
         fg = st.px.fg[sl] & inside
         if fg.sum() > PALE_CENTRE_FG * inside.sum():
+            # Something stands there that no pass read as a piece or a Supply Center (an
+            # egg half whose shading the egg pass did not take for one): asked about.
+            cell.lower(PALE_CENTRE_CONFIDENCE)
+            st.warn(name, "something on the Supply Center's circle was read as nothing: "
+                    "is a Supply Center there?")
             continue
         ink = inside & st.m.ink[sl] & ~fg
         paper = inside & ~st.m.ink[sl] & ~fg
