@@ -1,5 +1,6 @@
-"""Which box's peak stands for a bean, when the boxes round neighbouring regions of
-pieces overlap (``beans._own_peaks``): each bean once, however the boxes place it."""
+"""Which peaks of the bean net stand for beans: which box's, when the boxes round
+neighbouring regions of pieces overlap (``beans._own_peaks``: each bean once, however the
+boxes place it), and when two peaks are one bean (``beans._one_bean_two_peaks``)."""
 
 from __future__ import annotations
 
@@ -93,6 +94,13 @@ def test_one_bean_two_boxes_place_apart_is_kept_once() -> None:
     assert got == [(1, (39.0, 39.0))]
 
 
+def test_one_bean_two_boxes_each_place_nearer_their_own_region_is_kept_once() -> None:
+    # A bean midway between the left and right regions: each box places it a little
+    # towards its own region, so each would keep it; the hotter peak stands for it.
+    got = _kept({1: [(39.0, 39.0, 2.0)], 2: [(41.4, 39.8, 1.8)], 3: []})
+    assert got == [(1, (39.0, 39.0))]
+
+
 def _heat_map(blobs: list[tuple[float, float, float, float, float]]) -> np.ndarray:
     """The net's answer (logits, no offsets) over the little table: the sum of blobs
     (x, y, half-length along x, half-width, peak heat), as the net marks beans' centres."""
@@ -175,6 +183,6 @@ def test_two_peaks_are_never_one_bean_when_seen(seen: dict) -> None:
 def test_a_peak_too_faint_to_count_is_no_other_end() -> None:
     # A faint peak on the shoulder of a sure bean: the valley is high only because the
     # peak is low. It stays a peak of its own (asked about as "perhaps one more").
-    out = _heat_map([(35.5, 41.5, 6.0, 4.0, 0.9), (45.5, 41.5, 2.0, 2.0, 0.45)])
-    kept, doubted = _pairs(out, [(35.5, 41.5, 0.9), (45.5, 41.5, 0.45)])
+    out = _heat_map([(33.5, 41.5, 6.5, 4.0, 0.9), (45.5, 41.5, 2.0, 2.0, 0.45)])
+    kept, doubted = _pairs(out, [(33.5, 41.5, 0.9), (45.5, 41.5, 0.45)])
     assert len(kept) == 2 and doubted == set()

@@ -52,9 +52,8 @@ EGG_RIM_BEAN_MM = 3.0  # a bean's centre this far inside an egg's measured rim i
 # (the net answers every bean_net.STRIDE mm, and no two peaks of one box lie in
 # neighbouring cells).
 SAME_PEAK_MM = bean_net.STRIDE / bean_net.NET_PX_PER_MM / 2
-# Two boxes can place one bean's peak further apart than that (their contexts differ); a
-# peak kept for a region other than its box's is one more bean only this far (half a
-# bean's width) from every peak already kept.
+# Two boxes can place one bean's peak further apart than that (their contexts differ):
+# peaks of two boxes under this far apart (about half a bean's width) are one bean.
 STRAY_SAME_BEAN_MM = 6.0
 # Two peaks of one box within BEAN_LENGTH_MM (a 20 mm bean's ends, less the few
 # millimetres its peaks lie in from each), in one cell, of one player, both sure enough to
@@ -315,7 +314,8 @@ def _peaks(batches: list[_Batch], floor: float) -> list[_Peak]:
 def _own_peaks(st: FrameState, batches: list[_Batch], ran: np.ndarray) -> list[_Peak]:
     """Every peak down to bean_net.MIXTURE_FLOOR, once: boxes overlap by the net's context,
     so a peak seen from two regions' boxes is kept from the box of the region nearest it
-    (for that region), and one near no region run over once (for region 0)."""
+    (for that region; of two such within STRAY_SAME_BEAN_MM, the hotter), and one near no
+    region run over once (for region 0)."""
     kept: list[_Peak] = []
     strays: list[_Peak] = []  # nearer another region than their box's
     orphans: list[_Peak] = []
@@ -342,6 +342,19 @@ def _own_peaks(st: FrameState, batches: list[_Batch], ran: np.ndarray) -> list[_
     def within(a: tuple[float, float], b: tuple[float, float], d2: float) -> bool:
         return (a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 < d2
 
+    # A bean midway between two regions can be placed nearer its own region by each of
+    # their boxes: kept from both, it would count twice. Of peaks of different boxes within
+    # half a bean's width of each other, the hotter stands for the bean (one box's peaks
+    # are never that near: the net marks one bean once).
+    if len(kept) > 1:
+        at = np.array([peak.at for peak in kept])
+        box = np.array([peak.box for peak in kept])
+        clash = (((at[:, None] - at[None]) ** 2).sum(axis=2) < bean) & (box[:, None] != box[None])
+        drop: set[int] = set()
+        for k in sorted(np.flatnonzero(clash.any(axis=1)).tolist(), key=lambda k: -kept[k].heat):
+            if k not in drop:
+                drop.update(np.flatnonzero(clash[k]).tolist())
+        kept = [peak for k, peak in enumerate(kept) if k not in drop]
     for peak in sorted(strays, key=lambda p: -p.heat):
         if any(within(peak.at, q, same) and r != peak.region
                for q, r in by_box.get(peak.region, ())) and not any(
