@@ -344,8 +344,8 @@ def _own_peaks(st: FrameState, batches: list[_Batch], ran: np.ndarray) -> list[_
 
     # A bean midway between two regions can be placed nearer its own region by each of
     # their boxes: kept from both, it would count twice. Of peaks of different boxes within
-    # half a bean's width of each other, the hotter stands for the bean (one box's peaks
-    # are never that near: the net marks one bean once).
+    # half a bean's width of each other, the hotter stands for the bean (one box's own
+    # peaks are left as the net parted them: it saw the beans round them whole).
     if len(kept) > 1:
         at = np.array([peak.at for peak in kept])
         box = np.array([peak.box for peak in kept])
