@@ -41,20 +41,19 @@ if TYPE_CHECKING:
 # bean_net.DOUBT_LOW is a (doubtful) bean.
 GREY_BEAN_CHROMA = 0.3
 PRINT_BOX_MM = 6.0  # a marker the detector did not see is looked over this far round it
-PRINT_SAME_BEAN_MM = 6.0  # ... and a peak there this near another found one bean
+# Peaks of two boxes (their contexts differ, so each places a bean a little differently)
+# under this far apart, about half a bean's width, are one bean.
+SAME_BEAN_MM = 6.0
 # Smaller regions of pieces are specks: the net is not run on them, nor on those with less
 # of any player's colour. A dark bean on a marker or in shadow shows only a speck of
 # foreground (15-25 mm2): the net, seeing the whole bean round it, still finds it.
 NET_MIN_MM2 = 12.0
 NET_MIN_COLOURED_MM2 = 12.0
 EGG_RIM_BEAN_MM = 3.0  # a bean's centre this far inside an egg's measured rim is on it
-# Peaks of one bean seen from two regions' boxes lie within half a net cell of each other
+# Peaks of one bean seen from two regions' boxes mostly lie within half a net cell of each other
 # (the net answers every bean_net.STRIDE mm, and no two peaks of one box lie in
 # neighbouring cells).
 SAME_PEAK_MM = bean_net.STRIDE / bean_net.NET_PX_PER_MM / 2
-# Two boxes can place one bean's peak further apart than that (their contexts differ):
-# peaks of two boxes under this far apart (about half a bean's width) are one bean.
-STRAY_SAME_BEAN_MM = 6.0
 # Two peaks of one box within BEAN_LENGTH_MM (a 20 mm bean's ends, less the few
 # millimetres its peaks lie in from each), in one cell, of one player, both sure enough to
 # count, whose heat between them stays above this share of the cooler peak's are one bean
@@ -314,7 +313,7 @@ def _peaks(batches: list[_Batch], floor: float) -> list[_Peak]:
 def _own_peaks(st: FrameState, batches: list[_Batch], ran: np.ndarray) -> list[_Peak]:
     """Every peak down to bean_net.MIXTURE_FLOOR, once: boxes overlap by the net's context,
     so a peak seen from two regions' boxes is kept from the box of the region nearest it
-    (for that region; of two such within STRAY_SAME_BEAN_MM, the hotter), and one near no
+    (for that region; of two such within SAME_BEAN_MM, the hotter), and one near no
     region run over once (for region 0)."""
     kept: list[_Peak] = []
     strays: list[_Peak] = []  # nearer another region than their box's
@@ -337,7 +336,7 @@ def _own_peaks(st: FrameState, batches: list[_Batch], ran: np.ndarray) -> list[_
     # the peak is kept for its nearest region, once: not where a peak already kept lies
     # within half a bean's width.
     same = (SAME_PEAK_MM * st.s) ** 2
-    bean = (STRAY_SAME_BEAN_MM * st.s) ** 2
+    bean = (SAME_BEAN_MM * st.s) ** 2
 
     def within(a: tuple[float, float], b: tuple[float, float], d2: float) -> bool:
         return (a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 < d2
@@ -397,7 +396,7 @@ def _grey_beans_on_markers(st: FrameState, ran: np.ndarray,
         if _nearest_region(st, at, ran) == 0:
             found.append((heat, *at))
     taken = list(st.counted_at)
-    near = PRINT_SAME_BEAN_MM * s
+    near = SAME_BEAN_MM * s
     for heat, x, y in sorted(found, reverse=True):
         if heat < bean_net.THRESHOLD or any(
                 (x - a) ** 2 + (y - b) ** 2 < near * near for a, b in taken):
