@@ -273,36 +273,33 @@ def main() -> int:
                     _confusion(conf, truth, {})
                     _by_look(by_look, st.looks, truth, {})
                 cells_ok += ok
+                sure = (got or {}).get("confidence", 1.0)
+                # Read (not occluded, its tile found) at a confidence the referee rules on.
+                ruled = sure >= UNSURE and have != ("occluded",) and not (got or {}).get("missing")
+                # Read empty and listed in doubt (an empty cell read surely is left out).
+                empty_doubted = have is None and bool(got) and not got.get("missing") \
+                    and sure < UNSURE
                 if have not in (None, ("occluded",)) and not got.get("missing"):
                     # Read as holding something: did the reader say it was unsure?
-                    unsure = got.get("confidence", 1.0) < UNSURE
-                    flagged[ok] += unsure
+                    flagged[ok] += sure < UNSURE
                     listed[ok] += 1
                 elif not ok:
                     # Wrong and read empty, occluded or missing: asked about only when read
-                    # empty and listed in doubt (an empty cell read surely is left out).
+                    # empty and listed in doubt.
                     listed[False] += 1
-                    flagged[False] += have is None and bool(got) and not got.get("missing") \
-                        and got.get("confidence", 1.0) < UNSURE
-                if have is None and got and not got.get("missing") \
-                        and got.get("confidence", 1.0) < UNSURE:
+                    flagged[False] += empty_doubted
+                if empty_doubted:
                     doubted_empty[0] += 1
                     doubted_empty[1] += want is None
-                if not ok and have != ("occluded",) and not (got or {}).get("missing"):
-                    # Read, wrong, and sure enough that the referee rules on it.
-                    ruled_wrong += (got or {}).get("confidence", 1.0) >= UNSURE
                 if not ok:
+                    ruled_wrong += ruled
                     board_ok = False
                     kinds[_kind(want, have)] += 1
                     fields.update(_fields(want, have, cover))
                     per_seed[seed] += 1
                     if len(wrong) < args.show:
-                        # (ruled: read at a confidence the referee rules on, not asked about)
-                        sure = (got or {}).get("confidence", 1.0)
-                        ruled = " ruled" if sure >= UNSURE and have != ("occluded",) \
-                            and not (got or {}).get("missing") else ""
                         wrong.append(f"seed {seed} {name}: truth {want} hand {cover:.3f}, "
-                                     f"read {have} at {sure:.2f}{ruled}")
+                                     f"read {have} at {sure:.2f}{' ruled' if ruled else ''}")
         boards += 1
         boards_ok += board_ok
         for cond in _conditions(getattr(st, "params", {})):
