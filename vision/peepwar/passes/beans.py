@@ -462,6 +462,7 @@ def net_bean(st: FrameState, at: tuple[float, float], heat: float,
     cell.troops[player] = cell.troops.get(player, 0) + 1
     st.counted_at.append((float(at[0]), float(at[1])))
     st.bean_heats.append((name, player, float(heat)))
+    st.bean_runner_up.append((name, player, st.px.players[second] if second >= 0 else "", margin))
     if heat >= bean_net.THRESHOLD:
         st.beans_at.append((float(at[0]), float(at[1])))
     if doubled:

@@ -67,6 +67,9 @@ class FrameState:
         self.net_planes: bean_net.Planes | None = None  # made once the peeps are found
         self.bean_threshold: list[float] = []  # each player's, once the beans pass asks
         self.bean_heats: list[tuple[str, str, float]] = []  # each bean counted: cell, player, heat
+        # Each bean counted: cell, player, the runner-up player round it ("" if none) and
+        # the colour margin it was read by.
+        self.bean_runner_up: list[tuple[str, str, str, float]] = []
         self.peak_heats: list[float] = []  # every peak of the net, down to MIXTURE_FLOOR
 
     def mm2(self, px_count: float) -> float:
