@@ -13,8 +13,20 @@ the 3D generator's (:mod:`vision.render3d`, frames from its cache: render them w
 ``python -m vision.render3d.cache --seeds 50000-50499``), whose pieces, light and card
 photo it was never tuned on. Cells are scored as ``bench/vision_pieces.py`` scores them.
 
+In those ranges every frame is a table of its own (its own top, lamps, camera and
+players), so what one frame teaches about *this* table is tested on others. A referee
+corrects frames of the game in front of them: with ``--session-frames N`` the 3D frames
+are game nights (``Spec3D.session_frames``: N frames of one table, light, camera and
+players, the position changing), each night's first ``--corrected`` frames are
+corrected and its other frames read, a night starting with no examples; the figures
+add up over ``--nights`` nights. Nights 90000-90099 (25 frames each) are held out: no
+rule, threshold or training run has seen them (render them with
+``python -m vision.render3d.cache --seeds 90000-90099 --session-frames 25``).
+
     .venv/bin/python bench/correction_learning.py --generator 3d --scenes 100
     .venv/bin/python bench/correction_learning.py --generator 2d --scenes 100
+    .venv/bin/python bench/correction_learning.py --generator 3d --first-seed 90000 \
+        --session-frames 25 --nights 4
 """
 
 from __future__ import annotations
@@ -96,15 +108,67 @@ def main() -> int:
                     help="first seed (default the held-out range: 50000 for 3d, 1000 for 2d)")
     ap.add_argument("--card-seed", type=int, default=0, help="3d: the card photo's seed")
     ap.add_argument("--photos", default=str(ROOT / ".." / "shared" / "photos" / "jellybeans"))
+    ap.add_argument("--session-frames", type=int, default=0,
+                    help="3d: N frames a game night (render them with the same option); each "
+                         "night's first --corrected frames are corrected, the rest read")
+    ap.add_argument("--nights", type=int, default=4, help="with --session-frames: nights read")
     args = ap.parse_args()
     if args.first_seed is None:
         args.first_seed = 50000 if args.generator == "3d" else 1000
+    if args.session_frames and (args.generator != "3d" or args.session_frames <= args.corrected):
+        ap.error("--session-frames needs --generator 3d and more frames than --corrected")
     cv2.setNumThreads(1)
     preload_art(range(MAX_TILES))
     # Scenes as bench/vision_pieces.py loads them; the 3D cache is read only where rendered.
     args.cached_only = True
-    args.scenes, wanted = args.corrected + args.scenes + 200, args.scenes
+    groups = _nights(args) if args.session_frames else [_one_range(args)]
+    if not groups:
+        print("no frames in the cache for these seeds: render them first (see the module's doc)")
+        return 1
+    for corrected, evaluated in groups:
+        print(f"{args.generator} generator: corrected frames seeds "
+              f"{corrected[0][0]}..{corrected[-1][0]}; read {len(evaluated)} others, seeds "
+              f"{evaluated[0][0]}..{evaluated[-1][0]}")
+
+    t_start = time.perf_counter()
+    with tempfile.TemporaryDirectory() as folder:
+        # Each table (night) has its own examples, as each profile has.
+        stores = [ExampleStore(Path(folder) / f"table{k}.json.examples.sqlite")
+                  for k in range(len(groups))]
+        done = corrected_cells = 0
+        for step in STEPS:
+            if step > min(len(corrected) for corrected, _ in groups):
+                break
+            cells = right = boards = frames = 0
+            errors: list[int] = []
+            for (corrected, evaluated), store in zip(groups, stores, strict=True):
+                for _seed, frame, st, profile in corrected[done:step]:
+                    reader = PeepWarReader(profile, store)
+                    *_, fix = _score(reader.read(frame), st)
+                    for name in fix:
+                        reader.learn(frame, name, _truth_reading(st.cells.get(name)))
+                    corrected_cells += len(fix)
+                for _seed, frame, st, profile in evaluated:
+                    reader = PeepWarReader(profile, store)
+                    c, r, b, e, _ = _score(reader.read(frame), st)
+                    cells, right, boards = cells + c, right + r, boards + b
+                    errors += e
+                frames += len(evaluated)
+            done = step
+            kept = sum(len(store) for store in stores)
+            print(f"after {step:>2} corrected frames ({corrected_cells:>3} cells corrected, "
+                  f"{kept:>3} examples kept): cells exact {right / cells:.4f}, boards "
+                  f"exact {boards / frames:.4f}, bean-count error "
+                  f"{float(np.mean(errors)) if errors else 0.0:.4f}", flush=True)
+    print(f"{time.perf_counter() - t_start:.0f} s in all")
+    return 0
+
+
+def _one_range(args: argparse.Namespace) -> tuple[list, list]:
+    """The range's first --corrected frames, and the --scenes frames after them."""
     make = _scenes_3d if args.generator == "3d" else _scenes_2d
+    wanted = args.scenes
+    args.scenes = args.corrected + args.scenes + 200
     scenes = make(args, 1280, 720)
     corrected = [next(scenes) for _ in range(args.corrected)]
     evaluated = []
@@ -112,39 +176,20 @@ def main() -> int:
         evaluated.append(scene)
         if len(evaluated) == wanted:
             break
-    print(f"{args.generator} generator: corrected frames seeds "
-          f"{corrected[0][0]}..{corrected[-1][0]}; read {len(evaluated)} others, seeds "
-          f"{evaluated[0][0]}..{evaluated[-1][0]}")
+    return corrected, evaluated
 
-    t_start = time.perf_counter()
-    with tempfile.TemporaryDirectory() as folder:
-        store = ExampleStore(Path(folder) / "table.json.examples.sqlite")
-        done = corrected_cells = 0
-        rows = []
-        for step in STEPS:
-            if step > len(corrected):
-                break
-            for _seed, frame, st, profile in corrected[done:step]:
-                reader = PeepWarReader(profile, store)
-                *_, fix = _score(reader.read(frame), st)
-                for name in fix:
-                    reader.learn(frame, name, _truth_reading(st.cells.get(name)))
-                corrected_cells += len(fix)
-            done = step
-            cells = right = boards = 0
-            errors: list[int] = []
-            for _seed, frame, st, profile in evaluated:
-                reader = PeepWarReader(profile, store)
-                c, r, b, e, _ = _score(reader.read(frame), st)
-                cells, right, boards = cells + c, right + r, boards + b
-                errors += e
-            rows.append((step, corrected_cells, len(store), right / cells, boards / len(evaluated),
-                         float(np.mean(errors)) if errors else 0.0))
-            print(f"after {step:>2} corrected frames ({corrected_cells:>3} cells corrected, "
-                  f"{rows[-1][2]:>3} examples kept): cells exact {rows[-1][3]:.4f}, boards "
-                  f"exact {rows[-1][4]:.4f}, bean-count error {rows[-1][5]:.4f}", flush=True)
-    print(f"{time.perf_counter() - t_start:.0f} s in all")
-    return 0
+
+def _nights(args: argparse.Namespace) -> list[tuple[list, list]]:
+    """Each night's first --corrected frames and its other frames (at most --scenes of
+    them), for --nights nights from the one --first-seed falls in."""
+    n, wanted = args.session_frames, args.scenes
+    first = args.first_seed - args.first_seed % n
+    args.first_seed, args.scenes = first, n * args.nights
+    by_night: dict[int, list] = {}
+    for scene in _scenes_3d(args, 1280, 720):
+        by_night.setdefault(scene[0] // n, []).append(scene)
+    return [(frames[:args.corrected], frames[args.corrected:args.corrected + wanted])
+            for _, frames in sorted(by_night.items()) if len(frames) > args.corrected]
 
 
 if __name__ == "__main__":

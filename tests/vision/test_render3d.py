@@ -95,3 +95,26 @@ def test_hands_hide_cells_and_truth_round_trips(scene) -> None:
     assert again.out_of_frame == truth.out_of_frame
     assert [(t.tile_id, t.q, t.r) for t in again.tiles] == [(t.tile_id, t.q, t.r)
                                                           for t in truth.tiles]
+
+
+def _night(seed: int, session_frames: int) -> Truth3D:
+    spec = Spec3D(size=(320, 180), spp=1, session_frames=session_frames)
+    return render_scene3d(seed, spec, picture=False).truth
+
+
+def test_frames_of_one_game_night_share_the_table_and_not_the_position() -> None:
+    a, b, other = _night(10, 5), _night(13, 5), _night(15, 5)
+    kept = ("players", "kelvin")
+    for key in kept:
+        assert getattr(a, key) == getattr(b, key), key
+    assert a.params["lights"] == b.params["lights"]
+    assert a.params["sensor"] == b.params["sensor"]  # one camera all night
+    assert a.cells != b.cells  # the game goes on
+    # The next night is another table, another light, another camera.
+    assert (a.kelvin, a.params["sensor"]) != (other.kelvin, other.params["sensor"])
+
+
+def test_without_nights_every_seed_is_a_table_of_its_own() -> None:
+    a, b = _night(10, 0), _night(13, 0)
+    assert a.params["sensor"] != b.params["sensor"]
+    assert a.cells != b.cells

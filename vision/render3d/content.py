@@ -193,10 +193,13 @@ class Layout:
     cells: dict[str, dict]  # the truth, in the observation's terms
 
 
-def random_layout(rng: np.random.Generator, n_tiles: int, n_players: int) -> Layout:
-    """A random position: lone stacks, combat cells, peeps, Supply Centers, crowded cells."""
+def random_layout(rng: np.random.Generator, n_tiles: int, n_players: int,
+                  players_rng: np.random.Generator | None = None) -> Layout:
+    """A random position: lone stacks, combat cells, peeps, Supply Centers, crowded cells.
+    The players are drawn from ``players_rng`` when given (a game night's), else ``rng``."""
     tiles = random_tiles(rng, n_tiles)
-    players = sorted(str(p) for p in rng.choice(list(FAMILIES), n_players, replace=False))
+    players = sorted(str(p) for p in (players_rng or rng).choice(list(FAMILIES), n_players,
+                                                                replace=False))
     table = Table(rng, tiles)
     cells: dict[str, dict] = {}
     want: dict[str, dict[str, dict]] = {}

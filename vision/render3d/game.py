@@ -41,6 +41,27 @@ class Spec3D:
     fill: tuple[float, float] = (0.72, 0.92)
     hand_scenes: float = 0.35  # share of scenes with hands
     hands: tuple[int, int] = (1, 2)
+    # 0: every seed is a table of its own. N: seeds s with one s // N are frames of one game
+    # night: the same table top, tiles' gloss, players and their pieces' materials, lights
+    # and camera (its sensor and lens); the position, the hands and the framing change.
+    session_frames: int = 0
+
+
+# What a game night keeps, each drawn from its own stream, so that one frame's content
+# (a frame without beans draws no bean material) never shifts another's.
+_SESSION_PARTS = ("players", "lights", "sensor", "table", "materials")
+_SESSION_SALT = 3731  # session streams never coincide with a frame's own
+
+
+def _streams(seed: int, spec: Spec3D):
+    """The frame's random stream, and for each of _SESSION_PARTS the stream it is drawn
+    from: the frame's own (in the frame's order) unless frames share a session."""
+    rng = np.random.default_rng(seed)
+    if not spec.session_frames:
+        return rng, dict.fromkeys(_SESSION_PARTS, rng)
+    night = seed // spec.session_frames
+    return rng, {part: np.random.default_rng([_SESSION_SALT, night, k])
+                 for k, part in enumerate(_SESSION_PARTS)}
 
 
 @dataclass
@@ -95,9 +116,14 @@ def _coloured(name: str, part, bsdf: dict, smooth: bool = True):
     return mesh(name, v, f, bsdf, colours=c, smooth=smooth)
 
 
-def _shapes(rng: np.random.Generator, layout: Layout, hands: list) -> dict:
+def _shapes(rng: np.random.Generator, layout: Layout, hands: list,
+            night: dict[str, np.random.Generator] | None = None) -> dict:
+    """The scene's shapes; ``night``: the session streams of :func:`_streams` (the table and
+    the pieces' materials), else all from ``rng``."""
+    table = night["table"] if night else rng
+    stuff = night["materials"] if night else rng
     shapes: dict = {}
-    top = table_top(rng)
+    top = table_top(table)
     tex = bitmap(top.image, 4000.0 / top.size_mm)
     bsdf = {"type": "roughplastic", "diffuse_reflectance": tex, "alpha": top.roughness,
             "nonlinear": True} if top.glossy else {"type": "diffuse", "reflectance": tex}
@@ -106,7 +132,7 @@ def _shapes(rng: np.random.Generator, layout: Layout, hands: list) -> dict:
     mi = mitsuba()
     shapes["table"] = {"type": "rectangle", "bsdf": bsdf,
                        "to_world": mi.ScalarTransform4f().scale([2000, 2000, 1])}
-    glossy = float(rng.uniform(0.12, 0.35)) if rng.uniform() < 0.3 else None
+    glossy = float(table.uniform(0.12, 0.35)) if table.uniform() < 0.3 else None
     for i, t in enumerate(layout.tiles):
         shapes[f"tile{i}"] = tile_shape(t, i, glossy)
     beans = gather([bean_mesh(rng, p) for p in layout.pieces if p.kind == "bean"])
@@ -115,12 +141,13 @@ def _shapes(rng: np.random.Generator, layout: Layout, hands: list) -> dict:
     if beans:
         shapes["beans"] = _coloured("beans", beans, {
             "type": "principled", "base_color": VERTEX_COLOUR,
-            "roughness": float(rng.uniform(0.12, 0.3)), "specular": 0.5,
-            "spec_trans": float(rng.uniform(0.0, 0.2)), "clearcoat": float(rng.uniform(0, 0.5))})
+            "roughness": float(stuff.uniform(0.12, 0.3)), "specular": 0.5,
+            "spec_trans": float(stuff.uniform(0.0, 0.2)),
+            "clearcoat": float(stuff.uniform(0, 0.5))})
     if peeps:
         shapes["peeps"] = _coloured("peeps", gather([b for b, _ in peeps]), {
             "type": "principled", "base_color": VERTEX_COLOUR, "roughness": 0.85,
-            "specular": 0.25, "sheen": float(rng.uniform(0.3, 0.8))})
+            "specular": 0.25, "sheen": float(stuff.uniform(0.3, 0.8))})
         shapes["eyes"] = _coloured("eyes", gather([e for _, e in peeps]), {
             "type": "principled", "base_color": VERTEX_COLOUR, "roughness": 0.3})
     if eggs:
@@ -194,10 +221,11 @@ def render_scene3d(seed: int, spec: Spec3D | None = None, picture: bool = True) 
     """
     spec = spec or Spec3D()
     t0 = time.perf_counter()
-    rng = np.random.default_rng(seed)
+    rng, night = _streams(seed, spec)
     n_tiles = int(rng.integers(spec.tiles[0], spec.tiles[1] + 1))
-    n_players = int(rng.integers(spec.players[0], spec.players[1] + 1))
-    layout = random_layout(rng, n_tiles, n_players)
+    n_players = int(night["players"].integers(spec.players[0], spec.players[1] + 1))
+    layout = random_layout(rng, n_tiles, n_players,
+                           night["players"] if spec.session_frames else None)
     outline = np.vstack([t.pose.apply(np.asarray(hexagon_mm((0, 0), R_MM))) for t in layout.tiles])
     outline_w = table_to_world(outline)
     cam = framing_camera(rng, outline_w, spec.size, spec.max_tilt_deg, spec.fill)
@@ -208,16 +236,17 @@ def render_scene3d(seed: int, spec: Spec3D | None = None, picture: bool = True) 
             hands.append(random_hand(rng, (t.pose.x + rng.normal(0, 45),
                                            t.pose.y + rng.normal(0, 45))))
     centre = outline_w.mean(0)
-    lights, ambient, illuminant, kelvin = random_lights(rng, centre)
+    lights, ambient, illuminant, kelvin = random_lights(night["lights"], centre)
     lights = [out_of_view(light, cam, centre) for light in lights]
-    parts = SceneParts(cam, _shapes(rng, layout, hands), lights, ambient)
+    parts = SceneParts(cam, _shapes(rng, layout, hands, night if spec.session_frames else None),
+                       lights, ambient)
     linear, index, names = render(parts, spec.spp, seed % (2 ** 31), picture)
     masks = _masks(index, names)
     hand_px = masks.get("hands", np.zeros(index.shape, bool))
     if "sleeves" in masks:
         hand_px = hand_px | masks["sleeves"]
     cover = _hand_cover(layout, cam, hand_px)
-    sensor = random_sensor(rng, illuminant)
+    sensor = random_sensor(night["sensor"], illuminant)
     out_of_frame = _out_of_frame(layout, cam, sensor.k1, sensor.k2)
     frame = develop(linear, sensor, cam.focal_px, rng) if linear is not None else \
         np.zeros((spec.size[1], spec.size[0], 3), np.uint8)
