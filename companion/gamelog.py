@@ -215,7 +215,10 @@ class GameLog:
             # ValueError: not JSON, or not UTF-8; TypeError: no action at all (NULL).
             except (BadActionData, ValueError, TypeError, RecursionError) as e:
                 raise UserError(f"game {game_id}, entry {seq} cannot be read: {e}") from e
-        return LoggedGame(self, game_id, rules, live, next_seq=len(entries))
+        # The next entry goes after the last one written, as _append checks: a log whose
+        # entries skip a number (one deleted by hand) still takes moves.
+        next_seq = entries[-1][0] + 1 if entries else 0
+        return LoggedGame(self, game_id, rules, live, next_seq=next_seq)
 
     # --- writing ----------------------------------------------------------------------
 

@@ -169,3 +169,28 @@ def test_undo_turn_in_setup_takes_back_one_placement(tmp_path: Path) -> None:
         game = log.new_game(PeepWar())
         _play(game, 4)
         assert game.actions_this_turn() == 1
+
+
+def test_a_log_whose_entries_skip_a_number_still_takes_moves_and_undo(tmp_path: Path) -> None:
+    # An undone action and its undo deleted by hand (a database tool) left seq 0, 3: every
+    # write was refused as "changed by another program" for good, and 'companion undo'
+    # ended in a traceback.
+    path = tmp_path / "g.sqlite"
+    with GameLog(path) as log:
+        game = log.new_game(PeepWar())
+        game.play(PlaceTile("red", 1, 0))
+        game.play(PlaceTile("blue", -1, 0))
+        game.undo(1)
+        game.play(PlaceTile("blue", 0, 1))
+    db = sqlite3.connect(path)
+    db.execute("DELETE FROM entries WHERE seq IN (1, 2)")
+    db.commit()
+    db.close()
+    with GameLog(path) as log:
+        game = log.open()
+        assert game.actions == [PlaceTile("red", 1, 0), PlaceTile("blue", 0, 1)]
+        assert game.undo(1, source="test") == [PlaceTile("blue", 0, 1)]
+        game.play(PlaceTile("blue", -1, 0))
+    with GameLog(path) as log:
+        assert log.open().actions == [PlaceTile("red", 1, 0), PlaceTile("blue", -1, 0)]
+        assert [e["seq"] for e in log.entries(game.id)] == [0, 3, 4, 5]
