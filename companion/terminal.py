@@ -117,7 +117,11 @@ class TextReferee:
 
     def _undo(self, whole_turn: bool) -> None:
         n = self.game.actions_this_turn() if whole_turn else 1
-        undone = self.game.undo(n, source=self.source)
+        try:
+            undone = self.game.undo(n, source=self.source)
+        except IllegalAction as e:  # another program wrote to the game: it is reloaded
+            self.say(f"  ✗ {e}")
+            return
         if not undone:
             self.say("  nothing to undo")
             return

@@ -194,3 +194,22 @@ def test_a_log_whose_entries_skip_a_number_still_takes_moves_and_undo(tmp_path: 
     with GameLog(path) as log:
         assert log.open().actions == [PlaceTile("red", 1, 0), PlaceTile("blue", -1, 0)]
         assert [e["seq"] for e in log.entries(game.id)] == [0, 3, 4, 5]
+
+
+def test_undo_typed_after_another_program_wrote_is_one_line_not_a_traceback(
+        tmp_path: Path) -> None:
+    import io
+
+    from companion.terminal import TextReferee
+
+    path = tmp_path / "g.sqlite"
+    with GameLog(path) as one, GameLog(path) as two:
+        game = one.new_game(PeepWar())
+        game.play(PlaceTile("red", 1, 0))
+        out = io.StringIO()
+        terminal = TextReferee(game, out=out)
+        two.open(game.id).play(PlaceTile("blue", -1, 0))  # 'companion serve' on the same log
+        assert terminal.handle("undo")
+        assert "✗ game 1" in out.getvalue() and "changed by another program" in out.getvalue()
+        assert game.actions == [PlaceTile("red", 1, 0), PlaceTile("blue", -1, 0)]  # reloaded
+        assert terminal.handle("undo") and game.actions == [PlaceTile("red", 1, 0)]
