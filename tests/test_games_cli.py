@@ -147,3 +147,32 @@ def test_a_script_too_large_or_not_text_is_one_line_and_no_game(
            else "is too large to be a script of commands (more than 8 MB)")
     assert out == "" and err == f"companion {command}: error: {script} {why}\n"
     assert _rows(log) == before
+
+
+def test_undo_when_a_running_companion_writes_in_between_is_one_line(
+        tmp_path: Path, capsys, monkeypatch) -> None:
+    from companion.gamelog import GameLog
+    from companion.rules.peepwar import PlaceTile
+
+    log = tmp_path / "g.sqlite"
+    assert main(["new", "--log", str(log), "--players", "red,blue"]) == 0
+    with GameLog(log) as other:
+        other.open().play(PlaceTile("red", 1, 0))
+    opened, wrote = GameLog.open, []
+
+    def open_then_serve_writes(self, game_id=None):
+        game = opened(self, game_id)
+        if not wrote:
+            wrote.append(True)
+            with GameLog(log) as other:  # 'companion serve' takes a move just then
+                opened(other).play(PlaceTile("blue", -1, 0))
+        return game
+
+    monkeypatch.setattr(GameLog, "open", open_then_serve_writes)
+    assert main(["undo", "--log", str(log)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("companion undo: error: game 1 in") and err.count("\n") == 1
+    assert "changed by another program" in err and "nothing was undone" in err
+    monkeypatch.undo()
+    with GameLog(log) as check:
+        assert len(check.open().actions) == 2

@@ -14,6 +14,7 @@ from companion.errors import UserError
 from companion.gamelog import (
     GameInfo,
     GameLog,
+    LogChanged,
     LoggedGame,
     default_log_path,
     entries_seen_by,
@@ -168,7 +169,12 @@ def run_undo(args: argparse.Namespace) -> int:
     with _open_log(args, existing=True) as log:
         game = log.open(_game_id(args))
         n = game.actions_this_turn() if args.turn else 1
-        undone = game.undo(n, source="cli")
+        try:
+            undone = game.undo(n, source="cli")
+        except LogChanged:  # a running companion wrote to the game in between
+            raise UserError(f"game {game.id} in {log.path} was changed by another program "
+                            "just then; nothing was undone: look at the board and run "
+                            "companion undo again") from None
         if not undone:
             raise UserError(f"game {game.id} has no action to undo")
         for a in undone:
