@@ -19,14 +19,14 @@ corrects frames of the game in front of them: with ``--session-frames N`` the 3D
 are game nights (``Spec3D.session_frames``: N frames of one table, light, camera and
 players, the position changing), each night's first ``--corrected`` frames are
 corrected and its other frames read, a night starting with no examples; the figures
-add up over ``--nights`` nights. Nights 90000-90099 (25 frames each) are held out: no
+add up over ``--nights`` nights. Nights 90000-90199 (25 frames each) are held out: no
 rule, threshold or training run has seen them (render them with
-``python -m vision.render3d.cache --seeds 90000-90099 --session-frames 25``).
+``python -m vision.render3d.cache --seeds 90000-90199 --session-frames 25``).
 
     .venv/bin/python bench/correction_learning.py --generator 3d --scenes 100
     .venv/bin/python bench/correction_learning.py --generator 2d --scenes 100
     .venv/bin/python bench/correction_learning.py --generator 3d --first-seed 90000 \
-        --session-frames 25 --nights 4
+        --session-frames 25 --nights 8
 """
 
 from __future__ import annotations
