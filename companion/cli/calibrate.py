@@ -75,6 +75,36 @@ def parse_keys(text: str) -> list[str]:
     return keys
 
 
+def check_out_is_a_profile(path: Path) -> None:
+    """Refuse an ``--out`` that exists and is no profile, damaged or not: a game log, a
+    photo, a folder or a settings file named by mistake is never replaced by a profile.
+    A profile cut short or damaged (JSON text, or what is left of it) may be replaced."""
+    from companion.profile_file import ProfileFileError, read_profile_json
+
+    if not path.exists():
+        return
+    try:
+        data = read_profile_json(path, "")
+        if isinstance(data, dict) and {"version", "colours"} & data.keys():
+            return
+        why = "JSON, but no profile's: a map, catalog or card layout?"
+    except ProfileFileError as e:
+        if e.fault == "not JSON":
+            try:
+                text = path.read_text(encoding="utf-8").lstrip()
+            except (OSError, ValueError):
+                text = "?"
+            if not text or text.startswith("{"):
+                return
+            why = "text that is not JSON"
+        else:
+            why = {"not text": "not text: a game log or a photo?",
+                   "too large": "far larger than a profile"}.get(
+                       e.fault, str(e).removeprefix(f"profile {path} "))
+    raise UserError(f"--out {path} exists and is not a colour profile ({why}); nothing was "
+                    "written: give the profile's file name, or a new one")
+
+
 def run(args: argparse.Namespace) -> int:
     from calibration.colour import CalibrationError, calibrate_card
     from calibration.examples import ExamplesError, forget_examples
@@ -96,6 +126,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("calibrate needs IMAGE, --players KEY1,KEY2,... and --out PROFILE.json")
     keys = parse_keys(args.players)
     homes = parse_homes(args.home, keys)
+    check_out_is_a_profile(Path(args.out))
     try:
         photo = read_image(args.image)
         found = calibrate_card(photo, keys)

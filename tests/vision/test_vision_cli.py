@@ -357,6 +357,40 @@ def test_calibrate_writes_a_versioned_profile_and_refuses_lookalikes(tmp_path, c
     _one_line_error(capsys, "twice")
 
 
+def test_calibrate_never_replaces_a_game_log_or_photo_named_as_out(tmp_path, capsys):
+    # A slip of the tab key (--out games.sqlite) replaced the game log with a profile, with
+    # only a warning: the game was lost.
+    import sqlite3
+
+    from companion.gamelog import GameLog
+    from companion.rules.peepwar import PeepWar, PlaceTile
+    from vision.render.cutouts import cut_beans
+
+    beans = [cut_beans(cv2.imread(str(PHOTOS / f"{f}.jpg")))[0]
+             for f in ("sunkist_tangerine-DSC_0007", "lemon_lime-DSC_0503")]
+    photo = tmp_path / "card.jpg"
+    cv2.imwrite(str(photo), render_card_scene(9, beans, [hue_colour(330), hue_colour(220)], 3200))
+    log = tmp_path / "games.sqlite"
+    with GameLog(log) as games:
+        games.new_game(PeepWar()).play(PlaceTile("red", 1, 0))
+    layout = tmp_path / "card.json"
+    layout.write_text(json.dumps({"spots": [[1, 2]], "size_mm": [100, 150]}))
+    settings = tmp_path / "settings.toml"
+    settings.write_text("[server]\nport = 8080\n")
+    for out, words in [(log, "not text"), (photo, "not text"), (tmp_path, "cannot be read"),
+                       (layout, "no profile's"), (settings, "not JSON")]:
+        before = out.read_bytes() if out.is_file() else None
+        assert main(["calibrate", str(photo), "--players", "red,blue", "--out", str(out)]) == 2
+        _one_line_error(capsys, "is not a colour profile", words, "nothing was written")
+        assert (out.read_bytes() if out.is_file() else None) == before
+    with sqlite3.connect(log) as db:
+        assert db.execute("SELECT COUNT(*) FROM entries").fetchone()[0] == 1
+    damaged = tmp_path / "p.json"  # a profile cut short is still replaced
+    damaged.write_text('{"version": 1, "players": ["red"')
+    assert main(["calibrate", str(photo), "--players", "red,blue", "--out", str(damaged)]) == 0
+    assert load_profile(damaged).players == ["red", "blue"]
+
+
 def _charuco_views(k: np.ndarray, dist: np.ndarray, size: tuple[int, int]) -> list[np.ndarray]:
     """Photos of the board from several angles through one lens."""
     s = 4.0
