@@ -71,3 +71,21 @@ def test_a_port_taken_leaves_no_demo_game_in_the_log(tmp_path: Path, capsys) -> 
         db = sqlite3.connect(log)
         assert db.execute("SELECT COUNT(*) FROM games").fetchone() == (0,)
         db.close()
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["--edition", "1999"], "edition must be 2001 or 2005, not '1999'"),
+    (["--game", "petri", "--homes", "0,0"], "each player needs a home of their own"),
+    (["--game", "peloponnesian", "--map", "NOTJSON"], "is not valid JSON"),
+])
+def test_a_game_option_given_wrong_is_one_line_in_the_text_demo(tmp_path: Path, capsys,
+                                                                  args, words) -> None:
+    # The page's demo said so; the text demo ended in a ValueError traceback.
+    bad = tmp_path / "map.json"
+    bad.write_text("{")
+    args = [str(bad) if a == "NOTJSON" else a for a in args]
+    assert main(["demo", "--text", "--log", str(tmp_path / "d.sqlite"), *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("companion demo: error: ") and err.count("\n") == 1
+    assert words in err
+    assert not (tmp_path / "d.sqlite").exists()

@@ -99,7 +99,10 @@ def _text(bundle: games.Game, players: list[str], options: dict, args: argparse.
     from companion.gamelog import GameLog
     from companion.terminal import TextReferee
 
-    rules = bundle.new_rules(players, options)
+    try:
+        rules = bundle.new_rules(players, options)
+    except ValueError as e:  # a game option given wrong (--edition 1999, a map not a map)
+        raise UserError(str(e)) from None
     delay = 0.02 if sys.stdout.isatty() else 0.0
     with GameLog(path) as log:
         game = log.new_game(rules)
