@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import json
 import secrets
+import sqlite3
 import threading
 import time
 import zipfile
@@ -139,6 +140,13 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
                 return refuse(409, short(str(e)))
             except (ValueError, KeyError, TypeError, ArithmeticError) as e:
                 return refuse(400, f"bad request: {short(str(e))}")
+            except sqlite3.DatabaseError as e:
+                # The log locked by another program, or its disk full: the action was not
+                # recorded (each is written in its own transaction first), so it may be sent
+                # again; the page says so rather than "Internal Server Error".
+                return refuse(503, f"the game log could not be written ({short(str(e))}); "
+                              "nothing was recorded: try again, and check the disk and that "
+                              "no other program holds the log open")
             if on_event:
                 on_event(view.__name__)
             return jsonify({"ok": True, "result": result, "version": referee.version})

@@ -355,3 +355,25 @@ def test_the_debug_bundle_names_a_damaged_log_entry_and_still_comes(
     db = sqlite3.connect(referee.log.path)
     assert db.execute("SELECT events FROM entries").fetchall() == [(events,)]
     db.close()
+
+
+def test_a_game_log_locked_by_another_program_is_a_503_and_nothing_is_lost(
+        referee: Referee, tmp_path: Path) -> None:
+    # A database tool holding the log open for writing answered an Internal Server Error page.
+    client = create_app(referee).test_client()
+    h = {"X-Companion-Token": _token(client)}
+    assert client.post("/api/command", json={"text": "hex 1,0"}, headers=h).status_code == 200
+    referee.log._db.execute("PRAGMA busy_timeout = 50")  # not the usual 10 s of waiting
+    other = sqlite3.connect(tmp_path / "g.sqlite", isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    try:
+        resp = client.post("/api/command", json={"text": "hex -1,0"}, headers=h)
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert resp.status_code == 503 and resp.get_json()["ok"] is False
+    assert "game log could not be written (database is locked)" in resp.get_json()["error"]
+    assert "nothing was recorded" in resp.get_json()["error"]
+    assert len(referee.game.actions) == 1
+    again = client.post("/api/command", json={"text": "hex -1,0"}, headers=h)
+    assert again.status_code == 200 and len(referee.log.entries(referee.game.id)) == 2
