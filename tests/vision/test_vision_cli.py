@@ -330,14 +330,23 @@ def test_detect_refuses_a_damaged_colour_model_in_one_line(tmp_path, capsys, bea
     _one_line_error(capsys, f"profile {damaged} is damaged", words)
 
 
-@pytest.mark.skipif(not PHOTOS.is_dir(), reason=f"jellybean photos not found at {PHOTOS}")
-def test_calibrate_writes_a_versioned_profile_and_refuses_lookalikes(tmp_path, capsys):
+def _card_beans() -> list:
+    """Two real beans (a tangerine and a lemon-lime one) cut from the jellybean photos."""
     from vision.render.cutouts import cut_beans
 
-    beans = [cut_beans(cv2.imread(str(PHOTOS / f"{f}.jpg")))[0]
-             for f in ("sunkist_tangerine-DSC_0007", "lemon_lime-DSC_0503")]
+    return [cut_beans(cv2.imread(str(PHOTOS / f"{f}.jpg")))[0]
+            for f in ("sunkist_tangerine-DSC_0007", "lemon_lime-DSC_0503")]
+
+
+def _card_photo(path, beans: list) -> None:
+    cv2.imwrite(str(path), render_card_scene(9, beans, [hue_colour(330), hue_colour(220)], 3200))
+
+
+@pytest.mark.skipif(not PHOTOS.is_dir(), reason=f"jellybean photos not found at {PHOTOS}")
+def test_calibrate_writes_a_versioned_profile_and_refuses_lookalikes(tmp_path, capsys):
+    beans = _card_beans()
     photo = tmp_path / "card.jpg"
-    cv2.imwrite(str(photo), render_card_scene(9, beans, [hue_colour(330), hue_colour(220)], 3200))
+    _card_photo(photo, beans)
     out = tmp_path / "p.json"
     egg = {"players": {"red": [0.55, 0.25, 0.22]}, "max_distance": 0.06}  # from calibrate-egg
     out.write_text(json.dumps({"version": 1, "players": [], "colours": {}, "egg": egg}))
@@ -349,14 +358,14 @@ def test_calibrate_writes_a_versioned_profile_and_refuses_lookalikes(tmp_path, c
     assert set(data["colours"]["red"]) == {"bean", "peep"}
     assert load_profile(out).colours["blue"].bean.pixels > 100
     capsys.readouterr()
-    same = [beans[0], beans[0]]
-    cv2.imwrite(str(photo), render_card_scene(9, same, [hue_colour(330), hue_colour(220)], 3200))
+    _card_photo(photo, [beans[0], beans[0]])
     assert main(["calibrate", str(photo), "--players", "red,blue", "--out", str(out)]) == 2
     _one_line_error(capsys, "too alike")
     assert main(["calibrate", str(photo), "--players", "red,red", "--out", str(out)]) == 2
     _one_line_error(capsys, "twice")
 
 
+@pytest.mark.skipif(not PHOTOS.is_dir(), reason=f"jellybean photos not found at {PHOTOS}")
 def test_calibrate_never_replaces_a_game_log_or_photo_named_as_out(tmp_path, capsys):
     # A slip of the tab key (--out games.sqlite) replaced the game log with a profile, with
     # only a warning: the game was lost.
@@ -364,12 +373,9 @@ def test_calibrate_never_replaces_a_game_log_or_photo_named_as_out(tmp_path, cap
 
     from companion.gamelog import GameLog
     from companion.rules.peepwar import PeepWar, PlaceTile
-    from vision.render.cutouts import cut_beans
 
-    beans = [cut_beans(cv2.imread(str(PHOTOS / f"{f}.jpg")))[0]
-             for f in ("sunkist_tangerine-DSC_0007", "lemon_lime-DSC_0503")]
     photo = tmp_path / "card.jpg"
-    cv2.imwrite(str(photo), render_card_scene(9, beans, [hue_colour(330), hue_colour(220)], 3200))
+    _card_photo(photo, _card_beans())
     log = tmp_path / "games.sqlite"
     with GameLog(log) as games:
         games.new_game(PeepWar()).play(PlaceTile("red", 1, 0))
