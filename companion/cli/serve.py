@@ -60,6 +60,11 @@ def run(args: argparse.Namespace) -> int:
     service = bound_service(opts)  # the port is bound before the game is opened or made
     try:
         notes = _parts(service, settings, camera, camera_parts, egg, colours, pins)
+        if args.profile and not camera and not egg:
+            # A profile named here and never read would leave a bad one unnoticed until
+            # the camera is plugged in: say so where the start is reported.
+            notes.append(f"--profile {args.profile} was not read: it holds the colours for "
+                         "the camera and the egg (give --camera or --egg)")
         url = service.start()
     except BaseException:
         service.stop()  # the socket and the log, whichever part failed

@@ -365,3 +365,25 @@ def test_a_port_taken_while_serve_makes_the_game_leaves_no_empty_game(tmp_path: 
     assert err.startswith(f"companion serve: error: cannot listen on 127.0.0.1:{port} ")
     assert err.count("\n") == 1
     assert _log_rows(log) == before
+
+
+def test_a_profile_given_without_camera_or_egg_is_said_to_be_unread(tmp_path: Path) -> None:
+    settings = tmp_path / "settings.toml"
+    settings.write_text("")  # the defaults: no camera, no egg
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "companion", "serve", "--port", "0", "--new",
+                             "--log", str(tmp_path / "g.sqlite"), "--settings", str(settings),
+                             "--profile", str(tmp_path / "no-such-profile.json")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            preexec_fn=_as_at_a_terminal)
+    lines = []
+    try:
+        for line in proc.stdout:
+            lines.append(line)
+            if line.startswith("Stop with Ctrl-C"):
+                break
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(WAIT_S)
+    said = [line for line in lines if "--profile" in line]
+    assert len(said) == 1 and "was not read" in said[0] and "--camera or --egg" in said[0], lines
