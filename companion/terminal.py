@@ -75,6 +75,12 @@ class TextReferee:
         if word in meta:
             meta[word]()
             return True
+        head = word.split()[0]
+        if head in meta:
+            # 'undo 5', 'help move': a word of the terminal's own, with more than it takes.
+            forms = " or ".join(f"'{w}'" for w in meta if w.split()[0] == head)
+            self.say(f"  ? {forms} takes nothing more: type it alone")
+            return True
         if word in self.bundle.terminal_words():
             self.say(f"  {self.bundle.answer(word, self.rules, self.game.state)}")
             return True

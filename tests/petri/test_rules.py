@@ -8,7 +8,17 @@ from fractions import Fraction
 import pytest
 
 from companion.rules.base import IllegalAction
-from companion.rules.petri import Capture, Choose, Part, Petri, Place, Remove, Roll, Step
+from companion.rules.petri import (
+    Capture,
+    Choose,
+    Part,
+    Petri,
+    Place,
+    Remove,
+    Roll,
+    Step,
+    notation,
+)
 from companion.rules.petri.board import HOMES
 from tests.petri.conftest import play, position
 
@@ -48,6 +58,12 @@ def test_everyone_starts_with_all_pieces_in_hand_and_an_empty_cup() -> None:
 def test_bad_options_are_refused_in_words(kwargs: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         Petri(**kwargs)
+
+
+def test_best_with_more_after_it_is_told_to_stand_alone() -> None:
+    rules = Petri(players=("red", "blue"))
+    with pytest.raises(ValueError, match="type best alone"):
+        notation.parse("best 99999", rules, rules.new_state())
 
 
 def test_homes_may_be_chosen() -> None:

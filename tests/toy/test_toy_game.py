@@ -65,3 +65,17 @@ def test_the_page_plays_it(toy, tmp_path: Path) -> None:
         state = client.get("/api/state").get_json()
         assert state["game"] == "tictactoe" and state["waiting_for"] == ["o"]
         assert 'data-square="4"' in state["svg"]
+
+
+def test_a_terminal_word_given_more_than_it_takes_says_so(toy, tmp_path: Path) -> None:
+    out = io.StringIO()
+    with GameLog(tmp_path / "g.sqlite") as log:
+        game = log.new_game(toy.new_rules(["x", "o"]))
+        text = TextReferee(game, out=out)
+        text.run(["mark 4", "undo 5", "bot turn 99", "help zz"])
+        assert len(game.actions) == 1  # nothing undone, nothing played
+    said = out.getvalue()
+    assert "'undo' or 'undo turn' takes nothing more: type it alone" in said
+    assert "'bot' or 'bot turn' takes nothing more" in said
+    assert "'help' takes nothing more" in said
+    assert "unknown command" not in said

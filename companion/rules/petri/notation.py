@@ -69,7 +69,10 @@ def parse(text: str, rules: Petri, state: PetriState) -> Action:
         return Remove(who, _holes(rest))
     if word == "capture":
         return Capture(who, _holes(rest))
-    if word == "best" and not rest:
+    if word == "best":
+        if rest:
+            raise ValueError("type best alone: it captures in the best order the companion "
+                             "finds")
         return Capture(who, rules.advice(state, who).order)
     raise ValueError(f"unknown command {word!r}: roll, die, place, remove, capture or best "
                      "('help' lists them)")
