@@ -15,18 +15,18 @@ photo it was never tuned on. Cells are scored as ``bench/vision_pieces.py`` scor
 
 In those ranges every frame is a table of its own (its own top, lamps, camera and
 players), so what one frame teaches about *this* table is tested on others. A referee
-corrects frames of the game in front of them: with ``--session-frames N`` the 3D frames
-are game nights (``Spec3D.session_frames``: N frames of one table, light, camera and
+corrects frames of the game in front of them: with ``--night-frames N`` the 3D frames
+are game nights (``Spec3D.night_frames``: N frames of one table, light, camera and
 players, the position changing), each night's first ``--corrected`` frames are
 corrected and its other frames read, a night starting with no examples; the figures
 add up over ``--nights`` nights. Nights 90000-90199 (25 frames each) are held out: no
 rule, threshold or training run has seen them (render them with
-``python -m vision.render3d.cache --seeds 90000-90199 --session-frames 25``).
+``python -m vision.render3d.cache --seeds 90000-90199 --night-frames 25``).
 
     .venv/bin/python bench/correction_learning.py --generator 3d --scenes 100
     .venv/bin/python bench/correction_learning.py --generator 2d --scenes 100
     .venv/bin/python bench/correction_learning.py --generator 3d --first-seed 90000 \
-        --session-frames 25 --nights 8
+        --night-frames 25 --nights 8
 """
 
 from __future__ import annotations
@@ -108,20 +108,20 @@ def main() -> int:
                     help="first seed (default the held-out range: 50000 for 3d, 1000 for 2d)")
     ap.add_argument("--card-seed", type=int, default=0, help="3d: the card photo's seed")
     ap.add_argument("--photos", default=str(ROOT / ".." / "shared" / "photos" / "jellybeans"))
-    ap.add_argument("--session-frames", type=int, default=0,
+    ap.add_argument("--night-frames", type=int, default=0,
                     help="3d: N frames a game night (render them with the same option); each "
                          "night's first --corrected frames are corrected, the rest read")
-    ap.add_argument("--nights", type=int, default=4, help="with --session-frames: nights read")
+    ap.add_argument("--nights", type=int, default=4, help="with --night-frames: nights read")
     args = ap.parse_args()
     if args.first_seed is None:
         args.first_seed = 50000 if args.generator == "3d" else 1000
-    if args.session_frames and (args.generator != "3d" or args.session_frames <= args.corrected):
-        ap.error("--session-frames needs --generator 3d and more frames than --corrected")
+    if args.night_frames and (args.generator != "3d" or args.night_frames <= args.corrected):
+        ap.error("--night-frames needs --generator 3d and more frames than --corrected")
     cv2.setNumThreads(1)
     preload_art(range(MAX_TILES))
     # Scenes as bench/vision_pieces.py loads them; the 3D cache is read only where rendered.
     args.cached_only = True
-    groups = _nights(args) if args.session_frames else [_one_range(args)]
+    groups = _nights(args) if args.night_frames else [_one_range(args)]
     if not groups:
         print("no frames in the cache for these seeds: render them first (see the module's doc)")
         return 1
@@ -182,7 +182,7 @@ def _one_range(args: argparse.Namespace) -> tuple[list, list]:
 def _nights(args: argparse.Namespace) -> list[tuple[list, list]]:
     """Each night's first --corrected frames and its other frames (at most --scenes of
     them), for --nights nights from the one --first-seed falls in."""
-    n, wanted = args.session_frames, args.scenes
+    n, wanted = args.night_frames, args.scenes
     first = args.first_seed - args.first_seed % n
     args.first_seed, args.scenes = first, n * args.nights
     by_night: dict[int, list] = {}

@@ -170,7 +170,7 @@ def _scenes_3d(args, w: int, h: int):
     from vision.render3d.card import card_profile, scene_profile
     from vision.render3d.game import Spec3D
 
-    spec = Spec3D(size=(w, h), session_frames=getattr(args, "session_frames", 0))
+    spec = Spec3D(size=(w, h), night_frames=getattr(args, "night_frames", 0))
     print(f"3D scenes from {scene_dir(spec)}")
     card = card_profile(args.card_seed)
     for seed in range(args.first_seed, args.first_seed + args.scenes):

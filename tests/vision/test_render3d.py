@@ -97,8 +97,8 @@ def test_hands_hide_cells_and_truth_round_trips(scene) -> None:
                                                           for t in truth.tiles]
 
 
-def _night(seed: int, session_frames: int) -> Truth3D:
-    spec = Spec3D(size=(320, 180), spp=1, session_frames=session_frames)
+def _night(seed: int, night_frames: int) -> Truth3D:
+    spec = Spec3D(size=(320, 180), spp=1, night_frames=night_frames)
     return render_scene3d(seed, spec, picture=False).truth
 
 

@@ -85,7 +85,7 @@ def parse_size(text: str) -> tuple[int, int]:
 
 def scene_dir(spec: Spec3D) -> Path:
     w, h = spec.size
-    night = f"-night{spec.session_frames}" if spec.session_frames else ""
+    night = f"-night{spec.night_frames}" if spec.night_frames else ""
     return cache_root() / f"v{GENERATOR_VERSION}-{w}x{h}-spp{spec.spp}{night}"
 
 
@@ -142,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", required=True, help="inclusive range, e.g. 50000-50499")
     ap.add_argument("--size", default="1280x720", help="frame size WxH (default 1280x720)")
     ap.add_argument("--spp", type=int, default=Spec3D().spp, help="samples a pixel")
-    ap.add_argument("--session-frames", type=int, default=0,
+    ap.add_argument("--night-frames", type=int, default=0,
                     help="N: seeds s with one s // N are frames of one game night (one table, "
                          "light, camera and players; default 0: every seed its own table)")
     ap.add_argument("--truth-only", action="store_true",
@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     if got is None:
         return 2
     seeds, (w, h) = got
-    spec = Spec3D(size=(w, h), spp=args.spp, session_frames=args.session_frames)
+    spec = Spec3D(size=(w, h), spp=args.spp, night_frames=args.night_frames)
     if args.truth_only:
         n = sum(refresh_truth(seed, spec) for seed in seeds)
         print(f"truth derived again for {n} cached scenes in {scene_dir(spec)}")

@@ -44,24 +44,24 @@ class Spec3D:
     # 0: every seed is a table of its own. N: seeds s with one s // N are frames of one game
     # night: the same table top, tiles' gloss, players and their pieces' materials, lights
     # and camera (its sensor and lens); the position, the hands and the framing change.
-    session_frames: int = 0
+    night_frames: int = 0
 
 
 # What a game night keeps, each drawn from its own stream, so that one frame's content
 # (a frame without beans draws no bean material) never shifts another's.
-_SESSION_PARTS = ("players", "lights", "sensor", "table", "materials")
-_SESSION_SALT = 3731  # session streams never coincide with a frame's own
+_NIGHT_PARTS = ("players", "lights", "sensor", "table", "materials")
+_NIGHT_SALT = 3731  # a night's streams never coincide with a frame's own
 
 
 def _streams(seed: int, spec: Spec3D):
-    """The frame's random stream, and for each of _SESSION_PARTS the stream it is drawn
-    from: the frame's own (in the frame's order) unless frames share a session."""
+    """The frame's random stream, and for each of _NIGHT_PARTS the stream it is drawn
+    from: the frame's own (in the frame's order) unless frames share a night."""
     rng = np.random.default_rng(seed)
-    if not spec.session_frames:
-        return rng, dict.fromkeys(_SESSION_PARTS, rng)
-    night = seed // spec.session_frames
-    return rng, {part: np.random.default_rng([_SESSION_SALT, night, k])
-                 for k, part in enumerate(_SESSION_PARTS)}
+    if not spec.night_frames:
+        return rng, dict.fromkeys(_NIGHT_PARTS, rng)
+    night = seed // spec.night_frames
+    return rng, {part: np.random.default_rng([_NIGHT_SALT, night, k])
+                 for k, part in enumerate(_NIGHT_PARTS)}
 
 
 @dataclass
@@ -118,7 +118,7 @@ def _coloured(name: str, part, bsdf: dict, smooth: bool = True):
 
 def _shapes(rng: np.random.Generator, layout: Layout, hands: list,
             night: dict[str, np.random.Generator] | None = None) -> dict:
-    """The scene's shapes; ``night``: the session streams of :func:`_streams` (the table and
+    """The scene's shapes; ``night``: the game night's streams of :func:`_streams` (the table and
     the pieces' materials), else all from ``rng``."""
     table = night["table"] if night else rng
     stuff = night["materials"] if night else rng
@@ -225,7 +225,7 @@ def render_scene3d(seed: int, spec: Spec3D | None = None, picture: bool = True) 
     n_tiles = int(rng.integers(spec.tiles[0], spec.tiles[1] + 1))
     n_players = int(night["players"].integers(spec.players[0], spec.players[1] + 1))
     layout = random_layout(rng, n_tiles, n_players,
-                           night["players"] if spec.session_frames else None)
+                           night["players"] if spec.night_frames else None)
     outline = np.vstack([t.pose.apply(np.asarray(hexagon_mm((0, 0), R_MM))) for t in layout.tiles])
     outline_w = table_to_world(outline)
     cam = framing_camera(rng, outline_w, spec.size, spec.max_tilt_deg, spec.fill)
@@ -238,7 +238,7 @@ def render_scene3d(seed: int, spec: Spec3D | None = None, picture: bool = True) 
     centre = outline_w.mean(0)
     lights, ambient, illuminant, kelvin = random_lights(night["lights"], centre)
     lights = [out_of_view(light, cam, centre) for light in lights]
-    parts = SceneParts(cam, _shapes(rng, layout, hands, night if spec.session_frames else None),
+    parts = SceneParts(cam, _shapes(rng, layout, hands, night if spec.night_frames else None),
                        lights, ambient)
     linear, index, names = render(parts, spec.spp, seed % (2 ** 31), picture)
     masks = _masks(index, names)
