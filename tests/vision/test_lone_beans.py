@@ -16,11 +16,11 @@ UNSURE = 0.8  # Peep War's doubtful_below: a cell read under it is asked about
 def _state(cell: CellRead, runner_up: str, player: str = "orange",
            margin: float = 1.5) -> SimpleNamespace:
     said: list[str] = []
-    beans = [("0,0/1", player, runner_up, margin)]
+    beans = [("0,0/1", player, 0.9, runner_up, margin)]
     # The cell-mate's beans, read clearly.
-    beans += [("0,0/1", p, "", 9.0) for p, n in cell.troops.items() if p != player
+    beans += [("0,0/1", p, 0.9, "", 9.0) for p, n in cell.troops.items() if p != player
               for _ in range(n)]
-    st = SimpleNamespace(cells={"0,0/1": cell}, bean_runner_up=beans, warnings=said)
+    st = SimpleNamespace(cells={"0,0/1": cell}, beans_counted=beans, warnings=said)
     st.warn = lambda name, text: said.append(f"cell {name}: {text}")
     return st
 

@@ -226,7 +226,7 @@ def _bean_counts(mosaic: Any, profile: Profile, place: str,
         st.px.players, beans_pass.thresholds_for(st, bean_net.frame_threshold(st.peak_heats)),
         strict=True))
     heats: dict[str, dict[str, list[float]]] = {}
-    for cell, player, heat in st.bean_heats:
+    for cell, player, heat, *_ in st.beans_counted:
         heats.setdefault(cell, {}).setdefault(player, []).append(heat)
     grey = dict(zip(st.px.players, beans_pass._greyish(st), strict=True))
 

@@ -78,7 +78,7 @@ def lone_beans(st: FrameState) -> None:
     under LONE_BEAN_MARGIN: a bean of the cell-mate's colour in shade or glare (yellow in
     shadow looks orange) is likelier than a lone bean of the neighbouring colour. Nothing
     read changes; the referee says."""
-    for name, player, second, margin in st.bean_runner_up:
+    for name, player, _heat, second, margin in st.beans_counted:
         cell = st.cells[name]
         if cell.occluded or not second or player == second or margin >= LONE_BEAN_MARGIN:
             continue

@@ -29,7 +29,7 @@ import numpy as np
 
 from vision.peepwar import bean_net
 from vision.peepwar.passes.assembly import DOUBT_CONFIDENCE
-from vision.peepwar.passes.state import cell_at, cell_near, nearest
+from vision.peepwar.passes.state import CountedBean, cell_at, cell_near, nearest
 from vision.peepwar.piece_pixels import nearest_bean
 
 if TYPE_CHECKING:
@@ -461,8 +461,8 @@ def net_bean(st: FrameState, at: tuple[float, float], heat: float,
         return
     cell.troops[player] = cell.troops.get(player, 0) + 1
     st.counted_at.append((float(at[0]), float(at[1])))
-    st.bean_heats.append((name, player, float(heat)))
-    st.bean_runner_up.append((name, player, st.px.players[second] if second >= 0 else "", margin))
+    st.beans_counted.append(CountedBean(name, player, float(heat),
+                                        st.px.players[second] if second >= 0 else "", margin))
     if heat >= bean_net.THRESHOLD:
         st.beans_at.append((float(at[0]), float(at[1])))
     if doubled:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -27,6 +27,17 @@ if TYPE_CHECKING:
 # A piece centred this near another cell is on the border between them: warned, and its
 # cell's confidence lowered.
 BORDER_WARN_MM = 1.5
+
+
+class CountedBean(NamedTuple):
+    """A bean counted: its cell and player, the net's heat at it, the runner-up player
+    round it ("" if none) and the colour margin it was read by."""
+
+    cell: str
+    player: str
+    heat: float
+    runner_up: str
+    margin: float
 
 
 class FrameState:
@@ -66,10 +77,7 @@ class FrameState:
             1, np.zeros((h, w), np.uint16), np.zeros((1, 5), np.int32))
         self.net_planes: bean_net.Planes | None = None  # made once the peeps are found
         self.bean_threshold: list[float] = []  # each player's, once the beans pass asks
-        self.bean_heats: list[tuple[str, str, float]] = []  # each bean counted: cell, player, heat
-        # Each bean counted: cell, player, the runner-up player round it ("" if none) and
-        # the colour margin it was read by.
-        self.bean_runner_up: list[tuple[str, str, str, float]] = []
+        self.beans_counted: list[CountedBean] = []
         self.peak_heats: list[float] = []  # every peak of the net, down to MIXTURE_FLOOR
 
     def mm2(self, px_count: float) -> float:
