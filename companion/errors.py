@@ -5,6 +5,21 @@ class UserError(Exception):
     """Bad input or a missing resource; the message says what was wrong and what to do."""
 
 
+ECHO = 60  # characters of the user's own text an error line repeats
+
+
+def clipped(text: str, limit: int = ECHO) -> str:
+    """``text`` as an error line repeats it: a runaway argument (2,000 player names) is cut
+    to ``limit`` characters, an ellipsis marking the cut, so the line stays one line.
+
+    >>> clipped("red,blue")
+    'red,blue'
+    >>> clipped("p0,p1,p2,p3,p4,p5", 10)
+    'p0,p1,p2,…'
+    """
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
 def json_kind(value: object) -> str:
     """What a decoded JSON value is, in JSON's words, for saying what a damaged file or
     column holds where something else belongs.

@@ -38,6 +38,21 @@ SCHEMA_VERSION = 1
 
 class LogChanged(IllegalAction):
     """Another program wrote to the same game; nothing was written, the game is reloaded."""
+
+
+class DamagedEntry(UserError):
+    """An entry whose stored action or events cannot be read (changed by hand, or a damaged
+    disk): ``seq`` names it and ``reason`` says what is wrong, for a list that shows it
+    beside the game rather than as its own line."""
+
+    def __init__(self, game_id: int, seq: int, reason: object) -> None:
+        super().__init__(f"game {game_id}, entry {seq} cannot be read: {reason}")
+        self.seq = seq
+        # Where in the text JSON broke is no help in a list of games: what broke is.
+        self.reason = (reason.msg if isinstance(reason, json.JSONDecodeError)
+                       else str(reason))
+
+
 CHECKPOINT_EVERY = 64
 
 _SCHEMA = """
@@ -214,7 +229,7 @@ class GameLog:
                 live.append(rules.decode_action(json.loads(data)))
             # ValueError: not JSON, or not UTF-8; TypeError: no action at all (NULL).
             except (BadActionData, ValueError, TypeError, RecursionError) as e:
-                raise UserError(f"game {game_id}, entry {seq} cannot be read: {e}") from e
+                raise DamagedEntry(game_id, seq, e) from e
         # The next entry goes after the last one written, as _append checks: a log whose
         # entries skip a number (one deleted by hand) still takes moves.
         next_seq = entries[-1][0] + 1 if entries else 0
@@ -255,7 +270,7 @@ class GameLog:
                             "events": _stored_events(events), "source": source,
                             "created": created})
             except (ValueError, TypeError, RecursionError) as e:
-                raise UserError(f"game {game_id}, entry {seq} cannot be read: {e}") from None
+                raise DamagedEntry(game_id, seq, e) from None
         return out
 
 

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from companion.cli import main
+from companion.gamelog import GameLog
+from companion.rules.peepwar import PlaceTile
 
 SCRIPTS = Path(__file__).resolve().parent / "data" / "scripts"
 
@@ -97,6 +99,42 @@ def test_replay_names_an_entry_whose_events_are_damaged(
             "companion replay: error: game 1, entry 0 cannot be read: ")
         assert captured.err.count("\n") == 1 and captured.out == ""
     assert _rows(log) == before
+
+
+@pytest.mark.parametrize(("column", "value", "why"), [
+    ("events", "{bad", "Expecting property name"),
+    ("events", "null", "its events are null, not a list"),
+    ("action", "{bad", "Expecting property name"),
+    ("action", "[1]", "an action must be a JSON object, not list"),
+])
+def test_games_says_a_log_with_a_damaged_entry_is_damaged_and_lists_the_others(
+        tmp_path: Path, capsys, column: str, value: str, why: str) -> None:
+    # A game whose events were damaged by hand was listed as "in progress", while replay
+    # refused it: the list now says so, in the status, from replay's own check.
+    log = tmp_path / "g.sqlite"
+    assert main(["new", "--log", str(log), "--players", "red,blue"]) == 0
+    assert main(["play", "--log", str(log), "--script",
+                 str(SCRIPTS / "peepwar-2005-2p.txt")]) == 0
+    assert main(["new", "--log", str(log), "--players", "x,y,z"]) == 0
+    with GameLog(log) as write:
+        write.open(1).play(PlaceTile("red", 1, 0))
+        write.open(1).play(PlaceTile("blue", -1, 0))
+    for game_id in (1, 2):  # one game in progress, one over
+        _damage(log, f"UPDATE entries SET {column} = ? WHERE game_id = {game_id} AND seq = 1",
+                value)
+    before = _rows(log)
+    capsys.readouterr()
+    assert main(["games", "--log", str(log)]) == 0
+    first, second, third = capsys.readouterr().out.splitlines()
+    for line in (first, second):
+        status = line.rsplit("; ", 1)[1]
+        assert status.startswith("damaged: entry 1 cannot be read (") and why in status
+        assert len(status) < 100
+    assert "Peep War: x, y, z (edition 2005); 0 entries" in third
+    assert third.endswith("; in progress")
+    assert main(["replay", "--log", str(log), "--id", "1"]) == 2
+    assert "game 1, entry 1 cannot be read: " in capsys.readouterr().err
+    assert _rows(log) == before  # listed as it is: never repaired, never dropped
 
 
 @pytest.mark.parametrize("game_id", ["99999999999999999999", "-99999999999999999999", "0"])

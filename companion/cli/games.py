@@ -10,8 +10,9 @@ from pathlib import Path
 from companion import games
 from companion.bounded_read import NotText, TooLarge, read_text_at_most
 from companion.cli.game_options import add_game_args
-from companion.errors import UserError
+from companion.errors import UserError, clipped
 from companion.gamelog import (
+    DamagedEntry,
     GameInfo,
     GameLog,
     LogChanged,
@@ -219,6 +220,12 @@ def games_line(log: GameLog, info: GameInfo) -> str:
         f" ({opts})" if opts else "")
     try:
         game = log.open(info.id)
+        # The check replay makes before listing a game: every entry's action and events
+        # readable. Without it a game whose events were damaged looked "in progress".
+        log.entries(info.id)
+    except DamagedEntry as e:
+        return (f"{head}; {info.entries} entries, started {info.created}; "
+                f"damaged: entry {e.seq} cannot be read ({clipped(e.reason)})")
     except UserError as e:  # a game of a kind this program does not know any more
         return f"{head}; {info.entries} entries, started {info.created}; unreadable: {e}"
     tally = game.rules.tally(game.state)
