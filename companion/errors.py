@@ -20,6 +20,16 @@ def clipped(text: str, limit: int = ECHO) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
+def quoted(value: object, limit: int = ECHO) -> str:
+    """A value the user gave, quoted as Python shows it, for an error line naming it: a
+    runaway one is :func:`clipped`.
+
+    >>> quoted("corinth"), quoted("x" * 100, 10), quoted(7)
+    ("'corinth'", "'xxxxxxxxx…'", '7')
+    """
+    return repr(clipped(value, limit)) if isinstance(value, str) else clipped(repr(value), limit)
+
+
 def json_kind(value: object) -> str:
     """What a decoded JSON value is, in JSON's words, for saying what a damaged file or
     column holds where something else belongs.

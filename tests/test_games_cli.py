@@ -137,6 +137,44 @@ def test_games_says_a_log_with_a_damaged_entry_is_damaged_and_lists_the_others(
     assert _rows(log) == before  # listed as it is: never repaired, never dropped
 
 
+MANY = ",".join(f"p{i}" for i in range(2000))
+HUGE = "x" * 5000
+
+
+@pytest.mark.parametrize("command", ["new", "play", "serve"])
+@pytest.mark.parametrize(("game", "players", "named"), [
+    ("peepwar", MANY, "not 2000"),
+    ("petri", MANY, "not 2000"),
+    ("peltapeeps", MANY, "not 2000"),
+    ("peloponnesian", MANY, "not 2000 players"),
+    ("peepwar", f"red,blue,{HUGE}", "'xxxxxxxxxx"),
+    ("petri", f"red,{HUGE},blue", "'xxxxxxxxxx"),
+    ("peloponnesian", f"sparta,{HUGE}", "'xxxxxxxxxx"),
+    ("peloponnesian", "sparta,athens,corinth", "not 'corinth'"),
+    ("peloponnesian", "sparta,sparta", "not sparta twice"),
+])
+def test_a_runaway_players_option_is_one_short_line_naming_what_is_wrong(
+        tmp_path: Path, capsys, command: str, game: str, players: str, named: str) -> None:
+    # 2,000 names were all repeated in the error, twice for A Peloponnesian War.
+    log = tmp_path / "g.sqlite"
+    assert main([command, "--game", game, "--players", players, "--log", str(log)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith(f"companion {command}: error: ")
+    assert err.count("\n") == 1 and len(err) < 300, err
+    assert named in err
+    assert "…" in err or len(players) < 60
+    assert not log.exists()
+
+
+def test_calibrate_names_a_runaway_player_key_in_one_short_line(tmp_path: Path, capsys) -> None:
+    for players, named in ((f"red,{HUGE}", "player key 'xxxxxxxx"), (MANY, "not 2000")):
+        assert main(["calibrate", str(tmp_path / "card.jpg"), "--players", players,
+                     "--out", str(tmp_path / "p.json")]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and len(err) < 200 and named in err, err
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("game_id", ["99999999999999999999", "-99999999999999999999", "0"])
 def test_an_id_no_game_can_have_is_refused_plainly(tmp_path: Path, capsys, game_id: str) -> None:
     log = tmp_path / "g.sqlite"

@@ -19,7 +19,7 @@ import re
 import sys
 from pathlib import Path
 
-from companion.errors import UserError
+from companion.errors import UserError, quoted
 
 _KEY = re.compile(r"^[a-z][a-z0-9_-]{0,15}$")
 
@@ -67,11 +67,13 @@ def parse_keys(text: str) -> list[str]:
     keys = [k.strip().lower() for k in text.split(",") if k.strip()]
     bad = [k for k in keys if not _KEY.match(k)]
     if bad:
-        raise UserError(f"player key {bad[0]!r} is not valid: use short lowercase names like red")
+        raise UserError(f"player key {quoted(bad[0])} is not valid: use short lowercase names "
+                        "like red")
     if len(set(keys)) != len(keys):
         raise UserError("--players names a player twice: give each player one key")
     if not 1 <= len(keys) <= MAX_PLAYERS:
-        raise UserError(f"--players needs 1 to {MAX_PLAYERS} keys, e.g. red,blue")
+        raise UserError(f"--players needs 1 to {MAX_PLAYERS} keys, e.g. red,blue, "
+                        f"not {len(keys)}")
     return keys
 
 

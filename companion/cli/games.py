@@ -58,7 +58,8 @@ def rules_from_args(args: argparse.Namespace) -> Ruleset:
     try:
         return game.new_rules(players, options)
     except ValueError as e:
-        raise UserError(f"{e} (--players {','.join(players)})") from e
+        # The names as read, but not 2,000 of them: the error stays one line.
+        raise UserError(f"{e} (--players {clipped(','.join(players))})") from e
 
 
 def _open_log(args: argparse.Namespace, readonly: bool = False, existing: bool = False

@@ -27,6 +27,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
+from companion.errors import quoted
 from companion.rules.base import Action, Event, Ruleset, Standing, Tally
 from companion.rules.chance import Chance
 from companion.rules.peepwar.actions import (
@@ -138,8 +139,8 @@ class PeepWar(Ruleset[PeepWarState]):
         for p in players:
             if not isinstance(p, str) or not _PLAYER_KEY.match(p):
                 raise ValueError(
-                    f"{p!r} is not a player key: use a short lowercase name such as red or p1 "
-                    "(a letter, then letters, digits, - or _; at most 16)"
+                    f"{quoted(p)} is not a player key: use a short lowercase name such as red "
+                    "or p1 (a letter, then letters, digits, - or _; at most 16)"
                 )
         if len(set(players)) != len(players):
             raise ValueError(f"each player needs a different key: {', '.join(players)}")

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from companion.errors import quoted
 from companion.rules.base import Action, Event, Ruleset, Standing, Tally
 from companion.rules.chance import Chance
 from companion.rules.peloponnesian import views
@@ -76,6 +77,25 @@ _PHASE_OF = {Place: (SETUP,), Draw: (DRAW, REDRAW), Swap: (DELPHI,), Keep: (DELP
              Play: (PLAY,), Pass: (PLAY,), Resolve: (REVEAL,)}
 
 
+def _wrong_players(players: Sequence[object]) -> str:
+    """What is wrong with ``players`` as the cities of a game, named alone ("2000 players",
+    "'corinth'", "sparta twice") so that a runaway list is not repeated whole; "" when
+    nothing is.
+
+    >>> _wrong_players(["sparta", "corinth"]), _wrong_players(["thebes", "thebes"])
+    ("'corinth'", 'thebes twice')
+    """
+    if not players:
+        return "nobody"
+    if len(players) not in (2, 3):
+        return f"{len(players)} players"
+    stranger = next((p for p in players if p not in CITIES), None)
+    if stranger is not None:
+        return quoted(stranger)
+    twice = next((p for p in players if list(players).count(p) > 1), None)
+    return f"{twice} twice" if twice is not None else ""
+
+
 class PeloponnesianWar(Ruleset[State]):
     name = "peloponnesian"
     title = "A Peloponnesian War"
@@ -85,10 +105,10 @@ class PeloponnesianWar(Ruleset[State]):
                  chits: str | Mapping[str, Any] = "", youngest: str = "",
                  order: str = "simultaneous", influence: str = "adjacent") -> None:
         players = tuple(players)
-        if (len(players) not in (2, 3) or len(set(players)) != len(players)
-                or not set(players) <= set(CITIES)):
+        wrong = _wrong_players(players)
+        if wrong:
             raise ValueError("the players are the cities sparta, athens and thebes "
-                             f"(or two of them), not {', '.join(players) or 'nobody'}")
+                             f"(or two of them), not {wrong}")
         if youngest and youngest not in players:
             raise ValueError(f"youngest must be one of the players ({', '.join(players)}), "
                              f"not {youngest!r}")

@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
+from companion.errors import quoted
 from companion.rules.base import Action, Event, Ruleset, Standing, Tally
 from companion.rules.chance import Chance
 from companion.rules.petri import captures
@@ -89,8 +90,8 @@ class Petri(Ruleset[PetriState]):
                              f"not {len(players)}")
         for p in players:
             if not isinstance(p, str) or not _PLAYER_KEY.match(p):
-                raise ValueError(f"{p!r} is not a player key: use a short lowercase name such "
-                                 "as red or p1")
+                raise ValueError(f"{quoted(p)} is not a player key: use a short lowercase "
+                                 "name such as red or p1")
         if len(set(players)) != len(players):
             raise ValueError(f"each player needs a different key: {', '.join(players)}")
         self.players = players
