@@ -54,6 +54,9 @@ class DamagedEntry(UserError):
 
 
 CHECKPOINT_EVERY = 64
+# Seconds the log waits while another program holds it locked, before a write gives up
+# (sqlite3.OperationalError "database is locked": nothing was written).
+LOCK_WAIT_S = 10.0
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -107,7 +110,7 @@ class GameLog:
             return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, timeout=10, isolation_level=None,
+            self._db = sqlite3.connect(self.path, timeout=LOCK_WAIT_S, isolation_level=None,
                                        check_same_thread=False)
             self._refuse_foreign()
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -132,8 +135,9 @@ class GameLog:
         if not self.path.exists():
             raise UserError(f"there is no game log at {self.path}")
         try:
-            self._db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=10,
-                                       isolation_level=None, check_same_thread=False)
+            self._db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True,
+                                       timeout=LOCK_WAIT_S, isolation_level=None,
+                                       check_same_thread=False)
             tables = self._tables()
         except sqlite3.DatabaseError as e:
             raise UserError(f"{self.path} is not a usable game log ({e})") from e

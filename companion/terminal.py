@@ -7,6 +7,7 @@ used without a camera, and how scripted games are played.
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 from collections.abc import Iterable
 from typing import TextIO
@@ -32,6 +33,9 @@ class TextReferee:
         self.randomiser = Randomiser(seed)
         self.bot = self.bundle.bot(self.rules, seed or 0)
         self.source = source
+        # Lines typed by a player at a terminal, who can type one again that the log could
+        # not record; a script cannot, and goes on no further than the log went.
+        self.at_keyboard = False
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
@@ -43,6 +47,7 @@ class TextReferee:
         return f"{who}{f' ({phase})' if phase else ''}> " if who else "game over> "
 
     def run(self, lines: Iterable[str], interactive: bool = False) -> None:
+        self.at_keyboard = interactive
         self.say(self.bundle.text_board(self.rules, self.game.state))
         if interactive:
             print(self.prompt(), end="", file=self.out, flush=True)
@@ -101,7 +106,10 @@ class TextReferee:
         except ValueError as e:
             self.say(f"  ? {e}")
             return True
-        self.play(action)
+        try:
+            self.play(action)
+        except sqlite3.DatabaseError as e:
+            self._unwritten(e, "nothing was recorded")
         return True
 
     def play(self, action: Action) -> bool:
@@ -128,6 +136,9 @@ class TextReferee:
         except IllegalAction as e:  # another program wrote to the game: it is reloaded
             self.say(f"  ✗ {e}")
             return
+        except sqlite3.DatabaseError as e:
+            self._unwritten(e, "nothing was undone")
+            return
         if not undone:
             self.say("  nothing to undo")
             return
@@ -135,13 +146,32 @@ class TextReferee:
         self.say(f"  undone: {listed}")
         self.say(self.bundle.text_board(self.rules, self.game.state))
 
+    def _unwritten(self, e: sqlite3.DatabaseError, nothing: str) -> None:
+        """One line for a line the log could not record, and the game goes on: each action
+        is written in its own transaction before the state moves on, so the game is as it
+        was and the line may be typed again (as the page answers 503 "try again"). A
+        script's next lines were written for a game that took this one: it ends there, on
+        the command's one line, as before."""
+        if not self.at_keyboard:
+            raise e
+        if getattr(e, "sqlite_errorname", "").startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+            why = f"the game log is busy: another program is writing to it ({e})"
+        else:  # a full disk, a log damaged under the game: retrying may not be enough
+            why = f"the game log could not be written ({e}): check the disk"
+        self.say(f"  ✗ {why}; {nothing}: type it again")
+
     def _bot(self, whole_turn: bool) -> None:
         turn = self.rules.turn(self.game.state)
         player = self.rules.to_act(self.game.state)
         while not self.rules.is_over(self.game.state):
             action = self.bot.choose(self.game.state)
             self.say(f"{self.prompt()}{self.bundle.format(action)}")
-            if not self.play(action):
+            try:
+                played = self.play(action)
+            except sqlite3.DatabaseError as e:
+                self._unwritten(e, "nothing was recorded")
+                return
+            if not played:
                 return
             s = self.game.state
             now = self.rules.turn(s)

@@ -4,6 +4,8 @@ made where there was none."""
 from __future__ import annotations
 
 import sqlite3
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -252,3 +254,96 @@ def test_undo_when_a_running_companion_writes_in_between_is_one_line(
     monkeypatch.undo()
     with GameLog(log) as check:
         assert len(check.open().actions) == 2
+
+
+class _Typed:
+    """stdin whose lines come from ``lines`` as the referee asks for them, so a test can act
+    between two lines, as a player at the keyboard would wait; ``tty``: a terminal, or a
+    pipe (a script)."""
+
+    def __init__(self, lines: Iterator[str], tty: bool = True) -> None:
+        self._lines = lines
+        self._tty = tty
+
+    def __iter__(self) -> Iterator[str]:
+        return self._lines
+
+    def isatty(self) -> bool:
+        return self._tty
+
+
+def _refused(out: str) -> list[str]:
+    # At a terminal the answer follows the prompt ("red (setup tiles)> ") on its line.
+    return [line.split("> ")[-1] for line in out.splitlines() if "✗" in line]
+
+
+def _locked_while(log: Path, lock: str, first: list[str], then: list[str]) -> Iterator[str]:
+    """``first`` typed, then one line typed while another program holds ``log`` locked for
+    writing (a database tool's BEGIN ``lock``), then ``then`` once it has let go."""
+    yield from first
+    other = sqlite3.connect(log, isolation_level=None)
+    other.execute(f"BEGIN {lock}")
+    try:
+        yield then[0]
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    yield from then
+
+
+@pytest.mark.parametrize("lock", ["IMMEDIATE", "EXCLUSIVE"])
+def test_a_move_typed_while_another_program_locks_the_log_is_refused_and_taken_again(
+        tmp_path: Path, capsys, monkeypatch, lock: str) -> None:
+    # The terminal game ended on "the game log could not be read or written"; the move was
+    # not recorded (each is written in its own transaction), so it may be typed again.
+    log = tmp_path / "g.sqlite"
+    monkeypatch.setattr("companion.gamelog.LOCK_WAIT_S", 0.2)  # not the usual 10 s of waiting
+    typed = _locked_while(log, lock, [], ["hex -1,1\n", "hex 1,0\n", "quit\n"])
+    monkeypatch.setattr(sys, "stdin", _Typed(typed))
+    assert main(["play", "--log", str(log), "--players", "red,blue"]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    refused = _refused(out)
+    assert refused == ["  ✗ the game log is busy: another program is writing to it (database "
+                       "is locked); nothing was recorded: type it again"]
+    after = out.split(refused[0], 1)[1]
+    assert "ok #1" in after and "ok #2" in after and "ok #3" not in after
+    assert f"game 1 is saved in {log}" in out
+    with GameLog(log) as check:
+        assert check.open(1).actions == [PlaceTile("red", -1, 1), PlaceTile("blue", 1, 0)]
+        assert [e["seq"] for e in check.entries(1)] == [0, 1]
+
+
+def test_undo_typed_while_another_program_locks_the_log_is_refused_and_taken_again(
+        tmp_path: Path, capsys, monkeypatch) -> None:
+    log = tmp_path / "g.sqlite"
+    monkeypatch.setattr("companion.gamelog.LOCK_WAIT_S", 0.2)
+    typed = _locked_while(log, "IMMEDIATE", ["hex -1,1\n"], ["undo\n", "undo\n", "quit\n"])
+    monkeypatch.setattr(sys, "stdin", _Typed(typed))
+    assert main(["play", "--log", str(log), "--players", "red,blue"]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    assert _refused(out) == ["  ✗ the game log is busy: another program is writing to it "
+                             "(database is locked); nothing was undone: type it again"]
+    assert out.count("  undone: hex -1,1") == 1
+    with GameLog(log) as check:
+        assert check.open(1).actions == []
+        assert [e["kind"] for e in check.entries(1)] == ["action", "undo"]
+
+
+def test_a_script_piped_in_while_another_program_locks_the_log_ends_on_one_line(
+        tmp_path: Path, capsys, monkeypatch) -> None:
+    # Its next lines were written for a game that took the refused one: it goes no further.
+    log = tmp_path / "g.sqlite"
+    monkeypatch.setattr("companion.gamelog.LOCK_WAIT_S", 0.2)
+    typed = _locked_while(log, "IMMEDIATE", [], ["hex -1,1\n", "hex 1,0\n", "quit\n"])
+    monkeypatch.setattr(sys, "stdin", _Typed(typed, tty=False))
+    assert main(["play", "--log", str(log), "--players", "red,blue"]) == 2
+    typed.close()  # the other program lets go
+    out, err = capsys.readouterr()
+    assert "✗" not in out and "ok #" not in out
+    assert err.startswith("companion play: error: the game log could not be read or written "
+                          "(database is locked)") and err.count("\n") == 1
+    with GameLog(log) as check:
+        assert check.entries(1) == []
+
