@@ -58,6 +58,21 @@ CHECKPOINT_EVERY = 64
 # (sqlite3.OperationalError "database is locked": nothing was written).
 LOCK_WAIT_S = 10.0
 
+
+def is_busy(e: BaseException) -> bool:
+    """Whether ``e`` is SQLite giving up, after :data:`LOCK_WAIT_S`, on a log another
+    program holds locked: the log is sound and nothing was written, so the same step may be
+    taken again once that program is done."""
+    return getattr(e, "sqlite_errorname", "").startswith(("SQLITE_BUSY", "SQLITE_LOCKED"))
+
+
+def busy_message(e: sqlite3.Error, path: str | Path | None = None) -> str:
+    """The line for a log :func:`is_busy` refused: what holds it, and to wait for it (not
+    to name another file: the game is in this one)."""
+    log = f"the game log {path}" if path is not None else "the game log"
+    return f"{log} is busy: another program is writing to it ({e}); try again when it is done"
+
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
     id INTEGER PRIMARY KEY,
@@ -125,6 +140,8 @@ class GameLog:
             self._db.executescript(_SCHEMA)
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         except sqlite3.DatabaseError as e:
+            if is_busy(e):
+                raise UserError(busy_message(e, self.path)) from e
             raise UserError(
                 f"{self.path} is not a usable game log ({e}); name another file with --log"
             ) from e
@@ -140,6 +157,8 @@ class GameLog:
                                        check_same_thread=False)
             tables = self._tables()
         except sqlite3.DatabaseError as e:
+            if is_busy(e):
+                raise UserError(busy_message(e, self.path)) from e
             raise UserError(f"{self.path} is not a usable game log ({e})") from e
         if "games" not in tables:
             raise UserError(f"{self.path} is not a Table Companion game log")

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import TextIO
 
 from companion import games
-from companion.gamelog import LoggedGame
+from companion.gamelog import LoggedGame, is_busy
 from companion.rules.base import Action, IllegalAction
 from companion.rules.chance import Randomiser
 
@@ -154,7 +154,7 @@ class TextReferee:
         the command's one line, as before."""
         if not self.at_keyboard:
             raise e
-        if getattr(e, "sqlite_errorname", "").startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+        if is_busy(e):
             why = f"the game log is busy: another program is writing to it ({e})"
         else:  # a full disk, a log damaged under the game: retrying may not be enough
             why = f"the game log could not be written ({e}): check the disk"

@@ -25,6 +25,7 @@ from types import ModuleType
 from companion import __version__
 from companion import games as registry
 from companion.errors import UserError
+from companion.gamelog import busy_message, is_busy
 from vision.errors import VisionError
 
 
@@ -116,11 +117,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"companion {args.command}: error: {e}", file=sys.stderr)
         return 2
     except sqlite3.DatabaseError as e:
-        print(
-            f"companion {args.command}: error: the game log could not be read or written ({e}); "
-            "check the --log path and that the disk is not full",
-            file=sys.stderr,
-        )
+        # A log another program holds is sound: the path and the disk need no checking.
+        why = busy_message(e) if is_busy(e) else (
+            f"the game log could not be read or written ({e}); "
+            "check the --log path and that the disk is not full")
+        print(f"companion {args.command}: error: {why}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"companion {args.command}: stopped", file=sys.stderr)
