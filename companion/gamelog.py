@@ -40,14 +40,21 @@ class LogChanged(IllegalAction):
     """Another program wrote to the same game; nothing was written, the game is reloaded."""
 
 
+def entry_number(seq: int) -> int:
+    """The number ``companion replay`` lists an entry by (#1 first), which every message
+    naming an entry uses; ``seq``, from 0, stays inside the log."""
+    return seq + 1
+
+
 class DamagedEntry(UserError):
     """An entry whose stored action or events cannot be read (changed by hand, or a damaged
-    disk): ``seq`` names it and ``reason`` says what is wrong, for a list that shows it
-    beside the game rather than as its own line."""
+    disk): ``number`` names it as replay lists it and ``reason`` says what is wrong, for a
+    list that shows it beside the game rather than as its own line."""
 
     def __init__(self, game_id: int, seq: int, reason: object) -> None:
-        super().__init__(f"game {game_id}, entry {seq} cannot be read: {reason}")
         self.seq = seq
+        self.number = entry_number(seq)
+        super().__init__(f"game {game_id}, entry {self.number} cannot be read: {reason}")
         # Where in the text JSON broke is no help in a list of games: what broke is.
         self.reason = (reason.msg if isinstance(reason, json.JSONDecodeError)
                        else str(reason))
@@ -240,6 +247,7 @@ class GameLog:
         except (ValueError, TypeError) as e:
             raise UserError(f"game {game_id} in {self.path} has unusable options: {e}") from e
         live: list[Action] = []
+        numbers: list[int] = []  # each live action's entry, for an error naming it
         entries = self._db.execute(
             "SELECT seq, kind, action FROM entries WHERE game_id = ? ORDER BY seq", (game_id,)
         ).fetchall()
@@ -247,16 +255,18 @@ class GameLog:
             if kind == "undo":
                 if live:
                     live.pop()
+                    numbers.pop()
                 continue
             try:
                 live.append(rules.decode_action(json.loads(data)))
             # ValueError: not JSON, or not UTF-8; TypeError: no action at all (NULL).
             except (BadActionData, ValueError, TypeError, RecursionError) as e:
                 raise DamagedEntry(game_id, seq, e) from e
+            numbers.append(entry_number(seq))
         # The next entry goes after the last one written, as _append checks: a log whose
         # entries skip a number (one deleted by hand) still takes moves.
         next_seq = entries[-1][0] + 1 if entries else 0
-        return LoggedGame(self, game_id, rules, live, next_seq=next_seq)
+        return LoggedGame(self, game_id, rules, live, next_seq=next_seq, numbers=numbers)
 
     # --- writing ----------------------------------------------------------------------
 
@@ -378,7 +388,9 @@ class LoggedGame:
     """One game bound to its log: the current state, and play/undo that write through."""
 
     def __init__(self, log: GameLog, game_id: int, rules: Ruleset, actions: list[Action],
-                 next_seq: int = 0) -> None:
+                 next_seq: int = 0, numbers: Sequence[int] = ()) -> None:
+        """``numbers``: the entry of each of ``actions`` as replay numbers it (undone ones
+        skipped), for an error naming one; without them, the actions are counted from 1."""
         self.log = log
         self.id = game_id
         self.rules = rules
@@ -390,8 +402,9 @@ class LoggedGame:
             try:
                 self.state, _ = rules.apply(self.state, action)
             except IllegalAction as e:
+                which = f"entry {numbers[i]}" if i < len(numbers) else f"action {i + 1}"
                 raise UserError(
-                    f"game {game_id} does not replay: its action {i + 1} is refused ({e}); "
+                    f"game {game_id} does not replay: its {which} is refused ({e}); "
                     "the log may come from another version of the rules"
                 ) from e
             self.actions.append(action)

@@ -124,7 +124,52 @@ def test_a_damaged_entry_is_named(tmp_path: Path) -> None:
     db.execute("UPDATE entries SET action = ?", (json.dumps({"kind": "fly", "player": "red"}),))
     db.commit()
     db.close()
-    with GameLog(path) as log, pytest.raises(UserError, match="entry 0 cannot be read.*fly"):
+    with GameLog(path) as log, pytest.raises(UserError, match="entry 1 cannot be read.*fly"):
+        log.open()
+
+
+def _entries_with_an_undo(path: Path) -> None:
+    """Game 1 with the entries #1 hex -1,1, #2 undo, #3 hex -1,1 and #4 hex 1,0, as replay
+    numbers them: the live actions (two) are not the entries (four)."""
+    with GameLog(path) as log:
+        game = log.new_game(PeepWar(players=("red", "blue")))
+        game.play(PlaceTile("red", -1, 1))
+        game.undo()
+        game.play(PlaceTile("red", -1, 1))
+        game.play(PlaceTile("blue", 1, 0))
+
+
+def _set_action(path: Path, seq: int, action: dict | str) -> None:
+    db = sqlite3.connect(path)
+    text = action if isinstance(action, str) else json.dumps(action)
+    db.execute("UPDATE entries SET action = ? WHERE seq = ?", (text, seq))
+    db.commit()
+    db.close()
+
+
+@pytest.mark.parametrize("action", [{"kind": "fly", "player": "blue"}, "{bad"])
+def test_a_damaged_entry_is_named_by_its_number_in_replay(
+        tmp_path: Path, action: dict | str) -> None:
+    # Named "entry 3" for replay's "#4", "entry 0" for its "#1".
+    path = tmp_path / "g.sqlite"
+    _entries_with_an_undo(path)
+    _set_action(path, 3, action)
+    with GameLog(path) as log:
+        with pytest.raises(UserError, match=r"^game 1, entry 4 cannot be read: ") as opened:
+            log.open()
+        assert opened.value.number == 4
+        if isinstance(action, str):  # what replay lists first: every entry readable
+            with pytest.raises(UserError, match=r"^game 1, entry 4 cannot be read: "):
+                log.entries(1)
+
+
+def test_an_entry_the_rules_refuse_is_named_by_its_number_in_replay(tmp_path: Path) -> None:
+    # Named "its action 2" (the live actions counted, undone ones left out) for replay's #4.
+    path = tmp_path / "g.sqlite"
+    _entries_with_an_undo(path)
+    _set_action(path, 3, {"kind": "place_tile", "player": "blue", "q": -1, "r": 1})
+    with GameLog(path) as log, pytest.raises(
+            UserError, match=r"^game 1 does not replay: its entry 4 is refused \("):
         log.open()
 
 

@@ -98,7 +98,7 @@ def test_replay_names_an_entry_whose_events_are_damaged(
         assert main(["replay", "--log", str(log), *extra]) == 2
         captured = capsys.readouterr()
         assert captured.err.startswith(
-            "companion replay: error: game 1, entry 0 cannot be read: ")
+            "companion replay: error: game 1, entry 1 cannot be read: ")
         assert captured.err.count("\n") == 1 and captured.out == ""
     assert _rows(log) == before
 
@@ -130,13 +130,31 @@ def test_games_says_a_log_with_a_damaged_entry_is_damaged_and_lists_the_others(
     first, second, third = capsys.readouterr().out.splitlines()
     for line in (first, second):
         status = line.rsplit("; ", 1)[1]
-        assert status.startswith("damaged: entry 1 cannot be read (") and why in status
+        assert status.startswith("damaged: entry 2 cannot be read (") and why in status
         assert len(status) < 100
     assert "Peep War: x, y, z (edition 2005); 0 entries" in third
     assert third.endswith("; in progress")
     assert main(["replay", "--log", str(log), "--id", "1"]) == 2
-    assert "game 1, entry 1 cannot be read: " in capsys.readouterr().err
+    assert "game 1, entry 2 cannot be read: " in capsys.readouterr().err
     assert _rows(log) == before  # listed as it is: never repaired, never dropped
+
+
+def test_replay_and_games_name_a_damaged_entry_by_the_number_replay_lists(
+        tmp_path: Path, capsys) -> None:
+    # Replay lists entries from #1; its error and the games list counted them from 0.
+    log = tmp_path / "g.sqlite"
+    assert main(["play", "--log", str(log), "--script",
+                 str(SCRIPTS / "peepwar-2005-2p.txt")]) == 0
+    capsys.readouterr()
+    assert main(["replay", "--log", str(log)]) == 0
+    listed = [line for line in capsys.readouterr().out.splitlines() if line.startswith("#5 ")]
+    assert listed == ["#5    red: hex -1,0"]
+    _damage(log, "UPDATE entries SET events = ? WHERE seq = 4", "{bad")
+    assert main(["replay", "--log", str(log)]) == 2
+    assert capsys.readouterr().err.startswith(
+        "companion replay: error: game 1, entry 5 cannot be read: ")
+    assert main(["games", "--log", str(log)]) == 0
+    assert "; damaged: entry 5 cannot be read (" in capsys.readouterr().out
 
 
 MANY = ",".join(f"p{i}" for i in range(2000))

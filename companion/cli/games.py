@@ -19,6 +19,7 @@ from companion.gamelog import (
     LoggedGame,
     default_log_path,
     entries_seen_by,
+    entry_number,
 )
 from companion.rules.base import Ruleset
 
@@ -153,14 +154,14 @@ def run_replay(args: argparse.Namespace) -> int:
             return 0
         for e in entries:
             if e["kind"] == "undo":
-                print(f"#{e['seq'] + 1:<4} undo")
+                print(f"#{entry_number(e['seq']):<4} undo")
                 continue
             if e["action"].get("hidden"):
-                print(f"#{e['seq'] + 1:<4} {e['action']['player']}: a hidden "
+                print(f"#{entry_number(e['seq']):<4} {e['action']['player']}: a hidden "
                       f"{e['action']['kind']}")
             else:
                 action = game.rules.decode_action(e["action"])
-                print(f"#{e['seq'] + 1:<4} {action.player}: {bundle.format(action)}")
+                print(f"#{entry_number(e['seq']):<4} {action.player}: {bundle.format(action)}")
             for ev in e["events"]:
                 print(f"       · {ev['text']}")
         print(bundle.text_board(game.rules, game.state))
@@ -226,7 +227,7 @@ def games_line(log: GameLog, info: GameInfo) -> str:
         log.entries(info.id)
     except DamagedEntry as e:
         return (f"{head}; {info.entries} entries, started {info.created}; "
-                f"damaged: entry {e.seq} cannot be read ({clipped(e.reason)})")
+                f"damaged: entry {e.number} cannot be read ({clipped(e.reason)})")
     except UserError as e:  # a game of a kind this program does not know any more
         return f"{head}; {info.entries} entries, started {info.created}; unreadable: {e}"
     tally = game.rules.tally(game.state)

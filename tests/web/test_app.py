@@ -351,7 +351,7 @@ def test_the_debug_bundle_names_a_damaged_log_entry_and_still_comes(
     bundle = zipfile.ZipFile(io.BytesIO(resp.data))
     assert "log.json" not in bundle.namelist() and "snapshot.json" in bundle.namelist()
     assert bundle.read("log-unreadable.txt").decode().startswith(
-        f"game {referee.game.id}, entry 0 cannot be read: ")
+        f"game {referee.game.id}, entry 1 cannot be read: ")
     db = sqlite3.connect(referee.log.path)
     assert db.execute("SELECT events FROM entries").fetchall() == [(events,)]
     db.close()
