@@ -19,6 +19,7 @@ moment and resumes where it was.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 from collections.abc import Sequence
@@ -374,6 +375,9 @@ def entries_seen_by(rules: Ruleset, entries: Sequence[dict[str, Any]], viewer: s
 
 
 class _Transaction:
+    """One write: all of it committed, or none of it left behind, even when the COMMIT
+    itself fails (a full disk)."""
+
     def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db
 
@@ -381,7 +385,24 @@ class _Transaction:
         self.db.execute("BEGIN IMMEDIATE")
 
     def __exit__(self, exc_type: object, *rest: object) -> None:
-        self.db.execute("COMMIT" if exc_type is None else "ROLLBACK")
+        if exc_type is not None:
+            self._roll_back()
+            return
+        try:
+            self.db.execute("COMMIT")
+        except sqlite3.Error:
+            # A COMMIT that fails may leave its transaction open, holding the rows it could
+            # not save: the next write's BEGIN would then fail, and so every move after it.
+            self._roll_back()
+            raise
+
+    def _roll_back(self) -> None:
+        if not self.db.in_transaction:  # SQLite rolled back already (it may, on an error)
+            return
+        # The error that ended the write is the one to report; a ROLLBACK that fails too
+        # (the disk gone) must not hide it.
+        with contextlib.suppress(sqlite3.Error):
+            self.db.execute("ROLLBACK")
 
 
 class LoggedGame:

@@ -13,6 +13,7 @@ from companion.gamelog import GameLog
 from companion.rules.base import IllegalAction
 from companion.rules.peepwar import PeepWar, PlaceTile
 from companion.rules.peepwar.bot import Bot
+from tests.full_disk import FullAtCommit
 
 
 def _play(game, n: int, seed: int = 1) -> None:
@@ -171,6 +172,31 @@ def test_an_entry_the_rules_refuse_is_named_by_its_number_in_replay(tmp_path: Pa
     with GameLog(path) as log, pytest.raises(
             UserError, match=r"^game 1 does not replay: its entry 4 is refused \("):
         log.open()
+
+
+@pytest.mark.parametrize("step", ["play", "undo"])
+def test_a_save_failing_at_its_commit_is_rolled_back_and_the_next_one_is_recorded(
+        tmp_path: Path, monkeypatch, step: str) -> None:
+    # The failed save's transaction stayed open: every later move failed ("cannot start a
+    # transaction within a transaction") until the program was restarted.
+    path = tmp_path / "g.sqlite"
+    with GameLog(path) as log:
+        game = log.new_game(PeepWar(players=("red", "blue")))
+        game.play(PlaceTile("red", -1, 1))
+        full = FullAtCommit(log._db)
+        monkeypatch.setattr(log, "_db", full)
+        failed = (lambda: game.play(PlaceTile("blue", 1, 0))) if step == "play" else game.undo
+        with pytest.raises(sqlite3.OperationalError, match="database or disk is full"):
+            failed()
+        assert not full.armed and not log._db.in_transaction
+        assert game.actions == [PlaceTile("red", -1, 1)]  # as reported: not recorded
+        game.play(PlaceTile("blue", 1, 0))
+        game.play(PlaceTile("red", 0, 1))
+        recorded = list(game.actions)
+    with GameLog(path) as log:
+        assert log.open(game.id).actions == recorded
+        assert [(e["seq"], e["kind"]) for e in log.entries(game.id)] == [
+            (0, "action"), (1, "action"), (2, "action")]
 
 
 def test_another_program_writing_the_same_game_is_caught_and_reloaded(tmp_path: Path) -> None:

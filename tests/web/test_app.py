@@ -14,6 +14,7 @@ import pytest
 from companion.gamelog import GameLog
 from companion.referee import Referee
 from companion.rules.peepwar import PeepWar
+from tests.full_disk import FullAtCommit
 from web.app import create_app
 
 REMOTE = {"REMOTE_ADDR": "192.168.1.23"}
@@ -377,3 +378,23 @@ def test_a_game_log_locked_by_another_program_is_a_503_and_nothing_is_lost(
     assert len(referee.game.actions) == 1
     again = client.post("/api/command", json={"text": "hex -1,0"}, headers=h)
     assert again.status_code == 200 and len(referee.log.entries(referee.game.id)) == 2
+
+
+def test_a_move_whose_save_fails_at_its_commit_is_a_503_and_the_next_is_recorded(
+        referee: Referee, monkeypatch) -> None:
+    # A full disk at the last step of a save left its transaction open: every later move
+    # was a 503 until the companion was restarted.
+    client = create_app(referee).test_client()
+    h = {"X-Companion-Token": _token(client)}
+    assert client.post("/api/command", json={"text": "hex 1,0"}, headers=h).status_code == 200
+    monkeypatch.setattr(referee.log, "_db", FullAtCommit(referee.log._db))
+    resp = client.post("/api/command", json={"text": "hex -1,0"}, headers=h)
+    assert resp.status_code == 503
+    assert "(database or disk is full); nothing was recorded" in resp.get_json()["error"]
+    assert len(referee.game.actions) == 1
+    again = client.post("/api/command", json={"text": "hex -1,0"}, headers=h)
+    assert again.status_code == 200 and len(referee.game.actions) == 2
+    monkeypatch.undo()
+    with GameLog(referee.log.path) as check:
+        assert [e["seq"] for e in check.entries(referee.game.id)] == [0, 1]
+        assert check.open(referee.game.id).actions == referee.game.actions
