@@ -6,6 +6,9 @@ class UserError(Exception):
 
 
 ECHO = 60  # characters of the user's own text an error line repeats
+# Characters of a file path an error line repeats: a real one is shown whole, a runaway
+# argument given as one (5,000 characters) is cut.
+PATH_ECHO = 200
 
 
 def clipped(text: str, limit: int = ECHO) -> str:

@@ -42,6 +42,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from companion.errors import quoted
 from companion.inputs.events import InputEvent
 from companion.observation import BadObservation, Inference, Observation
 from companion.rules.base import Action, IllegalAction, Ruleset
@@ -77,7 +78,7 @@ class Option:
             out = None
         if out is None or (self.choices and out not in self.choices):
             allowed = " or ".join(str(c) for c in self.choices) or kind.__name__
-            raise ValueError(f"{self.name} must be {allowed}, not {value!r}")
+            raise ValueError(f"{self.name} must be {allowed}, not {quoted(value)}")
         return out
 
 

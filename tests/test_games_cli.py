@@ -195,6 +195,62 @@ def test_calibrate_names_a_runaway_player_key_in_one_short_line(tmp_path: Path, 
     assert list(tmp_path.iterdir()) == []
 
 
+ZEROS, ONES = "0" * 4000, "1" * 4000  # numbers, but no homes
+
+
+@pytest.mark.parametrize("command", ["new", "serve"])
+@pytest.mark.parametrize(("words", "named"), [
+    (["--edition", HUGE], "edition must be 2001 or 2005, not 'xxxx"),
+    (["--edition=2005=" + HUGE], "edition must be 2001 or 2005, not '2005=xxxx"),
+    (["--game", "peloponnesian", "--players", "sparta,athens", "--youngest", HUGE],
+     "youngest must be one of the players (sparta, athens), not 'xxxx"),
+    (["--game", "peloponnesian", "--players", "sparta,athens", "--order", HUGE],
+     "order must be simultaneous or in-turn, not 'xxxx"),
+    (["--game", "peloponnesian", "--players", "sparta,athens", "--influence", HUGE],
+     "influence must be adjacent or adjacent-or-own, not 'xxxx"),
+    (["--game", "peloponnesian", "--players", "sparta,athens", "--map", f"/no/{HUGE}"],
+     "cannot read the map /no/xxxx"),
+    (["--game", "peloponnesian", "--players", "sparta,athens", "--chits", f"/no/{HUGE}"],
+     "cannot read the chits /no/xxxx"),
+    (["--game", "petri", "--pieces", HUGE], "pieces must be 10 or 15, not 'xxxx"),
+    (["--game", "petri", "--homes", HUGE], "homes must be tips 0 to 5, one per player"),
+    (["--game", "petri", "--homes", ONES], "homes must name one tip per player (2), not '1111"),
+    (["--game", "petri", "--homes", f"0,{ZEROS}"], "homes 0,0000"),
+    (["--game", "petri", "--variant", HUGE], "variant must be standard or realtime, not 'xxxx"),
+    (["--game", "petri", "--placement", HUGE], "placement must be chain or start, not 'xxxx"),
+    (["--game", "petri", "--removed", HUGE], "removed must be box or hand or cup, not 'xxxx"),
+    (["--game", "petri", "--own-pieces", HUGE], "own_pieces must be checked or safe, not 'xx"),
+    (["--game", "peltapeeps", "--set-size", HUGE], "set_size must be core or full, not 'xxxx"),
+    ([f"--{HUGE}"], "Peep War has no option --xxxx"),
+    (["--edition", "2005", HUGE], "unexpected word 'xxxx"),
+])
+def test_a_runaway_game_option_is_one_short_line_naming_it(
+        tmp_path: Path, capsys, command: str, words: list[str], named: str) -> None:
+    # A 5,000-character value was repeated whole in the error.
+    log = tmp_path / "g.sqlite"
+    assert main([command, "--log", str(log), *words]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith(f"companion {command}: error: ")
+    assert err.count("\n") == 1 and len(err) < 300 and "…" in err, err
+    assert named in err
+    assert not log.exists()
+
+
+@pytest.mark.parametrize(("home", "named"), [
+    (f"red={HUGE}", "--home red=xxxx"), (f"{HUGE}=1", "--home xxxx"),
+    (f"red{HUGE}", "--home redxxxx"), (f"red=9{HUGE}", "--home red=9xxxx"),
+])
+def test_calibrate_names_a_runaway_home_in_one_short_line(
+        tmp_path: Path, capsys, home: str, named: str) -> None:
+    # The --home item was repeated whole, its player twice.
+    assert main(["calibrate", str(tmp_path / "card.jpg"), "--players", "red,blue",
+                 "--home", home, "--out", str(tmp_path / "p.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"companion calibrate: error: {named}")
+    assert err.count("\n") == 1 and len(err) < 250 and "…" in err, err
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("game_id", ["99999999999999999999", "-99999999999999999999", "0"])
 def test_an_id_no_game_can_have_is_refused_plainly(tmp_path: Path, capsys, game_id: str) -> None:
     log = tmp_path / "g.sqlite"

@@ -19,7 +19,7 @@ import re
 import sys
 from pathlib import Path
 
-from companion.errors import UserError, quoted
+from companion.errors import UserError, clipped, quoted
 
 _KEY = re.compile(r"^[a-z][a-z0-9_-]{0,15}$")
 
@@ -50,11 +50,13 @@ def parse_homes(items: list[str], keys: list[str]) -> dict[str, int]:
     for item in items:
         player, _, k = item.partition("=")
         player = player.strip().lower()
+        # The item as given, and its player, each cut when it runs away.
         if player not in keys:
-            raise UserError(f"--home {item}: {player!r} is not one of the players "
-                            f"({', '.join(keys)})")
+            raise UserError(f"--home {clipped(item)}: {quoted(player)} is not one of the "
+                            f"players ({', '.join(keys)})")
         if k.strip() not in {str(i) for i in range(6)}:
-            raise UserError(f"--home {item}: write PLAYER=K with K a home 0-5, e.g. red=0")
+            raise UserError(f"--home {clipped(item)}: write PLAYER=K with K a home 0-5, "
+                            "e.g. red=0")
         homes[player] = int(k)
     if len(set(homes.values())) != len(homes):
         raise UserError("--home gives two players the same home: give each its own")

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from companion import games
-from companion.errors import UserError
+from companion.errors import UserError, clipped, quoted
 
 
 def add_game_args(p: argparse.ArgumentParser) -> None:
@@ -64,8 +64,8 @@ def read_options(game_name: str, words: Sequence[str]) -> dict[str, Any]:
     if rest:
         word = next((w for w in rest if w.startswith("-")), rest[0])
         if word.startswith("-"):
-            raise UserError(f"{game.title} has no option {word.split('=', 1)[0]}")
-        raise UserError(f"unexpected word {word!r}")
+            raise UserError(f"{game.title} has no option {clipped(word.split('=', 1)[0])}")
+        raise UserError(f"unexpected word {quoted(word)}")
     return {k: v for k, v in vars(known).items() if v is not None}
 
 

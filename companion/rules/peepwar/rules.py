@@ -145,7 +145,7 @@ class PeepWar(Ruleset[PeepWarState]):
         if len(set(players)) != len(players):
             raise ValueError(f"each player needs a different key: {', '.join(players)}")
         if edition not in EDITIONS:
-            raise ValueError(f"edition must be 2001 or 2005, not {edition!r}")
+            raise ValueError(f"edition must be 2001 or 2005, not {quoted(edition)}")
         self.players = players
         self.edition = edition
         self._order = setup_order(players, edition)

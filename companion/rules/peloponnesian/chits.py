@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.bounded_read import NotText, TooLarge, read_text_at_most
+from companion.errors import PATH_ECHO, clipped
 from companion.rules.json_values import plain_copy
 from companion.rules.peloponnesian.mapdata import CITIES
 
@@ -102,7 +103,9 @@ def load_chits(source: str | Path | Mapping[str, Any] | None) -> ChitSet:
     try:
         text = read_text_at_most(path, MAX_CHITS_BYTES, "chit file")
     except OSError as e:
-        raise BadChits(f"cannot read the chits {path}: {e.strerror or e}") from None
+        # The path as given, which may be any text: a runaway one is cut.
+        raise BadChits(f"cannot read the chits {clipped(str(path), PATH_ECHO)}: "
+                       f"{e.strerror or e}") from None
     except (TooLarge, NotText) as e:
         raise BadChits(str(e)) from None
     try:

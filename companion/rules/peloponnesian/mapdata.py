@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.bounded_read import NotText, TooLarge, read_text_at_most
+from companion.errors import PATH_ECHO, clipped
 from companion.rules.json_values import finite_number, plain_copy
 
 DEFAULT_MAP = Path(__file__).with_name("maps") / "greece.json"
@@ -133,7 +134,9 @@ def load_map(source: str | Path | Mapping[str, Any] | None) -> GreekMap:
     try:
         text = read_text_at_most(path, MAX_MAP_BYTES, "map")
     except OSError as e:
-        raise BadMap(f"cannot read the map {path}: {e.strerror or e}") from None
+        # The path as given, which may be any text: a runaway one is cut.
+        raise BadMap(f"cannot read the map {clipped(str(path), PATH_ECHO)}: "
+                     f"{e.strerror or e}") from None
     except (TooLarge, NotText) as e:
         raise BadMap(str(e)) from None
     try:

@@ -111,12 +111,12 @@ class PeloponnesianWar(Ruleset[State]):
                              f"(or two of them), not {wrong}")
         if youngest and youngest not in players:
             raise ValueError(f"youngest must be one of the players ({', '.join(players)}), "
-                             f"not {youngest!r}")
+                             f"not {quoted(youngest)}")
         if order not in ORDERS:
-            raise ValueError(f"order must be {' or '.join(ORDERS)}, not {order!r}")
+            raise ValueError(f"order must be {' or '.join(ORDERS)}, not {quoted(order)}")
         if influence not in INFLUENCE_RANGES:
             raise ValueError(f"influence must be {' or '.join(INFLUENCE_RANGES)}, "
-                             f"not {influence!r}")
+                             f"not {quoted(influence)}")
         self.players = players
         self.map: GreekMap = load_map(map)
         self.chits: ChitSet = load_chits(chits)

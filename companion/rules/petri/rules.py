@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
-from companion.errors import quoted
+from companion.errors import clipped, quoted
 from companion.rules.base import Action, Event, Ruleset, Standing, Tally
 from companion.rules.chance import Chance
 from companion.rules.petri import captures
@@ -70,7 +70,8 @@ def _plural(n: int, word: str) -> str:
 
 def _choice(label: str, value: Any, allowed: Sequence[Any]) -> Any:
     if value not in allowed:
-        raise ValueError(f"{label} must be {' or '.join(str(a) for a in allowed)}, not {value!r}")
+        raise ValueError(f"{label} must be {' or '.join(str(a) for a in allowed)}, "
+                         f"not {quoted(value)}")
     return value
 
 
@@ -116,13 +117,13 @@ class Petri(Ruleset[PetriState]):
             homes = tuple(int(k) for k in str(text).split(","))
         except ValueError:
             raise ValueError(f"homes must be tips 0 to 5, one per player, e.g. 0,3 "
-                             f"(not {text!r})") from None
+                             f"(not {quoted(text)})") from None
         if len(homes) != len(self.players):
             raise ValueError(f"homes must name one tip per player ({len(self.players)}), "
-                             f"not {text!r}")
+                             f"not {quoted(text)}")
         problem = homes_problem(homes)
         if problem:
-            raise ValueError(f"homes {text}: {problem}")
+            raise ValueError(f"homes {clipped(str(text))}: {problem}")
         return homes
 
     def options(self) -> dict[str, Any]:
