@@ -31,7 +31,7 @@ from typing import Any
 from platformdirs import user_data_dir
 
 from companion import games
-from companion.errors import UserError, json_kind
+from companion.errors import UserError, json_kind, quoted
 from companion.rules.base import Action, BadActionData, Event, IllegalAction, Ruleset
 
 SCHEMA_VERSION = 1
@@ -328,11 +328,11 @@ def _stored_events(text: object) -> list[dict[str, Any]]:
     for ev in events:
         if not (isinstance(ev, dict) and isinstance(ev.get("kind"), str)
                 and isinstance(ev.get("text"), str)):
-            raise ValueError(f"an event is not an event with a kind and a text: {ev!r:.60}")
+            raise ValueError(f"an event is not an event with a kind and a text: {quoted(ev)}")
         private = ev.get("private_to")
         if private is not None and not (isinstance(private, list)
                                         and isinstance(ev.get("public", ""), str | None)):
-            raise ValueError(f"an event's private_to is not a list of players: {ev!r:.60}")
+            raise ValueError(f"an event's private_to is not a list of players: {quoted(ev)}")
     return events
 
 

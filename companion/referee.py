@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, is_dataclass, replace
 from typing import Any
 
 from companion import games
+from companion.errors import clipped
 from companion.gamelog import GameLog, LoggedGame
 from companion.inputs import events as kinds
 from companion.inputs.events import InputEvent
@@ -480,9 +481,7 @@ class Referee:
 
 def _named(game: str) -> str:
     # A reader's game name is echoed, so a runaway one is cut short.
-    if not game:
-        return "no game"
-    return game if len(game) <= 40 else game[:40] + "…"
+    return clipped(game) if game else "no game"
 
 
 def _content(reading: Any) -> Any:

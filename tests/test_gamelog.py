@@ -164,6 +164,26 @@ def test_a_damaged_entry_is_named_by_its_number_in_replay(
                 log.entries(1)
 
 
+@pytest.mark.parametrize(("events", "shown"), [
+    ([{"kind": 1, "text": "x" * 5000}], "{'kind': 1, 'text': 'xxxx"),
+    (["x" * 5000], "'xxxx"),
+    ([{"kind": "k", "text": "t", "private_to": "x" * 5000}], "{'kind': 'k', 'text': 't', 'p"),
+])
+def test_a_runaway_damaged_event_is_quoted_cut_with_an_ellipsis(
+        tmp_path: Path, events: list, shown: str) -> None:
+    # It was cut at 60 characters with nothing to show it was cut.
+    path = tmp_path / "g.sqlite"
+    _entries_with_an_undo(path)
+    db = sqlite3.connect(path)
+    db.execute("UPDATE entries SET events = ? WHERE seq = 0", (json.dumps(events),))
+    db.commit()
+    db.close()
+    with GameLog(path) as log, pytest.raises(UserError) as refused:
+        log.entries(1)
+    why = str(refused.value).split(": ", 2)[2]
+    assert why.startswith(shown) and "…" in why[-2:] and len(why) < 110, why
+
+
 def test_an_entry_the_rules_refuse_is_named_by_its_number_in_replay(tmp_path: Path) -> None:
     # Named "its action 2" (the live actions counted, undone ones left out) for replay's #4.
     path = tmp_path / "g.sqlite"

@@ -24,14 +24,14 @@ from typing import Any
 from flask import Flask, Response, jsonify, render_template, request
 
 from companion import games
-from companion.errors import UserError
+from companion.errors import UserError, clipped
 from companion.gamelog import entries_seen_by
 from companion.referee import Referee
 from companion.rules.base import IllegalAction
 from companion.rules.json_values import unknown_fields
 from companion.rules.style import player_style
 from web.panels import PageContext, PagePanel
-from web.request_body import MAX_BODY, NotJsonType, json_body, short
+from web.request_body import MAX_BODY, MAX_ECHO, NotJsonType, json_body
 from web.security import LOOPBACK, PASS_HEADER, TOKEN_HEADER, page_file, protect, refuse, same
 from web.streams import Slots, Waits, no_camera_jpeg
 
@@ -133,18 +133,20 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
             extra = unknown_fields(body, fields) if fields is not None else ""
             if extra:
                 takes = ", ".join(fields) if fields else "no fields"
-                return refuse(400, f"bad request: this takes {takes}, not {short(extra)}")
+                return refuse(400, f"bad request: this takes {takes}, "
+                              f"not {clipped(extra, MAX_ECHO)}")
             try:
                 result = fn(body)
             except IllegalAction as e:
-                return refuse(409, short(str(e)))
+                return refuse(409, clipped(str(e), MAX_ECHO))
             except (ValueError, KeyError, TypeError, ArithmeticError) as e:
-                return refuse(400, f"bad request: {short(str(e))}")
+                return refuse(400, f"bad request: {clipped(str(e), MAX_ECHO)}")
             except sqlite3.DatabaseError as e:
                 # The log locked by another program, or its disk full: the action was not
                 # recorded (each is written in its own transaction first), so it may be sent
                 # again; the page says so rather than "Internal Server Error".
-                return refuse(503, f"the game log could not be written ({short(str(e))}); "
+                return refuse(503, "the game log could not be written "
+                              f"({clipped(str(e), MAX_ECHO)}); "
                               "nothing was recorded: try again, and check the disk and that "
                               "no other program holds the log open")
             if on_event:

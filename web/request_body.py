@@ -13,6 +13,8 @@ from typing import Any
 
 from flask import request
 
+from companion.errors import clipped, quoted
+
 MAX_BODY = 64_000  # bytes in a request's body (a photo upload sets its own, larger limit)
 MAX_DEPTH = 16  # nesting of a request's JSON: the page's requests need 4
 MAX_ECHO = 300  # characters of a refused request's own text repeated in the error
@@ -34,7 +36,7 @@ def json_body() -> dict[str, Any]:
         return {}
     if request.mimetype != JSON_TYPE:
         # text/plain is what a form on any site may post without asking the browser first.
-        sent = short(request.mimetype, 60) or "no type"
+        sent = clipped(request.mimetype) or "no type"
         raise NotJsonType(f"send the body as {JSON_TYPE} (it came as {sent})")
     try:
         body = json.loads(raw, parse_float=_finite, parse_constant=_no_constant,
@@ -46,7 +48,7 @@ def json_body() -> dict[str, Any]:
     except _Repeated as e:
         raise ValueError(str(e)) from None
     except ValueError as e:
-        raise ValueError(f"the body is not JSON ({short(str(e))})") from None
+        raise ValueError(f"the body is not JSON ({clipped(str(e), MAX_ECHO)})") from None
     if _depth(body) > MAX_DEPTH:
         raise ValueError(f"the JSON is nested deeper than {MAX_DEPTH} levels")
     if not isinstance(body, dict):
@@ -57,7 +59,7 @@ def json_body() -> dict[str, Any]:
 def _finite(text: str) -> float:
     value = float(text)
     if value in (float("inf"), float("-inf")):
-        raise ValueError(f"the number {short(text, 40)} is too large")
+        raise ValueError(f"the number {clipped(text, 40)} is too large")
     return value
 
 
@@ -70,7 +72,7 @@ def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in pairs:
         if key in out:
-            raise _Repeated(f"the field {short(key, 40)!r} is given twice: send it once")
+            raise _Repeated(f"the field {quoted(key, 40)} is given twice: send it once")
         out[key] = value
     return out
 
@@ -92,6 +94,3 @@ def _depth(value: Any) -> int:
             todo.extend((x, d + 1) for x in v)
     return deepest
 
-
-def short(text: str, limit: int = MAX_ECHO) -> str:
-    return text if len(text) <= limit else text[:limit] + "…"

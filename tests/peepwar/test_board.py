@@ -88,6 +88,17 @@ def test_malformed_hex_positions_are_refused(text: str) -> None:
         parse_tile(text)
 
 
+@pytest.mark.parametrize(("parse", "text", "why"), [
+    (parse_cell, "1" * 5000 + ",0/c", "is not a cell name"),
+    (parse_tile, "1" * 5000 + ",0", "is not a hex position"),
+])
+def test_a_runaway_name_is_quoted_cut_as_every_error_cuts_it(parse, text: str, why: str) -> None:
+    # It was cut at 40 with the ellipsis after the quote ('1111'…), unlike every other echo.
+    with pytest.raises(ValueError) as refused:
+        parse(text)
+    assert str(refused.value).startswith(f"'{'1' * 59}…' {why}: write ")
+
+
 def test_hex_position_parses() -> None:
     assert parse_tile("-3, 2") == (-3, 2)
 

@@ -325,6 +325,8 @@ def _petri_reading(d: dict) -> None:
     (_petri_reading, "this observation is for petri; the game in play is peepwar"),
     (lambda d: d.__setitem__("game", "peloponnesian"),
      "this observation is for peloponnesian; the game in play is peepwar"),
+    (lambda d: d.__setitem__("game", "z" * 5000),  # cut as every error cuts what it echoes
+     f"this observation is for {'z' * 59}…; the game in play is peepwar"),
     (lambda d: d["cells"].__setitem__("3,3/c", {"pieces": {"blue": {"troops": 2}}}),
      "cell 3,3/c is on no tile placed on the table"),
     (lambda d: d["cells"].update({"3,3/c": {"occluded": True}, "-4,1/2": {"occluded": True}}),

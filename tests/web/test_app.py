@@ -142,6 +142,24 @@ def test_a_body_not_sent_as_json_is_refused_with_415_and_changes_nothing(
     assert referee.overrides == {}
 
 
+@pytest.mark.parametrize(("headers", "body", "echo"), [
+    ({"Content-Type": "text/" + "x" * 5000}, b"{}", f"it came as text/{'x' * 54}…)"),
+    ({}, b'{"text": ' + b"1" * 500 + b"e999}", f"the number {'1' * 39}… is too large"),
+    ({}, b'{"' + b"k" * 500 + b'": 1, "' + b"k" * 500 + b'": 2}',
+     f"the field '{'k' * 39}…' is given twice"),
+    ({}, b'{"' + b"k" * 5000 + b'": 1}', f"not {'k' * 299}…"),
+])
+def test_a_runaway_request_is_echoed_cut_as_every_error_cuts_it(
+        referee: Referee, headers: dict, body: bytes, echo: str) -> None:
+    # Cut one character past its limit, where every other error's echo keeps to it.
+    client = create_app(referee).test_client()
+    h = {"X-Companion-Token": _token(client), "Content-Type": "application/json", **headers}
+    resp = client.post("/api/command", data=body, headers=h)
+    assert resp.status_code in (400, 415)
+    assert echo in resp.get_json()["error"], resp.get_json()["error"]
+    assert referee.game.actions == []
+
+
 def test_json_with_a_charset_and_a_bare_post_are_taken(referee: Referee) -> None:
     client = create_app(referee).test_client()
     h = {"X-Companion-Token": _token(client)}

@@ -20,6 +20,8 @@ import re
 from collections.abc import Collection, Iterator
 from typing import NamedTuple
 
+from companion.errors import quoted
+
 Hex = tuple[int, int]
 
 ACROSS_FLATS_MM = 180.0
@@ -39,7 +41,6 @@ MAX_COORD_DIGITS = 4
 _COORD = rf"(-?\d{{1,{MAX_COORD_DIGITS}}})"
 _CELL_RE = re.compile(rf"^\s*{_COORD}\s*,\s*{_COORD}\s*/\s*([0-5c])\s*$")
 _TILE_RE = re.compile(rf"^\s*{_COORD}\s*,\s*{_COORD}\s*$")
-_ECHO = 40  # characters of a refused name repeated in the error
 
 
 class Cell(NamedTuple):
@@ -67,7 +68,7 @@ def parse_cell(text: str) -> Cell:
     m = _CELL_RE.match(text)
     if not m:
         raise ValueError(
-            f"{_echo(text)} is not a cell name: write q,r/c for a central cell or q,r/k "
+            f"{quoted(text)} is not a cell name: write q,r/c for a central cell or q,r/k "
             "(k = 0..5) for a border cell, e.g. 0,0/c or 1,-1/3"
         )
     return Cell((int(m.group(1)), int(m.group(2))), m.group(3))
@@ -77,13 +78,8 @@ def parse_tile(text: str) -> Hex:
     """A tile position ``"q,r"``; raises ValueError with the expected form."""
     m = _TILE_RE.match(text)
     if not m:
-        raise ValueError(f"{_echo(text)} is not a hex position: write q,r, e.g. 1,-1")
+        raise ValueError(f"{quoted(text)} is not a hex position: write q,r, e.g. 1,-1")
     return int(m.group(1)), int(m.group(2))
-
-
-def _echo(text: str) -> str:
-    # A refused name is repeated in its error, but not a runaway one whole.
-    return repr(text) if len(text) <= _ECHO else repr(text[:_ECHO]) + "…"
 
 
 def neighbour(tile: Hex, side: int) -> Hex:
