@@ -145,8 +145,11 @@ class GameLog:
                     f"{self.path} was written by a newer Table Companion (log version {version}); "
                     "upgrade, or use another --log file"
                 )
-            self._db.executescript(_SCHEMA)
-            self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            self._db.executescript(_SCHEMA)  # writes only where a table is missing
+            if version < SCHEMA_VERSION:
+                # A log already at this version is not written to as it opens, so it opens
+                # while another program holds it locked: only a move meets the lock.
+                self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         except sqlite3.DatabaseError as e:
             if is_busy(e):
                 raise UserError(busy_message(e, self.path)) from e
