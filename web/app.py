@@ -25,7 +25,7 @@ from flask import Flask, Response, jsonify, render_template, request
 
 from companion import games
 from companion.errors import UserError, clipped
-from companion.gamelog import entries_seen_by
+from companion.gamelog import entries_seen_by, is_busy
 from companion.referee import Referee
 from companion.rules.base import IllegalAction
 from companion.rules.json_values import unknown_fields
@@ -144,9 +144,13 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
             except sqlite3.DatabaseError as e:
                 # The log locked by another program, or its disk full: the action was not
                 # recorded (each is written in its own transaction first), so it may be sent
-                # again; the page says so rather than "Internal Server Error".
-                return refuse(503, "the game log could not be written "
-                              f"({clipped(str(e), MAX_ECHO)}); "
+                # again; the page says so rather than "Internal Server Error". A lock needs
+                # only waiting for, not the disk checked.
+                why = clipped(str(e), MAX_ECHO)
+                if is_busy(e):
+                    return refuse(503, "the game log is busy: another program is writing to "
+                                  f"it ({why}); nothing was recorded: try again")
+                return refuse(503, f"the game log could not be written ({why}); "
                               "nothing was recorded: try again, and check the disk and that "
                               "no other program holds the log open")
             if on_event:

@@ -391,7 +391,7 @@ def test_a_game_log_locked_by_another_program_is_a_503_and_nothing_is_lost(
         other.execute("ROLLBACK")
         other.close()
     assert resp.status_code == 503 and resp.get_json()["ok"] is False
-    assert "game log could not be written (database is locked)" in resp.get_json()["error"]
+    assert "game log is busy" in resp.get_json()["error"]
     assert "nothing was recorded" in resp.get_json()["error"]
     assert len(referee.game.actions) == 1
     again = client.post("/api/command", json={"text": "hex -1,0"}, headers=h)
@@ -416,3 +416,39 @@ def test_a_move_whose_save_fails_at_its_commit_is_a_503_and_the_next_is_recorded
     with GameLog(referee.log.path) as check:
         assert [e["seq"] for e in check.entries(referee.game.id)] == [0, 1]
         assert check.open(referee.game.id).actions == referee.game.actions
+
+
+@pytest.mark.parametrize("lock", ["IMMEDIATE", "EXCLUSIVE"])
+@pytest.mark.parametrize(("path", "body"), [("/api/command", {"text": "hex -1,0"}),
+                                            ("/api/undo", {})])
+def test_a_move_refused_by_a_lock_says_the_log_is_busy_and_a_full_disk_says_check_it(
+        tmp_path: Path, monkeypatch, lock: str, path: str, body: dict) -> None:
+    # A lock was answered as a disk error: "could not be written ...; check the disk and
+    # that no other program holds the log open", where only waiting is needed.
+    monkeypatch.setattr("companion.gamelog.LOCK_WAIT_S", 0.2)  # not the usual 10 s of waiting
+    with GameLog(tmp_path / "g.sqlite") as log:
+        referee = Referee(log, log.new_game(PeepWar(players=("red", "blue"))), egg_seed=1)
+        client = create_app(referee).test_client()
+        h = {"X-Companion-Token": _token(client)}
+        assert client.post("/api/command", json={"text": "hex 1,0"}, headers=h).status_code == 200
+        other = sqlite3.connect(log.path, isolation_level=None)
+        other.execute(f"BEGIN {lock}")
+        try:
+            busy = client.post(path, json=body, headers=h)
+        finally:
+            other.execute("ROLLBACK")
+            other.close()
+        assert busy.status_code == 503 and busy.get_json()["error"] == (
+            "the game log is busy: another program is writing to it (database is locked); "
+            "nothing was recorded: try again")
+        assert len(referee.game.actions) == 1
+        monkeypatch.setattr(log, "_db", FullAtCommit(log._db))
+        full = client.post(path, json=body, headers=h)
+        assert full.status_code == 503 and full.get_json()["error"] == (
+            "the game log could not be written (database or disk is full); nothing was "
+            "recorded: try again, and check the disk and that no other program holds the "
+            "log open")
+        assert len(referee.game.actions) == 1
+        monkeypatch.undo()
+    with GameLog(tmp_path / "g.sqlite") as check:
+        assert [e["kind"] for e in check.entries(1)] == ["action"]
