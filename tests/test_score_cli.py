@@ -141,6 +141,33 @@ def test_every_bad_input_is_one_line(capsys, files, tmp_path: Path) -> None:
         assert "Traceback" not in err
 
 
+RUNAWAY = "x" * 5000
+PIECES = "E1, E2, E3, S1, S2, A1, A2, A3, E4, E5, E6, S3, S4, A4, A5, A6"
+
+
+@pytest.mark.parametrize(("option", "value", "words"), [
+    ("--seats", RUNAWAY, f"--seats entry '{'x' * 59}…' is not NAME=COLOUR"),
+    ("--seats", "Ann=" + RUNAWAY, f"unknown colour '{'x' * 59}…' in --seats"),
+    ("--unplayed", RUNAWAY, f"--unplayed entry '{'x' * 59}…' is not COLOUR:PIECE"),
+    ("--unplayed", RUNAWAY + ":E1", f"unknown colour '{'x' * 59}…' in --unplayed"),
+    ("--unplayed", "blue:" + RUNAWAY,
+     f"unplayed piece blue:{'x' * 59}… is not in the catalog: its pieces are {PIECES}\n"),
+    ("--set", RUNAWAY, f"the default sets are 'core' and 'full', not '{'x' * 59}…'"),
+    ("game", RUNAWAY, f"companion score knows peltapeeps, not '{'x' * 59}…'"),
+])
+def test_a_runaway_value_is_echoed_cut_on_one_line(capsys, files, option: str, value: str,
+                                                   words: str) -> None:
+    # It was repeated whole: a 5,000-character error line.
+    photo, profile = str(files["photo"]), str(files["profile"])
+    args = ([value, photo, "--profile", profile] if option == "game"
+            else ["peltapeeps", photo, "--profile", profile, option, value])
+    rc, out, err = _run(capsys, *args)
+    assert rc == 2 and out == ""
+    assert err.startswith("companion score: error: ") and words in err
+    # One line of under 200 characters, but for the catalog's 16 piece names of the piece's.
+    assert err.count("\n") == 1 and len(err.replace(PIECES, "")) < 200, err
+
+
 def test_a_catalog_too_large_is_said_once(capsys, files) -> None:
     # The fault is the whole line: not wrapped in a second, vaguer one.
     rc, out, err = _run(capsys, "peltapeeps", str(files["photo"]), "--profile",

@@ -21,7 +21,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from companion.errors import UserError
+from companion.errors import UserError, clipped, quoted
 
 GAMES = ("peltapeeps",)
 LINE_NAMES = (("joins", "JOIN points"), ("bonus", "Same-team bonus"),
@@ -73,13 +73,13 @@ def _entries(text: str, sep: str, option: str, form: str) -> Iterator[tuple[str,
             continue
         left, mark, right = (x.strip() for x in item.partition(sep))
         if not mark or not left or not right:
-            raise UserError(f"{option} entry {item!r} is not {form}")
+            raise UserError(f"{option} entry {quoted(item)} is not {form}")
         yield left, right
 
 
 def _known_colour(colour: str, colours: Sequence[str], option: str) -> str:
     if colour not in colours:
-        raise UserError(f"unknown colour {colour!r} in {option}: the profile knows "
+        raise UserError(f"unknown colour {quoted(colour)} in {option}: the profile knows "
                         f"{', '.join(colours)}")
     return colour
 
@@ -100,8 +100,8 @@ def parse_unplayed(text: str, colours: Sequence[str], pieces: Sequence[str]
     for colour, pid in _entries(text, ":", "--unplayed", "COLOUR:PIECE, e.g. red:E1"):
         _known_colour(colour, colours, "--unplayed")
         if pid not in pieces:
-            raise UserError(f"unplayed piece {colour}:{pid} is not in the catalog: its pieces "
-                            f"are {', '.join(pieces)}")
+            raise UserError(f"unplayed piece {colour}:{clipped(pid)} is not in the catalog: "
+                            f"its pieces are {', '.join(pieces)}")
         if pid in out.get(colour, []):
             raise UserError(f"--unplayed names {colour}:{pid} twice: name each piece once")
         out.setdefault(colour, []).append(pid)
@@ -169,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
     from web.scoresheet import ScoreInputError, check_layout_seats, score_result
 
     if args.game not in GAMES:
-        raise UserError(f"companion score knows {', '.join(GAMES)}, not {args.game!r}")
+        raise UserError(f"companion score knows {', '.join(GAMES)}, not {quoted(args.game)}")
     if not args.profile:
         raise UserError("score needs --profile PROFILE.json (made by 'companion calibrate' "
                         "with one key per team colour)")

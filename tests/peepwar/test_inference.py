@@ -192,3 +192,15 @@ def test_several_peeps_moving_together_are_not_auto_accepted():
         pytest.skip("this position has fewer than two peeps free to move")
     result = infer(rules, state, expected_observation(s))
     assert result.verdict == "actions" and not result.certain
+
+
+def test_a_correction_naming_a_runaway_player_is_echoed_cut_on_one_line() -> None:
+    # The page's correction repeated the player's name whole: 5,000 characters in one error.
+    from companion.rules.peepwar.game import GAME
+
+    rules = PeepWar(players=("red", "blue"))
+    with pytest.raises(ValueError) as refused:
+        GAME.correction(rules, rules.new_state(),
+                        {"cell": "0,0/c", "pieces": {"x" * 5000: {"troops": 1}}})
+    assert str(refused.value) == (f"pieces: there is no player '{'x' * 59}…' at this table "
+                                  "(red, blue)")

@@ -444,6 +444,20 @@ def test_cli_bad_input_is_one_line_and_exit_2(args: tuple[str, ...], named: str)
     assert "T+P" in lines[0] or "--edition" in lines[0] or "peep" in lines[0]
 
 
+@pytest.mark.parametrize("side", ["x" * 5000, "9" * 5000, "0" * 5000, "1+" + "9" * 5000,
+                                  "1+" + "0" * 4000 + "9", " " * 5000 + "9"])
+@pytest.mark.parametrize("option", ["--attacker", "--defender"])
+def test_cli_a_runaway_side_is_echoed_cut_on_one_line(capsys, option: str, side: str) -> None:
+    # It was repeated whole (5,000 characters), or, past 4,300 digits, ended on a traceback.
+    from companion.cli import main
+
+    sides = {"--attacker": "2", "--defender": "2", option: side}
+    assert main(["odds", *(x for kv in sides.items() for x in kv)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and len(err) < 200
+    assert err.startswith(f"companion odds: error: {option} '")
+
+
 def test_cli_2001_json_gives_every_peep_choice() -> None:
     run = companion("--attacker", "2+3", "--defender", "3+1", "--edition", "2001", "--json")
     assert run.returncode == 0, run.stderr

@@ -128,6 +128,28 @@ def test_the_bundle_parses_checks_and_corrects() -> None:
         GAME.correction(rules, s, {"area": "attica", "counters": {"athens": 3}})
 
 
+@pytest.mark.parametrize(("data", "echo"), [
+    ({"area": ["x" * 5000]}, f"\"attica\", not ['{'x' * 57}…"),
+    ({"area": "attica", "counters": {"x" * 5000: 1}}, f"'{'x' * 59}…' is not at this table"),
+    ({"area": "attica", "counters": {"athens": "x" * 5000}}, f"0, 1 or 2, not '{'x' * 59}…'"),
+])
+def test_a_runaway_correction_is_echoed_cut_on_one_line(data: dict, echo: str) -> None:
+    # The page's correction fields were repeated whole: 5,000 characters in one error.
+    rules = GAME.new_rules(["sparta", "athens", "thebes"])
+    with pytest.raises(ValueError) as refused:
+        GAME.correction(rules, rules.new_state(), data)
+    assert echo in str(refused.value) and len(str(refused.value)) < 200
+
+
+def test_a_runaway_area_is_quoted_cut_before_the_map_s_areas() -> None:
+    # It was cut at 57 with "..." outside the quote, unlike every other echo.
+    rules = GAME.new_rules(["sparta", "athens", "thebes"])
+    with pytest.raises(ValueError) as refused:
+        GAME.correction(rules, rules.new_state(), {"area": "q" * 5000})
+    areas = ", ".join(rules.map.areas)
+    assert str(refused.value) == f"there is no area '{'q' * 59}…' on the map ({areas})"
+
+
 @pytest.mark.parametrize("areas, message", [
     ({"atica": {"counters": {"athens": 1}}},
      "there is no area 'atica' on the map: did you mean attica?"),

@@ -70,6 +70,19 @@ def test_corrections_name_a_hole_and_a_player_or_nothing() -> None:
         GAME.correction(rules, state, {"player": "red"})
 
 
+@pytest.mark.parametrize(("data", "echo"), [
+    ({"hole": "0,0", "player": "x" * 5000}, f"not '{'x' * 59}…'"),
+    ({"hole": "x" * 5000, "player": "red"}, f"'{'x' * 59}…' is not a hole: write q,r"),
+    ({"hole": "1" * 5000 + ",0", "player": "red"}, f"'{'1' * 59}…' is not a hole: write q,r"),
+])
+def test_a_runaway_correction_is_echoed_cut_on_one_line(data: dict, echo: str) -> None:
+    # The page's correction fields were repeated whole: 5,000 characters in one error.
+    rules = Petri(players=("red", "blue"))
+    with pytest.raises(ValueError) as refused:
+        GAME.correction(rules, rules.new_state(), data)
+    assert echo in str(refused.value) and len(str(refused.value)) < 200
+
+
 # --- inference -------------------------------------------------------------------------------
 
 

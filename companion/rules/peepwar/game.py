@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from companion.errors import quoted
 from companion.games import Game, Option
 from companion.inputs import events as kinds
 from companion.inputs.events import InputEvent
@@ -139,7 +140,7 @@ class PeepWarGame(Game):
         pieces = {}
         for player, v in raw.items():
             if player not in state.players:
-                raise ValueError(f"pieces: there is no player {player!r} at this table "
+                raise ValueError(f"pieces: there is no player {quoted(player)} at this table "
                                  f"({', '.join(state.players)})")
             if not isinstance(v, dict) or unknown_fields(v, ("troops", "peep")):
                 raise ValueError(f"pieces of {player} must be {{troops, peep}}")

@@ -14,7 +14,7 @@ import re
 from itertools import product
 from typing import Any
 
-from companion.errors import UserError
+from companion.errors import UserError, quoted
 from companion.rules.peepwar.odds import (
     MAX_PEEP_HEALTH,
     POLICIES,
@@ -27,7 +27,10 @@ from companion.rules.peepwar.odds import (
 
 MAX_TROOPS = 5  # the rules never allow more than five of a player's troops in one cell
 EDITIONS = ("2001", "2005")
-_SIDE_FORM = re.compile(r"([0-9]+)(?:\+([0-9]+))?")
+# A count longer than any side's is refused as no side before it is read: int() refuses
+# one of more than 4,300 digits, which ended the command on a traceback.
+_DIGITS = 9
+_SIDE_FORM = re.compile(rf"([0-9]{{1,{_DIGITS}}})(?:\+([0-9]{{1,{_DIGITS}}}))?")
 _FORM_HINT = (
     f"write T or T+P with T troops 0..{MAX_TROOPS} and P peep health 1..{MAX_PEEP_HEALTH}, "
     "e.g. 3 or 2+3"
@@ -76,21 +79,22 @@ def parse_side(text: str | None, option: str) -> Side:
     """Read ``T`` or ``T+P`` for ``option``; raise UserError naming the bad value."""
     if text is None:
         raise UserError(f"{option} is required: {_FORM_HINT}")
-    match = _SIDE_FORM.fullmatch(text.strip())
+    text = text.strip()  # as read: spaces around a side are no fault of it, nor echoed
+    match = _SIDE_FORM.fullmatch(text)
     if not match:
-        raise UserError(f"{option} {text!r} is not a side: {_FORM_HINT}")
+        raise UserError(f"{option} {quoted(text)} is not a side: {_FORM_HINT}")
     troops = int(match[1])
     if troops > MAX_TROOPS:
         raise UserError(
-            f"{option} {text!r} has {troops} troops but a cell holds at most "
+            f"{option} {quoted(text)} has {troops} troops but a cell holds at most "
             f"{MAX_TROOPS} of a player's troops: {_FORM_HINT}"
         )
     peep = int(match[2]) if match[2] is not None else 0
     if match[2] is not None and not 1 <= peep <= MAX_PEEP_HEALTH:
-        raise UserError(f"{option} {text!r} has peep health {peep}: {_FORM_HINT}")
+        raise UserError(f"{option} {quoted(text)} has peep health {peep}: {_FORM_HINT}")
     if troops == 0 and peep == 0:
         raise UserError(
-            f"{option} {text!r}: a side needs at least one troop or a peep; {_FORM_HINT}"
+            f"{option} {quoted(text)}: a side needs at least one troop or a peep; {_FORM_HINT}"
         )
     return Side(troops, peep)
 

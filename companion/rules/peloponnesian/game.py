@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from companion.errors import quoted
 from companion.games import Game, Option
 from companion.observation import BadObservation, Inference, Observation
 from companion.rules.base import Action
@@ -158,7 +159,8 @@ class PeloponnesianGame(Game):
             raise ValueError(f"a correction has area and counters, not {extra}")
         area = data.get("area")
         if not isinstance(area, str):
-            raise ValueError(f"area must name an area of the map, e.g. \"attica\", not {area!r}")
+            raise ValueError("area must name an area of the map, e.g. \"attica\", "
+                             f"not {quoted(area)}")
         if area not in rules.map.areas:
             raise ValueError(rules.map.no_area(area))
         # Only a missing or null counters means an empty area: [], "" or false is a mistake.
@@ -168,9 +170,9 @@ class PeloponnesianGame(Game):
             raise ValueError("counters must map players to counts, e.g. {\"athens\": 2}")
         for p, n in counters.items():
             if p not in rules.players:
-                raise ValueError(f"{p!r} is not at this table ({', '.join(rules.players)})")
+                raise ValueError(f"{quoted(p)} is not at this table ({', '.join(rules.players)})")
             if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= 2:
-                raise ValueError(f"{p}'s counters must be 0, 1 or 2, not {n!r}")
+                raise ValueError(f"{p}'s counters must be 0, 1 or 2, not {quoted(n)}")
         return area, AreaReading({p: n for p, n in counters.items() if n},
                                  inference.seen_chits(rules, state, area))
 

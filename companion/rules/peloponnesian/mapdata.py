@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.bounded_read import NotText, TooLarge, read_text_at_most
-from companion.errors import PATH_ECHO, clipped
+from companion.errors import PATH_ECHO, clipped, quoted
 from companion.rules.json_values import finite_number, plain_copy
 
 DEFAULT_MAP = Path(__file__).with_name("maps") / "greece.json"
@@ -107,8 +107,8 @@ class GreekMap:
         """
         near = difflib.get_close_matches(area.lower(), self.areas, n=1)
         if near:
-            return f"there is no area {_show(area)} on the map: did you mean {near[0]}?"
-        return f"there is no area {_show(area)} on the map ({', '.join(self.areas)})"
+            return f"there is no area {quoted(area)} on the map: did you mean {near[0]}?"
+        return f"there is no area {quoted(area)} on the map ({', '.join(self.areas)})"
 
 
 def _bfs(start: str, near: Mapping[str, frozenset[str]]) -> dict[str, int]:

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.bounded_read import NotText, TooLarge, read_text_at_most
+from companion.errors import quoted
 from companion.rules.json_values import finite_number
 
 KINDS = ("egg", "sleeping", "awake")
@@ -330,7 +331,7 @@ def load_catalog(path: str | Path) -> Catalog:
 def default_catalog(size: str = DEFAULT_SET) -> Catalog:
     """A shipped set, one team's worth: ``full`` (16 pieces, the default) or ``core`` (8)."""
     if size not in SET_SIZES:
-        raise CatalogError(f"the default sets are 'core' and 'full', not {size!r}")
+        raise CatalogError(f"the default sets are 'core' and 'full', not {quoted(size)}")
     text = resources.files("companion.rules.peltapeeps").joinpath(
         f"data/{size}-set.json").read_text(encoding="utf-8")
     return Catalog.from_json(json.loads(text), f"the default {size} set")

@@ -20,6 +20,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from companion.errors import quoted
+
 # Neighbour directions, as for the hex tiles of section 2.
 D = ((1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1))
 TIPS = ((8, -4), (4, 4), (-4, 8), (-8, 4), (-4, -4), (4, -8))
@@ -36,9 +38,9 @@ def coords(hole: str) -> tuple[int, int]:
     try:
         q, r = (int(p) for p in parts)
     except ValueError:
-        raise ValueError(f"{hole!r} is not a hole: write q,r, e.g. 0,0 or 5,-2") from None
+        raise ValueError(f"{quoted(hole)} is not a hole: write q,r, e.g. 0,0 or 5,-2") from None
     if (q, r) not in _COORDS:
-        raise ValueError(f"{hole!r} is not on the board (the star of 121 holes)")
+        raise ValueError(f"{quoted(hole)} is not on the board (the star of 121 holes)")
     return q, r
 
 

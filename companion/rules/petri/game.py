@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from companion.errors import quoted
 from companion.games import Game, Option
 from companion.observation import Inference, Observation
 from companion.rules.base import Action, Ruleset
@@ -168,7 +169,7 @@ class PetriGame(Game):
         player = data.get("player")
         if player is not None and player not in rules.players:
             raise ValueError(f"player must be one of {', '.join(rules.players)} or null, "
-                             f"not {player!r}")
+                             f"not {quoted(player)}")
         return hole, HoleReading(player=player)
 
     # --- buttons ------------------------------------------------------------------------
