@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from companion.errors import clipped
 from companion.rules.base import Action
 
 
@@ -101,7 +102,7 @@ class Draw(Action):
     owner: str
 
     def describe(self) -> str:
-        return f"draw a bean of {self.owner}"
+        return f"draw a bean of {clipped(self.owner)}"  # a typed owner may be any text
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from companion.errors import quoted
 from companion.rules.base import Action
 from companion.rules.peepwar.actions import (
     Draw,
@@ -57,7 +58,7 @@ _COUNT = re.compile(r"^(?:(\d+)(?:\+(peep))?|(peep))$")
 def _pieces(text: str) -> tuple[int, bool]:
     m = _COUNT.match(text)
     if not m:
-        raise ValueError(f"{text!r} is not a number of pieces: write 2, peep or 2+peep")
+        raise ValueError(f"{quoted(text)} is not a number of pieces: write 2, peep or 2+peep")
     if m.group(3):
         return 0, True
     return int(m.group(1)), bool(m.group(2))
@@ -118,7 +119,7 @@ def parse(text: str, rules: PeepWar, state: PeepWarState) -> Action:
     if verb == "jelly":
         need(1, "jelly CELL (e.g. jelly 1,0/c)")
         return Produce(player, _cell(args[0]), "peep")
-    raise ValueError(f"unknown command {verb!r}; 'help' lists the commands")
+    raise ValueError(f"unknown command {quoted(verb)}; 'help' lists the commands")
 
 
 def format(action: Action) -> str:  # noqa: A001 - the inverse of parse

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from companion.errors import clipped, quoted
 from companion.rules.base import Action
 from companion.rules.peloponnesian.actions import Draw, Keep, Pass, Place, Play, Resolve, Swap
 from companion.rules.peloponnesian.chits import STAR, STAR_AS
@@ -42,7 +43,7 @@ def area_id(rules: PeloponnesianWar, word: str) -> str:
     for a in rules.map.areas.values():
         if word in (a.id, _slug(a.name)):
             return a.id
-    raise ValueError(f"there is no area {word!r}; areas: {', '.join(rules.map.areas)}")
+    raise ValueError(f"there is no area {quoted(word)}; areas: {', '.join(rules.map.areas)}")
 
 
 def chit_id(rules: PeloponnesianWar, word: str) -> str:
@@ -50,7 +51,7 @@ def chit_id(rules: PeloponnesianWar, word: str) -> str:
         if word == chit or (rules.chits.is_special(chit)
                             and word == _slug(rules.chits.special(chit).name)):
             return chit
-    raise ValueError(f"there is no chit {word!r}; chits: {', '.join(rules.chits.ids())}")
+    raise ValueError(f"there is no chit {quoted(word)}; chits: {', '.join(rules.chits.ids())}")
 
 
 def parse(text: str, rules: PeloponnesianWar, state: State) -> Action:
@@ -65,7 +66,7 @@ def parse(text: str, rules: PeloponnesianWar, state: State) -> Action:
         player = waiting[0]
     elif waiting:
         raise ValueError(f"{' and '.join(waiting)} may act now: start with the player, e.g. "
-                         f"'{waiting[0]} {' '.join(words)}'")
+                         f"'{waiting[0]} {clipped(' '.join(words))}'")
     else:
         raise ValueError("nobody is to act: the game is over")
     if not words:
@@ -74,11 +75,11 @@ def parse(text: str, rules: PeloponnesianWar, state: State) -> Action:
     shapes = {"place": 1, "draw": 1, "swap": 1, "keep": 0, "play": 2, "pass": 0,
               "resolve": 0, "end": 0}
     if verb not in shapes:
-        raise ValueError(f"unknown action {verb!r}; actions: place, draw, swap, keep, play, "
+        raise ValueError(f"unknown action {quoted(verb)}; actions: place, draw, swap, keep, play, "
                          "pass, resolve")
     if verb == "play" and len(args) == 4 and args[2] == "as":
         if args[3] not in STAR_AS:
-            raise ValueError(f"the Star is played as {', '.join(STAR_AS)}, not {args[3]!r}")
+            raise ValueError(f"the Star is played as {', '.join(STAR_AS)}, not {quoted(args[3])}")
         chit = chit_id(rules, args[0])
         return Play(player, chit, area_id(rules, args[1]), args[3] if chit == STAR else "")
     if len(args) != shapes[verb]:

@@ -17,6 +17,7 @@ Roll(player='red', first=3, second=5)
 
 from __future__ import annotations
 
+from companion.errors import clipped, quoted
 from companion.rules.base import Action
 from companion.rules.petri.actions import Capture, Choose, Place, Remove, Roll
 from companion.rules.petri.board import parse_hole
@@ -42,7 +43,7 @@ def _player(text: str, rules: Petri, state: PetriState) -> tuple[str, str]:
     waiting = [p for p in rules.players if p in rules.waiting_for(state)]
     if len(waiting) > 1:
         raise ValueError(f"{' and '.join(waiting)} may all act now: put the player's name "
-                         f"first, e.g. {waiting[0]}: {text.strip()}")
+                         f"first, e.g. {waiting[0]}: {clipped(text.strip())}")
     return (waiting[0] if waiting else ""), text.strip()
 
 
@@ -74,7 +75,7 @@ def parse(text: str, rules: Petri, state: PetriState) -> Action:
             raise ValueError("type best alone: it captures in the best order the companion "
                              "finds")
         return Capture(who, rules.advice(state, who).order)
-    raise ValueError(f"unknown command {word!r}: roll, die, place, remove, capture or best "
+    raise ValueError(f"unknown command {quoted(word)}: roll, die, place, remove, capture or best "
                      "('help' lists them)")
 
 
