@@ -38,16 +38,19 @@ def _reading_distance(model: ColourModel, x) -> float:
 def test_examples_move_a_model_towards_them_a_little_per_example() -> None:
     card = _card()
     red = card.colours["red"].bean
-    off = [0.8, -0.5, 0.75]  # this table's red beans: lit more warmly than the card's
-    one = learning.adapt(card, [_sample(card, "red", "bean", off)]).colours["red"].bean
+    # This table's red beans, lit more warmly than the card's: the card reads some of their
+    # pixels as no player's.
+    off = [0.75, -0.35, 0.5]
+    assert learning.misassigned(card.colours, [_sample(card, "red", "bean", off)]) > 0
+    three = learning.adapt(card, [_sample(card, "red", "bean", off)] * 3).colours["red"].bean
     ten = learning.adapt(card, [_sample(card, "red", "bean", off)] * 10).colours["red"].bean
-    assert 0 < _reading_distance(red, one.mean) <= learning.TRUST_PER_EXAMPLE + 1e-9
-    assert np.linalg.norm(ten.mean - off) < np.linalg.norm(one.mean - off) < np.linalg.norm(
+    assert 0 < _reading_distance(red, three.mean) <= 3 * learning.TRUST_PER_EXAMPLE + 1e-9
+    assert np.linalg.norm(ten.mean - off) < np.linalg.norm(three.mean - off) < np.linalg.norm(
         red.mean - off)
     # The spread stays the card's: the examples move the colour, not its reach.
     np.testing.assert_array_equal(ten.cov, red.cov)
     # The other models are the card's own.
-    assert learning.adapt(card, [_sample(card, "red", "bean", off)]).colours["blue"] == \
+    assert learning.adapt(card, [_sample(card, "red", "bean", off)] * 3).colours["blue"] == \
         card.colours["blue"]
 
 

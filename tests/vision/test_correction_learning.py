@@ -3,6 +3,8 @@ referee and camera loop, into a real examples file beside a real profile file.""
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
@@ -10,14 +12,16 @@ import cv2
 import numpy as np
 import pytest
 
+from calibration.colour import ColourModel
 from calibration.examples import ExampleStore, examples_path, forget_examples
-from calibration.profile import load_profile, save_profile
+from calibration.profile import PlayerColours, Profile, load_profile, save_profile
 from companion.camera_setup import camera_loop
 from companion.gamelog import GameLog
 from companion.referee import Referee
 from companion.rules.peepwar import PeepWar
 from companion.rules.peepwar.observation import CellReading, Pieces
 from companion.settings import Settings
+from vision.peepwar import learning
 from vision.peepwar.reader import PeepWarReader, make_reader
 from vision.render.game_scene import families_colours, profile_for_colours, render_state
 
@@ -41,7 +45,19 @@ def profile_path(tmp_path: Path) -> Path:
     return path
 
 
+def _card_from_another_lamp(path: Path) -> None:
+    """The profile at ``path`` with red's bean model 30% of the way towards blue's, as a
+    card photographed under another lamp: some of this table's red pixels it reads as
+    blue's, or as no player's."""
+    card = load_profile(path)
+    red, blue = card.colours["red"].bean, card.colours["blue"].bean
+    off = dataclasses.replace(red, mean=red.mean + 0.3 * (blue.mean - red.mean))
+    save_profile(dataclasses.replace(card, colours={
+        **card.colours, "red": dataclasses.replace(card.colours["red"], bean=off)}), path)
+
+
 def test_learned_examples_survive_a_restart_and_go_with_the_profile(profile_path: Path) -> None:
+    _card_from_another_lamp(profile_path)
     card = load_profile(profile_path)
     reader = make_reader(card)
     said = reader.learn(_scene().frame, CELL, TRUTH)
@@ -55,9 +71,12 @@ def test_learned_examples_survive_a_restart_and_go_with_the_profile(profile_path
     sample = again.samples[0].mean
     card_red = card.colours["red"].bean.mean
     learned = again.profile.colours["red"].bean.mean
-    # ... and its red bean model has moved from the card's towards the labelled pixels.
+    # ... and its red bean model has moved from the card's towards the labelled pixels,
+    # so that fewer of them are read as blue's or no player's.
     assert np.linalg.norm(learned - card_red) > 1e-3
     assert np.linalg.norm(learned - sample) < np.linalg.norm(card_red - sample)
+    assert (learning.misassigned(again.profile.colours, again.samples)
+            < learning.misassigned(card.colours, again.samples))
     np.testing.assert_array_equal(again.profile.colours["blue"].bean.mean,
                                   card.colours["blue"].bean.mean)  # nothing taught blue's
     # Read with what it learned, the corrected cell stays right.
@@ -124,3 +143,50 @@ def test_a_reader_without_a_profile_file_learns_in_memory_only() -> None:
     reader.learn(_scene().frame, CELL, TRUTH)
     assert len(reader.samples) == 1
     assert reader.card is profile  # the calibration itself is never changed
+
+
+def _two_player_card() -> tuple[Profile, Callable[..., learning.Labelled]]:
+    """Red and blue bean models far apart, and labelled examples of either player."""
+    def model(a: float, b: float) -> ColourModel:
+        return ColourModel(np.array([a, b, 0.5]), np.eye(3) * 1e-4, 500)
+
+    card = Profile(players=["red", "blue"],
+                   colours={"red": PlayerColours(model(0.30, 0.10), None),
+                            "blue": PlayerColours(model(0.10, 0.30), None)})
+
+    def example(player: str, a: float, b: float, spread: float = 2e-5) -> learning.Labelled:
+        fp = learning.fingerprint(card.colours[player].bean)
+        return learning.Labelled(player, "bean", fp, 200, np.array([a, b, 0.5]),
+                                 np.eye(3) * spread)
+    return card, example
+
+
+def test_a_model_adapts_where_the_card_misreads_the_table_and_not_past_another_player() -> None:
+    card, example = _two_player_card()
+    # Red as this lamp shows it, towards blue: some of its pixels the card gives to blue.
+    red_shade = example("red", 0.22, 0.18, spread=9e-4)
+    assert learning.misassigned(card.colours, [red_shade]) > 0.1
+    alone = learning.adapt(card, [red_shade])
+    moved = alone.colours["red"].bean.mean - card.colours["red"].bean.mean
+    assert np.linalg.norm(moved) > 0.02
+    assert learning.misassigned(alone.colours, [red_shade]) < 0.1
+    # A blue cell corrected at this table whose pixels the moved red model would take:
+    # red stays the card's.
+    blue_shade = example("blue", 0.19, 0.21)
+    assert learning.misassigned(alone.colours, [red_shade, blue_shade]) > 0.8
+    both = learning.adapt(card, [red_shade, blue_shade])
+    np.testing.assert_array_equal(both.colours["red"].bean.mean, card.colours["red"].bean.mean)
+    # A blue example the moved red model leaves to blue does not hold red back.
+    far_blue = example("blue", 0.14, 0.26)
+    with_far = learning.adapt(card, [red_shade, far_blue])
+    np.testing.assert_allclose(with_far.colours["red"].bean.mean, alone.colours["red"].bean.mean)
+
+
+def test_a_model_the_card_already_reads_right_is_not_moved() -> None:
+    # Examples the card gives to their player teach nothing: moving a model on them could
+    # only take pixels from someone else.
+    card, example = _two_player_card()
+    near_red = example("red", 0.28, 0.12)
+    assert learning.misassigned(card.colours, [near_red]) == 0
+    same = learning.adapt(card, [near_red] * 3)
+    np.testing.assert_array_equal(same.colours["red"].bean.mean, card.colours["red"].bean.mean)
