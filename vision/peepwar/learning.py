@@ -401,25 +401,26 @@ def misassigned(colours: Mapping[str, Any], examples: Iterable[Labelled]) -> flo
     1.0
     """
     players = list(colours)
-    models = [[m for m in (colours[p].bean, colours[p].peep) if m is not None]
-              for p in players]
-    inverse = [[np.linalg.inv(_reading_cov(m)) for m in ms] for ms in models]
-    total = 0.0
-    for ex in examples:
-        if ex.player not in colours:
-            continue
-        try:
-            root = np.linalg.cholesky(ex.cov + 1e-9 * np.eye(3))
-        except np.linalg.LinAlgError:
-            continue  # a degenerate spread: nothing to draw from
-        pts = ex.mean + _DRAWS @ root.T
-        dist = np.stack([np.min([np.einsum("ij,jk,ik->i", pts - m.mean, inv, pts - m.mean)
-                                 for m, inv in zip(ms, invs, strict=True)], axis=0)
-                         for ms, invs in zip(models, inverse, strict=True)], axis=1)
-        own = players.index(ex.player)
-        unknown = dist[:, own] > UNKNOWN_DISTANCE**2  # the reader's cut: no player's piece
-        total += float(np.mean((np.argmin(dist, axis=1) != own) | unknown))
-    return total
+    examples = [ex for ex in examples if ex.player in colours]
+    if not examples:
+        return 0.0
+    # Every example's draws at once (E x DRAWS x 3); a degenerate spread draws its mean.
+    covs = np.stack([ex.cov for ex in examples]) + 1e-9 * np.eye(3)
+    roots = np.linalg.cholesky(np.where(np.linalg.eigvalsh(covs)[:, :1, None] > 0, covs,
+                                        1e-9 * np.eye(3)))
+    pts = (np.stack([ex.mean for ex in examples])[:, None, :]
+           + np.einsum("dk,ejk->edj", _DRAWS, roots)).reshape(-1, 3)
+    own = np.repeat([players.index(ex.player) for ex in examples], len(_DRAWS))
+    dist = np.full((len(players), len(pts)), np.inf)
+    for k, p in enumerate(players):
+        for m in (colours[p].bean, colours[p].peep):
+            if m is not None:
+                d = pts - m.mean
+                inv = np.linalg.inv(_reading_cov(m))
+                np.minimum(dist[k], np.einsum("ij,jk,ik->i", d, inv, d), out=dist[k])
+    wrong = (np.argmin(dist, axis=0) != own) | (dist[own, np.arange(len(pts))]
+                                                 > UNKNOWN_DISTANCE**2)
+    return float(wrong.reshape(len(examples), -1).mean(axis=1).sum())
 
 
 def _plausible(model: ColourModel, others: list[ColourModel], mean: np.ndarray) -> bool:
