@@ -252,6 +252,18 @@ def test_no_egg_plugged_in_is_said_once() -> None:
         assert egg.status().state == "disconnected"
 
 
+@pytest.mark.parametrize("name", ["ttyNOEGG", "a" * 5000])
+def test_a_port_that_cannot_open_is_named_once(tmp_path: Path, name: str) -> None:
+    # pyserial's own text names the port twice more: a 5,000-character one was said 3 times.
+    port = str(tmp_path / name)
+    with started(port) as (_, events):
+        status = events.wait("device_status", where=lambda e: e.data["state"] == "disconnected")
+    message = status.data["message"]
+    assert message.startswith("cannot open the egg's port ") and "Errno" not in message
+    assert message.endswith((": No such file or directory", ": File name too long"))
+    assert message.count(str(tmp_path)) == 1 and len(message) < 300, message
+
+
 def test_a_port_that_never_says_hello_is_an_error() -> None:
     pty = Pty()  # a serial device with something else on it: a REPL prompt, no egg firmware
     pty.inject(b"MicroPython v1.24.1 on 2024-11-29; Raspberry Pi Pico with RP2040\r\n")

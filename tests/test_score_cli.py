@@ -438,3 +438,17 @@ def test_no_photo_of_jellybeans_is_taken_for_a_layout(teams) -> None:
                 for p in sorted(PHOTOS.glob("*.jpg"))}
     assert len(verdicts) >= 10
     assert {name for name, level in verdicts.items() if level != NOT_A_LAYOUT} == set()
+
+
+@pytest.mark.parametrize("kind", ["too long", "under a file", "missing"])
+def test_a_runaway_catalog_path_is_named_once_and_cut(capsys, files, kind: str) -> None:
+    # The OS error's own text names the path again: a 5,000-character path was said twice.
+    runaway = {"too long": "/" + "c" * 5000,  # one name past the system's limit
+               "under a file": str(files["photo"]) + "/c" * 1500,  # not a folder
+               "missing": "/" + "/".join(["c" * 200] * 19)}[kind]  # a real length, no file
+    rc, out, err = _run(capsys, "peltapeeps", str(files["photo"]), "--profile",
+                        str(files["profile"]), "--catalog", runaway)
+    assert (rc, out) == (2, "")
+    assert err.startswith("companion score: error: ") and err.count("\n") == 1, err
+    assert len(err) < 300 and len(re.findall("[c/]{20,}", err)) == 1 and "…" in err, err
+    assert "Errno" not in err

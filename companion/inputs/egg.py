@@ -19,6 +19,7 @@ reported as lost messages. The pure frame reader lives in
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -28,6 +29,7 @@ from typing import Any
 import serial
 import serial.tools.list_ports
 
+from companion.errors import PATH_ECHO, clipped
 from companion.inputs import egg_fields
 from companion.inputs import events as ev
 from companion.inputs.egg_colours import ColourReading, EggColours
@@ -46,6 +48,13 @@ REFUSAL_REPORT_S = 1.0  # a storm of bad lines updates the page's status at most
 # Messages that stand for something a player did: refusing one may lose it, so say so.
 PLAYER_MESSAGES = {eggproto.SHAKE: "a shake", eggproto.DRAW: "a bean drawn",
                    eggproto.BUTTON: "a press of the egg's button"}
+
+
+def _open_failure(e: Exception) -> str:
+    """Why a port did not open, without naming it again: pyserial's text names it twice
+    ("could not open port P: [Errno 2] No such file or directory: 'P'")."""
+    code = getattr(e, "errno", None)
+    return os.strerror(code) if isinstance(code, int) else str(e)
 
 
 class LinkState(StrEnum):
@@ -229,12 +238,14 @@ class EggLink:
     def _connect(self, port: str) -> bool:
         """One session on ``port``; True if it got as far as connected."""
         self._port_in_use = port
-        self._set(LinkState.CONNECTING, f"opening {port}")
+        shown = clipped(port, PATH_ECHO)  # the port as given, which may be any text
+        self._set(LinkState.CONNECTING, f"opening {shown}")
         try:
             ser = serial.Serial(port, self.baudrate, timeout=self.read_timeout,
                                 write_timeout=self.write_timeout)
         except (serial.SerialException, OSError, ValueError) as e:
-            self._set(LinkState.DISCONNECTED, f"cannot open the egg's port {port}: {e}",
+            self._set(LinkState.DISCONNECTED,
+                      f"cannot open the egg's port {shown}: {_open_failure(e)}",
                       report="disconnected")
             return False
         reader = FrameReader(self.stats)

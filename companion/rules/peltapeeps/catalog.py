@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.bounded_read import NotText, TooLarge, read_text_at_most
-from companion.errors import quoted
+from companion.errors import PATH_ECHO, clipped, quoted
 from companion.rules.json_values import finite_number
 
 KINDS = ("egg", "sleeping", "awake")
@@ -309,22 +309,26 @@ def load_catalog(path: str | Path) -> Catalog:
     """The catalog in the JSON file at ``path``; CatalogError with one line saying what is
     wrong."""
     p = Path(path)
+    # The path as given, which may be any text: a runaway one is cut.
+    shown = clipped(str(p), PATH_ECHO)
     # The file is read, then parsed, in two steps: each fault is said once, in its own words.
     try:
-        text = read_text_at_most(p, MAX_CATALOG_BYTES, "catalog")
+        text = read_text_at_most(p, MAX_CATALOG_BYTES, "catalog", name=shown)
     except FileNotFoundError:
-        raise CatalogError(f"no catalog at {p}") from None
+        raise CatalogError(f"no catalog at {shown}") from None
     except (TooLarge, NotText) as e:
         raise CatalogError(str(e)) from None
     except OSError as e:
-        raise CatalogError(f"{p} is not a readable JSON catalog ({e})") from None
+        # strerror, not str(e): the OS's text names the path again, uncut.
+        raise CatalogError(f"{shown} is not a readable JSON catalog "
+                           f"({e.strerror or type(e).__name__})") from None
     try:
         data = json.loads(text)
     except ValueError as e:
         # Bad JSON, or a number of more than 4300 digits.
-        raise CatalogError(f"{p} is not a readable JSON catalog ({e})") from None
+        raise CatalogError(f"{shown} is not a readable JSON catalog ({e})") from None
     except RecursionError:
-        raise CatalogError(f"{p} is not a JSON catalog (nested too deep)") from None
+        raise CatalogError(f"{shown} is not a JSON catalog (nested too deep)") from None
     return Catalog.from_json(data, str(p))
 
 
