@@ -7,6 +7,7 @@ that goes away is retried, so the service recovers when it comes back.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -161,20 +162,34 @@ class FolderSource:
         self._finished = True
 
 
+# A webcam index is a few digits: int() refuses one of more than 4,300 in Python's words
+# ("use sys.set_int_max_str_digits()"), and isdigit() takes '²', which int() does not.
+_INDEX = re.compile(r"[0-9]{1,4}")
+
+
+def _holds(test: Callable[[], bool]) -> bool:
+    """A path's test (is_dir, exists), False for a name no file can have: a name too long
+    for the system raises OSError there instead of answering no."""
+    try:
+        return test()
+    except OSError:
+        return False
+
+
 def open_source(spec: str, *, loop: bool = False) -> FrameSource:
     """The source a ``--camera`` value names: an index, device, URL, video file or folder."""
     spec = spec.strip()
     if not spec:
         raise UserError("no camera given: use --camera 0, /dev/video0, a URL, a video or a folder")
-    if spec.isdigit():
+    if _INDEX.fullmatch(spec):
         return CaptureSource(int(spec))
     if "://" in spec:
         return CaptureSource(spec)
     path = Path(spec)
-    if path.is_dir():
+    if _holds(path.is_dir):
         return FolderSource(path, loop=loop)
     if path.suffix.lower() in VIDEO_SUFFIXES:
-        if not path.exists():
+        if not _holds(path.exists):
             raise UserError(f"no video file at {path}")
         return CaptureSource(spec, loop=loop)
     if spec.startswith("/dev/"):

@@ -35,6 +35,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
+import math
 import pkgutil
 import random
 import threading
@@ -42,7 +43,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from companion.errors import quoted
+from companion.errors import clipped, quoted
 from companion.inputs.events import InputEvent
 from companion.observation import BadObservation, Inference, Observation
 from companion.rules.base import Action, IllegalAction, Ruleset
@@ -109,6 +110,34 @@ def sheet_options(takes: Iterable[str | tuple[str, str]], helps: Mapping[str, st
                              "and its default")
         out.append((name, own if own is not None else helps[name]))
     return out
+
+
+# A number in a typed action has a few digits: a longer one is refused before it is read, as
+# int() refuses one of more than 4,300 digits in Python's words ("use
+# sys.set_int_max_str_digits()"); one too large for a float (1e999) would be infinity.
+TYPED_DIGITS = 15
+
+
+class _BadNumber(ValueError):
+    """A number in a typed action no action takes; the message names it."""
+
+
+def _typed_int(text: str) -> int:
+    if len(text.lstrip("-")) > TYPED_DIGITS:
+        raise _BadNumber(f"the number {clipped(text, 40)} is too large")
+    return int(text)
+
+
+def _typed_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _BadNumber(f"the number {clipped(text, 40)} is too large")
+    return value
+
+
+def _typed_constant(text: str) -> float:
+    # NaN, Infinity and -Infinity: Python's JSON reads them, JSON has no such numbers.
+    raise _BadNumber(f"{text} is not a number JSON allows")
 
 
 class Game:
@@ -185,8 +214,11 @@ class Game:
         The default reads an action's JSON record (``{"kind": "...", ...}``).
         """
         try:
-            data = json.loads(text)
-        except (json.JSONDecodeError, RecursionError):
+            data = json.loads(text, parse_int=_typed_int, parse_float=_typed_float,
+                              parse_constant=_typed_constant)
+        except _BadNumber as e:
+            raise ValueError(str(e)) from None
+        except (ValueError, RecursionError):
             raise ValueError(f"type an action as JSON, e.g. {{\"kind\": ..., \"player\": ...}}"
                              f" ({self.title} has no notation of its own)") from None
         return rules.decode_action(data)

@@ -155,6 +155,11 @@ def load_settings(path: Path | None = None) -> Settings:
         raise UserError(f"cannot read {path}: {e.strerror}") from e
     except NotText as e:
         raise UserError(f"{e}; fix it or delete it") from None
+    except ValueError:
+        # tomllib turns a number of more than 4300 digits into a plain ValueError, in
+        # Python's words ("use sys.set_int_max_str_digits()").
+        raise UserError(f"{path} is not valid TOML (it holds a number too long to read); "
+                        "fix it or delete it") from None
     return apply_settings(settings, data, str(path))
 
 

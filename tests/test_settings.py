@@ -74,6 +74,16 @@ def test_a_file_nested_too_deeply_is_one_line(tmp_path: Path, capsys, nest) -> N
                            "tables nested too deeply); fix it or delete it")
 
 
+def test_a_number_too_long_to_read_is_one_line(tmp_path: Path, capsys) -> None:
+    # tomllib's int() refused it in Python's words, ending the command on a traceback.
+    path = tmp_path / "long.toml"
+    path.write_text("[web]\nport = " + "9" * 5000 + "\n")
+    assert main(["settings", "--file", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"companion settings: error: {path} is not valid TOML (it holds a number "
+                   "too long to read); fix it or delete it\n")
+
+
 @pytest.mark.parametrize(("key", "value", "allowed"), [
     ("fps", "nan", "0.1 to 120 frames per second"),
     ("fps", "inf", "0.1 to 120 frames per second"),

@@ -129,7 +129,7 @@ def test_a_bad_piece_is_refused_naming_the_piece_and_field(piece: dict, message:
 @pytest.mark.parametrize(("text", "message"), [
     ("null", ": a catalog is an object with a list of pieces"),
     ('{"pieces": [], "name": ["x"]}', ': name must be the set\'s name (text), not ["x"]'),
-    ('{"pieces": ' + "9" * 5000 + "}", " is not a readable JSON catalog"),
+    ('{"pieces": ' + "9" * 5000 + "}", " is not a catalog (it holds a number too long to read)"),
     (json.dumps({"pieces": ONE_PIECE, "sizes_mm": {"disc": {"diameter": 10**400}}}),
      ": sizes_mm.disc.diameter must be positive mm"),
 ])

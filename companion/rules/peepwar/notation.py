@@ -52,7 +52,10 @@ production produce CELL               a troop at a Supply Center manned by a tro
            end                        end the turn
 cells      q,r/c is a central cell, q,r/0 .. q,r/5 the border cells (side k faces 60k+30 deg)"""
 
-_COUNT = re.compile(r"^(?:(\d+)(?:\+(peep))?|(peep))$")
+# A count longer than any cell holds is refused as no count before it is read: int()
+# refuses one of more than 4,300 digits in Python's words ("use sys.set_int_max_str_digits()").
+_DIGITS = 9
+_COUNT = re.compile(rf"^(?:([0-9]{{1,{_DIGITS}}})(?:\+(peep))?|(peep))$")
 
 
 def _pieces(text: str) -> tuple[int, bool]:

@@ -324,9 +324,13 @@ def load_catalog(path: str | Path) -> Catalog:
                            f"({e.strerror or type(e).__name__})") from None
     try:
         data = json.loads(text)
-    except ValueError as e:
-        # Bad JSON, or a number of more than 4300 digits.
+    except json.JSONDecodeError as e:
         raise CatalogError(f"{shown} is not a readable JSON catalog ({e})") from None
+    except ValueError:
+        # json turns a number of more than 4300 digits into a plain ValueError, in Python's
+        # words ("use sys.set_int_max_str_digits()").
+        raise CatalogError(f"{shown} is not a catalog (it holds a number too long to read)"
+                           ) from None
     except RecursionError:
         raise CatalogError(f"{shown} is not a JSON catalog (nested too deep)") from None
     return Catalog.from_json(data, str(p))

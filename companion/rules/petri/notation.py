@@ -17,6 +17,8 @@ Roll(player='red', first=3, second=5)
 
 from __future__ import annotations
 
+import re
+
 from companion.errors import clipped, quoted
 from companion.rules.base import Action
 from companion.rules.petri.actions import Capture, Choose, Place, Remove, Roll
@@ -34,6 +36,13 @@ capture H .. capture these pieces in this order, e.g. capture 2,1 3,0 ('capture'
 best         capture in the suggested order (what the end-turn button does)
 holes        q,r in axial coordinates: 0,0 is the centre; homes are the star's points
 realtime     everyone plays at once: put your name first, e.g. blue: die 4"""
+
+
+# A number a player types has a few digits: one longer than any die's is refused as not the
+# form before it is read, since int() refuses one of more than 4,300 digits in Python's
+# words ("use sys.set_int_max_str_digits()"); and isdigit() takes '²', which int() does not.
+_DIGITS = 9
+_NUMBER = re.compile(rf"[0-9]{{1,{_DIGITS}}}")
 
 
 def _player(text: str, rules: Petri, state: PetriState) -> tuple[str, str]:
@@ -56,12 +65,12 @@ def parse(text: str, rules: Petri, state: PetriState) -> Action:
     word, *rest = text.split() or [""]
     word = word.lower()
     if word == "roll":
-        if len(rest) != 2 or not all(r.isdigit() for r in rest):
+        if len(rest) != 2 or not all(_NUMBER.fullmatch(r) for r in rest):
             raise ValueError("type roll A B with the two dice, e.g. roll 3 5 "
                              "(or just roll to let the companion roll)")
         return Roll(who, int(rest[0]), int(rest[1]))
     if word == "die":
-        if len(rest) != 1 or not rest[0].isdigit():
+        if len(rest) != 1 or not _NUMBER.fullmatch(rest[0]):
             raise ValueError("type die N with one of the numbers you rolled, e.g. die 5")
         return Choose(who, int(rest[0]))
     if word == "place":
