@@ -16,7 +16,7 @@ from typing import Protocol
 import cv2
 import numpy as np
 
-from companion.errors import UserError
+from companion.errors import PATH_ECHO, UserError, clipped, quoted
 from companion.inputs.source import SourceStatus
 from vision.image_io import ImageError, read_image
 
@@ -190,8 +190,10 @@ def open_source(spec: str, *, loop: bool = False) -> FrameSource:
         return FolderSource(path, loop=loop)
     if path.suffix.lower() in VIDEO_SUFFIXES:
         if not _holds(path.exists):
-            raise UserError(f"no video file at {path}")
+            raise UserError(f"no video file at {clipped(str(path), PATH_ECHO)}")
         return CaptureSource(spec, loop=loop)
     if spec.startswith("/dev/"):
         return CaptureSource(spec)
-    raise UserError(f"--camera {spec!r}: not a webcam index, device, URL, video file or folder")
+    # The value as given, which names nothing here and may be any text: a runaway one is cut.
+    raise UserError(f"--camera {quoted(spec)}: not a webcam index, device, URL, video file "
+                    "or folder")

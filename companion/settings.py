@@ -16,7 +16,7 @@ from typing import Any
 from platformdirs import user_config_dir
 
 from companion.bounded_read import NotText, TooLarge, read_text_at_most
-from companion.errors import UserError
+from companion.errors import UserError, clipped, quoted
 
 DEFAULT_TEXT = """\
 # Table Companion settings. Command-line options override what is set here.
@@ -167,7 +167,7 @@ def apply_settings(settings: Settings, data: dict[str, Any], where: str) -> Sett
     known_sections = {s for s, _ in _KEYS} | {"buttons"}
     for section, values in data.items():
         if section not in known_sections:
-            raise UserError(f"{where}: unknown section [{section}]; known: "
+            raise UserError(f"{where}: unknown section [{clipped(section)}]; known: "
                             f"{', '.join(sorted(known_sections))}")
         if not isinstance(values, dict):
             # A known name written as a value or as [[section]]: calling it unknown would
@@ -179,23 +179,27 @@ def apply_settings(settings: Settings, data: dict[str, Any], where: str) -> Sett
         for key, value in values.items():
             if section == "buttons" and key != "enabled":
                 if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 27:
-                    raise UserError(f"{where}: [buttons] {key} must be a BCM pin number 0-27")
+                    raise UserError(f"{where}: [buttons] {clipped(key)} must be a BCM pin "
+                                    "number 0-27")
                 settings.buttons[key] = value
                 continue
             if (section, key) not in _KEYS:
-                raise UserError(f"{where}: unknown setting {key} in [{section}]")
+                raise UserError(f"{where}: unknown setting {clipped(key)} in [{section}]")
             name, kind = _KEYS[(section, key)]
             ok = isinstance(value, kind) and not (kind is not bool and isinstance(value, bool))
             if kind is float and isinstance(value, int) and not isinstance(value, bool):
-                value, ok = float(value), True
+                # A whole number is checked as written and made a float once in range: one
+                # of thousands of digits is too large for a float (OverflowError).
+                ok = True
             if not ok:
                 raise UserError(f"{where}: [{section}] {key} must be {kind.__name__}, "
-                                f"not {value!r}")
+                                f"not {quoted(value)}")
             if (section, key) in _RANGES:
                 allowed, text = _RANGES[(section, key)]
                 if not allowed(value):
-                    raise UserError(f"{where}: [{section}] {key} must be {text}, not {value!r}")
-            setattr(settings, name, value)
+                    raise UserError(f"{where}: [{section}] {key} must be {text}, "
+                                    f"not {quoted(value)}")
+            setattr(settings, name, float(value) if kind is float else value)
     if not 0 < settings.port < 65536:
         raise UserError(f"{where}: [server] port must be 1-65535")
     # Refused rather than taken as the default: an empty host means "every interface" to
@@ -204,14 +208,14 @@ def apply_settings(settings: Settings, data: dict[str, Any], where: str) -> Sett
     if not settings.host.strip():
         raise UserError(f"{where}: [server] host must be an address to listen on "
                         f"(127.0.0.1 for this machine, 0.0.0.0 for the home network), "
-                        f"not {settings.host!r}")
+                        f"not {quoted(settings.host)}")
     # The panel refuses a shared pin too, but only once serve starts it; checked here so
     # 'companion settings' never shows such a file as fine.
     holder: dict[int, str] = {}
     for name, pin in settings.buttons.items():
         if pin in holder:
-            raise UserError(f"{where}: [buttons] {holder[pin]} and {name} are both on "
-                            f"GPIO{pin}: give each its own pin")
+            raise UserError(f"{where}: [buttons] {clipped(holder[pin])} and {clipped(name)} "
+                            f"are both on GPIO{pin}: give each its own pin")
         holder[pin] = name
     return settings
 
@@ -222,13 +226,13 @@ def _toml_kind(value: object, name: str) -> str:
     if isinstance(value, list):
         if value and all(isinstance(v, dict) for v in value):
             return f"an array of tables ([[{name}]])"
-        return f"an array ({value!r})"
+        return f"an array ({quoted(value)})"
     if isinstance(value, str):
-        return f"text ({value!r})"
+        return f"text ({quoted(value)})"
     if isinstance(value, bool):
         return str(value).lower()
     if isinstance(value, int | float):
-        return f"a number ({value!r})"
+        return f"a number ({quoted(value)})"
     return f"a date or time ({value})"
 
 

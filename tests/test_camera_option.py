@@ -32,3 +32,12 @@ def test_a_camera_no_index_can_be_is_one_line(tmp_path: Path, monkeypatch, capsy
     assert ("not a webcam index, device, URL, video file or folder" in err
             or "no video file at" in err), err[:300]
     assert "int()" not in err and "sys." not in err
+
+
+@pytest.mark.parametrize("camera", ["x" * 5000, HUGE, "/tmp/" + "v" * 5000 + ".mp4",
+                                    "/tmp/" + "/".join(["w" * 200] * 19) + ".mp4"])
+def test_a_runaway_camera_is_quoted_cut_on_one_line(tmp_path: Path, monkeypatch, capsys,
+                                                    camera: str) -> None:
+    # It was repeated whole: a 5,000-character line.
+    err = _serve(tmp_path, monkeypatch, capsys, camera)
+    assert len(err) < 250 and "…" in err, err

@@ -236,6 +236,36 @@ def test_a_runaway_game_option_is_one_short_line_naming_it(
     assert not log.exists()
 
 
+def test_replay_names_a_runaway_viewer_in_one_short_line(tmp_path: Path, capsys) -> None:
+    # --as was repeated whole: a 5,000-character line.
+    log = tmp_path / "g.sqlite"
+    assert main(["new", "--log", str(log)]) == 0
+    capsys.readouterr()
+    assert main(["replay", "--log", str(log), "--as", HUGE]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("companion replay: error: --as must be a player of game 1 ")
+    assert err.count("\n") == 1 and len(err) < 250 and "not 'xxxx" in err and "…" in err, err
+
+
+def test_odds_names_a_runaway_edition_in_one_short_line(capsys) -> None:
+    assert main(["odds", "--attacker", "3", "--defender", "2", "--edition", HUGE]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("companion odds: error: --edition 'xxxx") and "…" in err
+    assert err.count("\n") == 1 and len(err) < 250, err
+
+
+@pytest.mark.parametrize("words", [["demo", "--step", HUGE], ["demo", "--seconds", HUGE],
+                                   ["calibrate-egg", "--timeout", HUGE]])
+def test_a_runaway_number_of_seconds_is_quoted_cut(capsys, words: list[str]) -> None:
+    with pytest.raises(SystemExit) as e:
+        main(words)
+    assert e.value.code == 2
+    last = capsys.readouterr().err.splitlines()[-1]  # argparse's usage, then its error line
+    assert last.startswith(f"companion {words[0]}: error: argument {words[1]}: must be a "
+                           "number of seconds")
+    assert last.endswith("…'") and len(last) < 250, last
+
+
 @pytest.mark.parametrize(("home", "named"), [
     (f"red={HUGE}", "--home red=xxxx"), (f"{HUGE}=1", "--home xxxx"),
     (f"red{HUGE}", "--home redxxxx"), (f"red=9{HUGE}", "--home red=9xxxx"),

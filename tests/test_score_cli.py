@@ -452,3 +452,13 @@ def test_a_runaway_catalog_path_is_named_once_and_cut(capsys, files, kind: str) 
     assert err.startswith("companion score: error: ") and err.count("\n") == 1, err
     assert len(err) < 300 and len(re.findall("[c/]{20,}", err)) == 1 and "…" in err, err
     assert "Errno" not in err
+
+
+def test_a_runaway_catalog_name_is_quoted_cut(capsys, files, tmp_path: Path) -> None:
+    # The catalog's name, from the file, was repeated whole: a 5,000-character line.
+    empty = tmp_path / "empty.json"
+    empty.write_text(json.dumps({"name": RUNAWAY, "pieces": []}))
+    rc, out, err = _run(capsys, "peltapeeps", str(files["photo"]), "--profile",
+                        str(files["profile"]), "--catalog", str(empty))
+    assert (rc, out) == (2, "")
+    assert err == f"companion score: error: the catalog '{'x' * 59}…' has no pieces\n"

@@ -74,6 +74,32 @@ def test_a_file_nested_too_deeply_is_one_line(tmp_path: Path, capsys, nest) -> N
                            "tables nested too deeply); fix it or delete it")
 
 
+RUNAWAY = "x" * 5000
+
+
+@pytest.mark.parametrize("text", [
+    f"[{RUNAWAY}]\na = 1\n",  # an unknown section
+    f"[server]\n{RUNAWAY} = 1\n",  # an unknown setting
+    f"[buttons]\n{RUNAWAY} = 99\n",  # a button on no pin
+    f'[buttons]\n{RUNAWAY} = 5\n{"y" * 5000} = 5\n',  # two buttons on one pin
+    f'[server]\nport = "{RUNAWAY}"\n',  # text where a number belongs
+    f"[camera]\nfps = {'9' * 4000}\n",  # a number out of range
+    f'[server]\nhost = "{" " * 5000}"\n',  # no address
+    f'server = "{RUNAWAY}"\n',  # a value where a table belongs
+    f"server = [{', '.join(['1'] * 2500)}]\n",
+    f"server = {'9' * 4000}\n",
+])
+def test_a_runaway_value_in_the_settings_file_is_quoted_cut(tmp_path: Path, capsys,
+                                                            text: str) -> None:
+    # It was repeated whole: a line of thousands of characters.
+    path = tmp_path / "s.toml"
+    path.write_text(text)
+    assert main(["settings", "--file", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"companion settings: error: {path}: ") and err.count("\n") == 1
+    assert len(err.replace(str(path), "")) < 250 and "…" in err, err
+
+
 def test_a_number_too_long_to_read_is_one_line(tmp_path: Path, capsys) -> None:
     # tomllib's int() refused it in Python's words, ending the command on a traceback.
     path = tmp_path / "long.toml"

@@ -32,6 +32,12 @@ def _answer(log: Path, game: str, line: str) -> str:
     ("petri", "{}"), ("petri", "place {}"),
     ("peloponnesian", "{}"), ("peloponnesian", "place {}"), ("peloponnesian", "draw {}"),
     ("peloponnesian", "play star attica as {}"),
+    # An action typed as JSON (PeltaPeeps has no notation): its kind, a field's value and
+    # a field of no action.
+    ("peltapeeps", '{{"kind": "{}"}}'),
+    ("peltapeeps", '{{"kind": "place", "player": "red", "team": "red", "piece": "E1", '
+                   '"x": "{}", "y": 0, "rotation": 0, "face_up": true}}'),
+    ("peltapeeps", '{{"kind": "end_turn", "player": "red", "{}": 1}}'),
 ])
 def test_a_runaway_word_typed_is_echoed_cut_on_one_line(tmp_path: Path, game: str,
                                                         line: str) -> None:

@@ -106,5 +106,5 @@ def seconds(text: str) -> float:
     if not (math.isfinite(value) and 0 < value <= MAX_SECONDS):
         raise argparse.ArgumentTypeError(
             f"must be a number of seconds above 0 and at most {MAX_SECONDS:g} (a week), "
-            f"not {text!r}")
+            f"not {quoted(text)}")
     return value

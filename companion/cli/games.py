@@ -10,7 +10,7 @@ from pathlib import Path
 from companion import games
 from companion.bounded_read import NotText, TooLarge, read_text_at_most
 from companion.cli.game_options import add_game_args
-from companion.errors import UserError, clipped
+from companion.errors import UserError, clipped, quoted
 from companion.gamelog import (
     DamagedEntry,
     GameInfo,
@@ -141,7 +141,7 @@ def run_replay(args: argparse.Namespace) -> int:
             players = game.rules.options().get("players", [])
             if viewer is not None and viewer not in players:
                 raise UserError(f"--as must be a player of game {game.id} "
-                                f"({', '.join(players)}) or watcher, not {viewer!r}")
+                                f"({', '.join(players)}) or watcher, not {quoted(viewer)}")
             entries = entries_seen_by(game.rules, entries, viewer)
         if args.json:
             state = (game.rules.state_to_dict(game.state) if args.viewer is None

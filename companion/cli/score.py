@@ -193,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
     except CatalogError as e:
         raise UserError(str(e)) from None
     if not catalog.pieces:
-        raise UserError(f"the catalog {catalog.name!r} has no pieces")
+        raise UserError(f"the catalog {quoted(catalog.name)} has no pieces")
     seats = parse_seats(args.seats, colours) if args.seats else None
     if seats:
         try:

@@ -31,6 +31,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
+from companion.errors import clipped, quoted
 from companion.rules.json_values import unknown_fields
 
 if TYPE_CHECKING:
@@ -291,11 +292,12 @@ class Ruleset(ABC, Generic[S]):
         # dict would raise TypeError instead of saying what is wrong.
         if not isinstance(kind, str):
             known = ", ".join(sorted(kinds))
-            raise BadActionData(f"an action's kind must be a string, not {kind!r}; "
+            raise BadActionData(f"an action's kind must be a string, not {quoted(kind)}; "
                                 f"known kinds for {self.name}: {known}")
         if kind not in kinds:
             known = ", ".join(sorted(kinds))
-            raise BadActionData(f"unknown action kind {kind!r} for {self.name}; known: {known}")
+            raise BadActionData(f"unknown action kind {quoted(kind)} for {self.name}; "
+                                f"known: {known}")
         cls = kinds[kind]
         hints = typing.get_type_hints(cls)
         values: dict[str, Any] = {}
@@ -307,7 +309,7 @@ class Ruleset(ABC, Generic[S]):
             values[f.name] = _check_type(kind, f.name, data[f.name], hints[f.name])
         names = unknown_fields(data, {"kind"} | {f.name for f in dataclasses.fields(cls)})
         if names:
-            raise BadActionData(f"action {kind!r} has unknown fields: {names}")
+            raise BadActionData(f"action {kind!r} has unknown fields: {clipped(names)}")
         return cls(**values)
 
 
@@ -333,7 +335,7 @@ def _check_type(kind: str, name: str, value: Any, hint: Any) -> Any:
         return _convert(value, hint)
     except _Mismatch:
         raise BadActionData(f"action {kind!r}: field {name!r} must be {_type_name(hint)}, "
-                            f"not {value!r}") from None
+                            f"not {quoted(value)}") from None
 
 
 def _convert(value: Any, hint: Any) -> Any:

@@ -85,6 +85,71 @@ def test_a_bad_map_file_is_refused_in_one_line(tmp_path: Path, change, message: 
     assert str(e.value).startswith(str(path))
 
 
+RUNAWAY = "x" * 5000
+
+
+def _runaway_area(d: dict) -> None:
+    d["areas"][RUNAWAY] = {"name": "X", "at": [1, 1]}
+
+
+def _runaway_link(d: dict) -> None:
+    d["areas"][RUNAWAY] = {"name": "X", "at": [1, 1]}
+    d["links"].append([RUNAWAY, RUNAWAY, "sea"])
+
+
+def _falls_apart(d: dict) -> None:
+    d["areas"] = {RUNAWAY: {"name": "X", "at": [1, 1]}, **d["areas"],
+                  "y" * 5000: {"name": "Y", "at": [2, 2]}}
+    d["links"].append([RUNAWAY, "y" * 5000, "sea"])
+
+
+@pytest.mark.parametrize("change", [
+    lambda d: d["areas"].update({RUNAWAY: 5}),  # not an object
+    lambda d: d["areas"].update({RUNAWAY: {"name": ""}}),
+    lambda d: d["areas"].update({RUNAWAY: {"name": "X"}}),  # no "at"
+    lambda d: d["areas"].update({RUNAWAY: {"name": "X", "at": [RUNAWAY, 1]}}),
+    lambda d: d["areas"].update({RUNAWAY: {"name": "X", "at": [1, 1], "island": RUNAWAY}}),
+    lambda d: d["links"].append([RUNAWAY, 5]),
+    lambda d: d["links"].append(["attica", RUNAWAY]),
+    lambda d: d["links"].append([RUNAWAY, "attica"]),
+    lambda d: d["links"].append(["attica", "megara", RUNAWAY]),
+    _runaway_link,
+    _runaway_area,
+    lambda d: d["homes"].update(sparta=RUNAWAY),
+    lambda d: d.update(delphi=RUNAWAY),
+    lambda d: d.update(size_mm=[RUNAWAY, 1]),
+    lambda d: d.update(name=[RUNAWAY]),
+    _falls_apart,
+])
+def test_a_runaway_value_in_a_map_file_is_quoted_cut(tmp_path: Path, change) -> None:
+    # It was repeated whole (5,000 characters), or cut at 57 with "..." outside the quote.
+    data = _default()
+    change(data)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(BadMap) as e:
+        load_map(str(path))
+    text = str(e.value)
+    assert "\n" not in text and len(text) < 250 and "..." not in text, text
+    assert "…" in text, text
+
+
+@pytest.mark.parametrize("chits", [
+    {"mix": {"military": RUNAWAY}},
+    {"mix": {RUNAWAY: 2}},
+    {"mix": {}, "specials": [{"id": RUNAWAY, "name": "X", "city": "corinth"}]},
+    {"mix": {}, "specials": [{"id": "x", "name": "X", "city": RUNAWAY}]},
+    {"mix": {}, "specials": [{"id": RUNAWAY + " ", "name": "X", "city": "sparta"}]},
+])
+def test_a_runaway_value_in_a_chit_file_is_quoted_cut(chits: dict) -> None:
+    from companion.rules.peloponnesian.chits import BadChits, parse_chits
+
+    with pytest.raises(BadChits) as e:
+        parse_chits(chits, "my-chits.json")
+    text = str(e.value)
+    assert "\n" not in text and len(text) < 250 and "…" in text, text
+
+
 def test_bad_json_and_a_missing_file_are_one_line(tmp_path: Path) -> None:
     path = tmp_path / "broken.json"
     path.write_text('{"areas": {', encoding="utf-8")

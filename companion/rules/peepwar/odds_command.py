@@ -138,7 +138,7 @@ def peep_beans_choices(attacker: Side, defender: Side) -> dict[str, dict[str, An
 def run(args: argparse.Namespace) -> int:
     """Print the odds of the fight described by ``args``."""
     if args.edition not in EDITIONS:
-        raise UserError(f"--edition {args.edition!r} is not known: use 2001 or 2005")
+        raise UserError(f"--edition {quoted(args.edition)} is not known: use 2001 or 2005")
     attacker = parse_side(args.attacker, "--attacker")
     defender = parse_side(args.defender, "--defender")
     for flag, used in (

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.bounded_read import NotText, TooLarge, read_text_at_most
-from companion.errors import PATH_ECHO, clipped
+from companion.errors import PATH_ECHO, clipped, quoted
 from companion.rules.json_values import plain_copy
 from companion.rules.peloponnesian.mapdata import CITIES
 
@@ -130,11 +130,11 @@ def parse_chits(data: Any, where: str) -> ChitSet:
     for kind in KINDS:
         n = data["mix"].get(kind, 0)
         if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= 20:
-            raise bad(f"{kind} must be a count from 0 to 20, not {n!r}")
+            raise bad(f"{kind} must be a count from 0 to 20, not {quoted(n)}")
         mix.append((kind, n))
     stray = set(data["mix"]) - set(KINDS)
     if stray:
-        raise bad(f"unknown chit kind {sorted(stray)[0]!r}; kinds: {', '.join(KINDS)}")
+        raise bad(f"unknown chit kind {quoted(sorted(stray)[0])}; kinds: {', '.join(KINDS)}")
     raw = data.get("specials", [])
     if not isinstance(raw, list):
         raise bad('"specials" must be a list of {"id", "name", "city"}')
@@ -144,10 +144,10 @@ def parse_chits(data: Any, where: str) -> ChitSet:
                                                   for k in ("id", "name", "city")):
             raise bad(f'special chit {i} needs "id", "name" and "city"')
         if s["city"] not in CITIES:
-            raise bad(f"special chit {s['id']!r} favours {s['city']!r}; cities: "
+            raise bad(f"special chit {quoted(s['id'])} favours {quoted(s['city'])}; cities: "
                       f"{', '.join(CITIES)}")
         if s["id"] in KINDS or s["id"] in {x.id for x in specials} or " " in s["id"]:
-            raise bad(f"special chit id {s['id']!r} is taken or has a space")
+            raise bad(f"special chit id {quoted(s['id'])} is taken or has a space")
         specials.append(Special(s["id"], s["name"], s["city"]))
     try:
         # The data is kept in the game's options and served to the page: NaN or Infinity

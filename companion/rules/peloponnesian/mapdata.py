@@ -47,12 +47,6 @@ class BadMap(ValueError):
 MAX_SIZE_MM = 10_000.0
 
 
-def _show(v: Any) -> str:
-    """``v`` as the message quotes it: short, since a bad value may be a whole list."""
-    text = repr(v)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 @dataclass(frozen=True)
 class Area:
     id: str
@@ -167,19 +161,21 @@ def parse_map(data: Any, where: str) -> GreekMap:
     areas: dict[str, Area] = {}
     for key, a in raw_areas.items():
         if not isinstance(a, Mapping):
-            raise bad(f'area {key!r} must be an object with "name" and "at"')
+            raise bad(f'area {quoted(key)} must be an object with "name" and "at"')
         name, at = a.get("name", key), a.get("at")
         if not isinstance(name, str) or not name:
-            raise bad(f"area {key!r} needs a name")
+            raise bad(f"area {quoted(key)} needs a name")
         if not isinstance(at, list) or len(at) != 2:
-            raise bad(f'area {key!r} needs "at": [x, y], where it is drawn (mm)')
+            raise bad(f'area {quoted(key)} needs "at": [x, y], where it is drawn (mm)')
         x, y = finite_number(at[0]), finite_number(at[1])
         if x is None or y is None:
             # NaN or Infinity would pass into the log and the page's JSON, which browsers refuse.
-            raise bad(f'area {key!r} has "at": {_show(at)}; x and y must be finite numbers (mm)')
+            raise bad(f'area {quoted(key)} has "at": {quoted(at)}; x and y must be finite '
+                      "numbers (mm)")
         island = a.get("island", False)
         if not isinstance(island, bool):  # bool("no") would be True
-            raise bad(f'area {key!r} has "island": {_show(island)}; it must be true or false')
+            raise bad(f'area {quoted(key)} has "island": {quoted(island)}; it must be true '
+                      "or false")
         areas[key] = Area(key, name, (x, y), island)
     raw_links = data.get("links")
     if not isinstance(raw_links, list):
@@ -188,21 +184,23 @@ def parse_map(data: Any, where: str) -> GreekMap:
     for i, link in enumerate(raw_links, 1):
         if (not isinstance(link, list) or len(link) not in (2, 3)
                 or not all(isinstance(v, str) for v in link)):
-            raise bad(f'link {i} must be [area, area, "land" or "sea"], not {link!r}')
+            raise bad(f'link {i} must be [area, area, "land" or "sea"], not {quoted(link)}')
         a, b, kind = link[0], link[1], link[2] if len(link) == 3 else "land"
         for end in (a, b):
             if end not in areas:
-                raise bad(f"link {i} ({a}-{b}) names an unknown area {end!r}")
+                raise bad(f"link {i} ({clipped(a)}-{clipped(b)}) names an unknown area "
+                          f"{quoted(end)}")
         if a == b:
-            raise bad(f"link {i} joins {a} to itself")
+            raise bad(f"link {i} joins {clipped(a)} to itself")
         if kind not in LINK_KINDS:
-            raise bad(f"link {i} ({a}-{b}) is {kind!r}; a link is \"land\" or \"sea\"")
+            raise bad(f"link {i} ({clipped(a)}-{clipped(b)}) is {quoted(kind)}; a link is "
+                      '"land" or "sea"')
         links.append((a, b, kind))
     linked = {a for a, _, _ in links} | {b for _, b, _ in links}
     for key, area in areas.items():
         if key not in linked:
             what = "island" if area.island else "area"
-            raise bad(f"{what} {key!r} has no link: nobody could ever reach it")
+            raise bad(f"{what} {quoted(key)} has no link: nobody could ever reach it")
     homes = data.get("homes")
     if not isinstance(homes, Mapping):
         raise bad('the map needs "homes": {"sparta": area, "athens": area, "thebes": area}')
@@ -211,22 +209,22 @@ def parse_map(data: Any, where: str) -> GreekMap:
             raise bad(f"the map has no home city for {city} (\"homes\": {{\"{city}\": area}})")
         # A list or object is no area id (and cannot even be looked up: unhashable).
         if not isinstance(homes[city], str) or homes[city] not in areas:
-            raise bad(f"{city}'s home {_show(homes[city])} is not an area of the map")
+            raise bad(f"{city}'s home {quoted(homes[city])} is not an area of the map")
     if len({homes[c] for c in CITIES}) != len(CITIES):
         raise bad("two cities share a home area")
     delphi = data.get("delphi")
     if not isinstance(delphi, str) or delphi not in areas:
-        raise bad(f'"delphi" must name the area that holds Delphi, not {_show(delphi)}')
+        raise bad(f'"delphi" must name the area that holds Delphi, not {quoted(delphi)}')
     size = data.get("size_mm", [420, 297])
     w = h = None
     if isinstance(size, list) and len(size) == 2:
         w, h = finite_number(size[0]), finite_number(size[1])
     if w is None or h is None or not (0 < w <= MAX_SIZE_MM and 0 < h <= MAX_SIZE_MM):
         raise bad(f'"size_mm" must be [width, height] in mm, each above 0 and at most '
-                  f"{MAX_SIZE_MM:g}, not {_show(size)}")
+                  f"{MAX_SIZE_MM:g}, not {quoted(size)}")
     name = data.get("name", "a map of Greece")
     if not isinstance(name, str) or not name:
-        raise bad(f'"name" must be the map\'s name (text), not {_show(name)}')
+        raise bad(f'"name" must be the map\'s name (text), not {quoted(name)}')
     try:
         # The data is kept in the game's options and served to the page: NaN or Infinity
         # anywhere in it (even in a key the companion does not read) would break both.
@@ -238,5 +236,6 @@ def parse_map(data: Any, where: str) -> GreekMap:
     first = next(iter(areas))
     cut = [a for a in areas if checked.distance(first, a) >= 10**6]
     if cut:
-        raise bad(f"area {cut[0]!r} cannot be reached from {first!r}: the map falls apart")
+        raise bad(f"area {quoted(cut[0])} cannot be reached from {quoted(first)}: the map "
+                  "falls apart")
     return checked
