@@ -419,6 +419,9 @@ class LoggedGame:
         self.id = game_id
         self.rules = rules
         self.actions: list[Action] = []
+        # The entry replay lists each live action by: past an undo it is no longer the
+        # action's place among those in play, and it is how a player finds it in replay.
+        self.numbers: list[int] = []
         self._next_seq = next_seq
         self._checkpoints: dict[int, Any] = {0: rules.new_state()}
         self.state = self._checkpoints[0]
@@ -432,6 +435,7 @@ class LoggedGame:
                     "the log may come from another version of the rules"
                 ) from e
             self.actions.append(action)
+            self.numbers.append(numbers[i] if i < len(numbers) else i + 1)
             self._checkpoint()
 
     def _checkpoint(self) -> None:
@@ -441,7 +445,7 @@ class LoggedGame:
     def reload(self) -> None:
         """Read the game again from the log (after another program wrote to it)."""
         fresh = self.log.open(self.id)
-        self.actions, self.state = fresh.actions, fresh.state
+        self.actions, self.state, self.numbers = fresh.actions, fresh.state, fresh.numbers
         self._checkpoints, self._next_seq = fresh._checkpoints, fresh._next_seq
 
     def _write(self, rows: list) -> None:
@@ -460,6 +464,7 @@ class LoggedGame:
             json.dumps([e.to_dict() for e in events]),
             source,
         )])
+        self.numbers.append(entry_number(self._next_seq))
         self._next_seq += 1
         self.state = state
         self.actions.append(action)
@@ -475,6 +480,7 @@ class LoggedGame:
         self._next_seq += count
         undone = self.actions[-count:]
         del self.actions[-count:]
+        del self.numbers[-count:]
         self._rewind()
         return undone
 

@@ -120,7 +120,8 @@ class TextReferee:
             return False
         for ev in events:
             self.say(f"  · {ev.text}")
-        self.say(f"  ok #{len(self.game.actions)}")
+        # The entry replay lists it by, which an undo earlier in the game leaves as it was.
+        self.say(f"  ok #{self.game.numbers[-1]}")
         return True
 
     def _legal(self) -> None:

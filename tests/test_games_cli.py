@@ -157,6 +157,36 @@ def test_replay_and_games_name_a_damaged_entry_by_the_number_replay_lists(
     assert "; damaged: entry 5 cannot be read (" in capsys.readouterr().out
 
 
+def _acknowledged(out: str) -> list[int]:
+    return [int(line.split("ok #")[1]) for line in out.splitlines() if "ok #" in line]
+
+
+def _listed(out: str, what: str) -> list[int]:
+    """The numbers replay lists the entries ending in ``what`` by."""
+    return [int(line[1:].split()[0]) for line in out.splitlines()
+            if line.startswith("#") and line.endswith(what)]
+
+
+def test_ok_names_a_move_by_the_number_replay_lists_it_by(tmp_path: Path, capsys) -> None:
+    # "ok #N" counted the moves in play: past an undo the third move was "ok #2", while
+    # replay lists it (and every error names it) as #4, after the undo's own entry #3.
+    log, script = tmp_path / "g.sqlite", tmp_path / "moves.txt"
+    script.write_text("hex -1,1\nhex 1,0\nundo\nhex 0,1\n")
+    assert main(["play", "--log", str(log), "--players", "red,blue",
+                 "--script", str(script)]) == 0
+    played = _acknowledged(capsys.readouterr().out)
+    assert main(["replay", "--log", str(log)]) == 0
+    out = capsys.readouterr().out
+    assert played == [1, 2, 4] and _listed(out, "undo") == [3]
+    assert _listed(out, "blue: hex 0,1") == [played[-1]]
+    # Resumed, the game goes on numbering as replay does.
+    script.write_text("undo\nhex 1,-1\n")
+    assert main(["resume", "--log", str(log), "--script", str(script)]) == 0
+    played = _acknowledged(capsys.readouterr().out)
+    assert main(["replay", "--log", str(log)]) == 0
+    assert played == [6] and _listed(capsys.readouterr().out, "blue: hex 1,-1") == [6]
+
+
 MANY = ",".join(f"p{i}" for i in range(2000))
 HUGE = "x" * 5000
 
