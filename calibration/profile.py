@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from calibration.colour import ColourModel, PlayerColours
+from companion.errors import PATH_ECHO, clipped
 from companion.profile_file import ProfileFileError, read_profile_json
 from vision.lens import Intrinsics
 
@@ -99,11 +100,12 @@ def load_profile(path: str | Path) -> Profile:
         data = read_profile_json(p, "run companion calibrate again to make a new one")
     except ProfileFileError as e:
         # The camera's commands name what to make or give instead; the rest is said as read.
+        shown = clipped(str(p), PATH_ECHO)  # the path as given, which may be any text
         if e.fault == "missing":
-            message = (f"profile {p} not found: make one with companion calibrate "
+            message = (f"profile {shown} not found: make one with companion calibrate "
                        "(or calibrate-camera)")
         elif e.fault == "not text":
-            message = (f"profile {p} is not a profile (not text: a photo given as the "
+            message = (f"profile {shown} is not a profile (not text: a photo given as the "
                        "profile?); a profile is the JSON file companion calibrate writes")
         else:
             message = str(e)

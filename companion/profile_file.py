@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.bounded_read import NotText, TooLarge, read_text_at_most
-from companion.errors import UserError
+from companion.errors import PATH_ECHO, UserError, clipped
 
 # A profile holds colour models, lens numbers and notes: about 2 KB. Its learned examples
 # (crops and pixel statistics) live in a SQLite file beside it, not in the JSON, so even a
@@ -34,19 +34,20 @@ class ProfileFileError(UserError):
 def read_profile_json(path: Path, fix: str) -> Any:
     """The decoded JSON of the profile at ``path``; :class:`ProfileFileError` naming the
     file and what is wrong, ending with ``fix`` (what to do) where the content is not JSON."""
+    shown = clipped(str(path), PATH_ECHO)  # the path as given, which may be any text
     try:
         text = read_text_at_most(path, MAX_PROFILE_BYTES, "calibration profile",
-                                 name=f"profile {path}")
+                                 name=f"profile {shown}")
     except OSError as e:
         fault = "missing" if isinstance(e, FileNotFoundError) else "unreadable"
-        raise ProfileFileError(f"profile {path} cannot be read ({e.strerror})", fault) from None
+        raise ProfileFileError(f"profile {shown} cannot be read ({e.strerror})", fault) from None
     except TooLarge as e:
         raise ProfileFileError(str(e), "too large") from None
     except NotText:
-        raise ProfileFileError(f"profile {path} is not a colour profile (not text): give the "
+        raise ProfileFileError(f"profile {shown} is not a colour profile (not text): give the "
                                "JSON file companion calibrate wrote", "not text") from None
     try:
         return json.loads(text)
     except (ValueError, RecursionError):
         # ValueError: bad JSON, or a number of more than 4300 digits.
-        raise ProfileFileError(f"profile {path} is not valid JSON: {fix}", "not JSON") from None
+        raise ProfileFileError(f"profile {shown} is not valid JSON: {fix}", "not JSON") from None

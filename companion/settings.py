@@ -16,7 +16,7 @@ from typing import Any
 from platformdirs import user_config_dir
 
 from companion.bounded_read import NotText, TooLarge, read_text_at_most
-from companion.errors import UserError, clipped, quoted
+from companion.errors import PATH_ECHO, UserError, clipped, quoted
 
 DEFAULT_TEXT = """\
 # Table Companion settings. Command-line options override what is set here.
@@ -241,8 +241,12 @@ def write_default(path: Path | None = None) -> Path:
     path = path or default_settings_path()
     if path.exists():
         raise UserError(f"{path} exists already; edit it, or delete it to start again")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(DEFAULT_TEXT)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(DEFAULT_TEXT)
+    except OSError as e:  # a folder that is a file, no permission, a full disk
+        raise UserError(f"cannot write the settings file {clipped(str(path), PATH_ECHO)}: "
+                        f"{e.strerror}") from None
     return path
 
 

@@ -184,3 +184,42 @@ def test_a_profile_past_the_size_cap_is_one_line(files, tmp_path, capsys) -> Non
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
     assert f"profile {big} is too large to be a calibration profile (more than 16 MB)" in err
+
+
+TOO_LONG = "/tmp/" + "n" * 5000  # one name past any file system's limit (255 bytes)
+
+
+@pytest.mark.parametrize("words", [
+    ["play", "--log", "{bad}"], ["new", "--log", "{bad}"], ["resume", "--log", "{bad}"],
+    ["undo", "--log", "{bad}"], ["games", "--log", "{bad}"], ["replay", "--log", "{bad}"],
+    ["settings", "--file", "{bad}"], ["settings", "--init", "--file", "{bad}"],
+    ["serve", "--settings", "{bad}", "--port", "0"],
+    ["serve", "--log", "{bad}", "--port", "0"],
+    ["calibrate-camera", "{photo}", "--profile", "{bad}"],
+    ["calibrate", "{photo}", "--players", "red,blue", "--out", "{bad}"],
+    ["calibrate-egg", "--port", "/dev/null", "--players", "red,blue", "--profile", "{bad}"],
+    ["play", "--script", "{bad}", "--log", "{log}"],
+    ["score", "peltapeeps", "{photo}", "--profile", "{bad}"],
+    ["detect", "{photo}", "--profile", "{bad}"],
+])
+def test_a_path_too_long_for_the_system_is_one_short_line(files, tmp_path, monkeypatch, capsys,
+                                                          words: list[str]) -> None:
+    # Path.exists() raises for such a name instead of answering no: most of these ended on
+    # a traceback, and the others repeated all 5,000 characters.
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))  # no settings of this machine's
+    args = [w.format(bad=TOO_LONG, photo=files["photo"], log=tmp_path / "g.sqlite")
+            for w in words]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"companion {words[0]}: error: ") and err.count("\n") == 1, err
+    assert len(err) < 300 and err.count("nnnnnnnnnn") < 30 and "…" in err, err
+    assert "File name too long" in err, err
+
+
+def test_settings_init_under_a_file_is_one_line(tmp_path, capsys) -> None:
+    # The folder to make is a file: it ended on a traceback (FileExistsError).
+    (tmp_path / "afile").write_text("x")
+    assert main(["settings", "--init", "--file", str(tmp_path / "afile" / "s.toml")]) == 2
+    assert capsys.readouterr().err == (
+        f"companion settings: error: cannot write the settings file {tmp_path}/afile/s.toml: "
+        "File exists\n")

@@ -24,7 +24,7 @@ from types import ModuleType
 
 from companion import __version__
 from companion import games as registry
-from companion.errors import UserError
+from companion.errors import PATH_ECHO, UserError, clipped
 from companion.gamelog import busy_message, is_busy
 from vision.errors import VisionError
 
@@ -130,6 +130,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         _quiet_stdout()
         return 1
     except OSError as e:
+        if e.errno == errno.ENAMETOOLONG and e.filename is not None:
+            # A path no file can have, met where a command asks whether one is there
+            # (Path.exists() raises this instead of answering no): named once, cut.
+            print(f"companion {args.command}: error: {clipped(str(e.filename), PATH_ECHO)}: "
+                  f"{e.strerror}; give a shorter path", file=sys.stderr)
+            return 2
         if e.errno not in WRITE_FAILURES:
             raise
         _quiet_stdout()

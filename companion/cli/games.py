@@ -10,7 +10,7 @@ from pathlib import Path
 from companion import games
 from companion.bounded_read import NotText, TooLarge, read_text_at_most
 from companion.cli.game_options import add_game_args
-from companion.errors import UserError, clipped, quoted
+from companion.errors import PATH_ECHO, UserError, clipped, quoted
 from companion.gamelog import (
     DamagedEntry,
     GameInfo,
@@ -82,14 +82,16 @@ def _script(args: argparse.Namespace) -> list[str] | None:
     script = getattr(args, "script", None)
     if not script:
         return None
+    shown = clipped(str(script), PATH_ECHO)  # the path as given, which may be any text
     try:
-        return read_text_at_most(script, MAX_SCRIPT_BYTES, "script of commands").splitlines()
+        return read_text_at_most(script, MAX_SCRIPT_BYTES, "script of commands",
+                                 name=shown).splitlines()
     except OSError as e:
-        raise UserError(f"cannot read the script {script}: {e.strerror}") from e
+        raise UserError(f"cannot read the script {shown}: {e.strerror}") from e
     except TooLarge as e:
         raise UserError(str(e)) from None
     except NotText:
-        raise UserError(f"{script} is not a text file of commands (not UTF-8)") from None
+        raise UserError(f"{shown} is not a text file of commands (not UTF-8)") from None
 
 
 def _referee(game: LoggedGame, args: argparse.Namespace, lines: list[str] | None) -> int:
