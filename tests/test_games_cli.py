@@ -13,6 +13,7 @@ import pytest
 from companion.cli import main
 from companion.gamelog import GameLog
 from companion.rules.peepwar import PlaceTile
+from tests.log_file import log_rows
 
 SCRIPTS = Path(__file__).resolve().parent / "data" / "scripts"
 
@@ -56,13 +57,6 @@ def _damage(log: Path, sql: str, value: str) -> None:
     db.close()
 
 
-def _rows(log: Path) -> list[tuple]:
-    db = sqlite3.connect(log)
-    rows = (db.execute("SELECT * FROM games ORDER BY id").fetchall()
-            + db.execute("SELECT * FROM entries ORDER BY game_id, seq").fetchall())
-    db.close()
-    return rows
-
 
 @pytest.mark.parametrize("options", ["{bad", "null", "[1,2]", "[" * 100_000])
 def test_a_game_with_damaged_options_is_listed_as_unreadable_beside_the_others(
@@ -71,7 +65,7 @@ def test_a_game_with_damaged_options_is_listed_as_unreadable_beside_the_others(
     for players in ("red,blue", "x,y,z"):
         assert main(["new", "--log", str(log), "--players", players]) == 0
     _damage(log, "UPDATE games SET options = ? WHERE id = 1", options)
-    before = _rows(log)
+    before = log_rows(log)
     capsys.readouterr()
     assert main(["games", "--log", str(log)]) == 0
     first, second = capsys.readouterr().out.splitlines()
@@ -82,7 +76,7 @@ def test_a_game_with_damaged_options_is_listed_as_unreadable_beside_the_others(
     assert main(["replay", "--log", str(log), "--id", "1"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("companion replay: error: game 1") and "Traceback" not in err
-    assert _rows(log) == before  # listed as it is: never repaired, never dropped
+    assert log_rows(log) == before  # listed as it is: never repaired, never dropped
 
 
 @pytest.mark.parametrize("events", ["{bad", "null", '["x"]', '[{"kind": 1}]'])
@@ -92,7 +86,7 @@ def test_replay_names_an_entry_whose_events_are_damaged(
     assert main(["play", "--log", str(log), "--script",
                  str(SCRIPTS / "peepwar-2005-2p.txt")]) == 0
     _damage(log, "UPDATE entries SET events = ? WHERE seq = 0", events)
-    before = _rows(log)
+    before = log_rows(log)
     capsys.readouterr()
     for extra in ([], ["--json"], ["--as", "red"]):
         assert main(["replay", "--log", str(log), *extra]) == 2
@@ -100,7 +94,7 @@ def test_replay_names_an_entry_whose_events_are_damaged(
         assert captured.err.startswith(
             "companion replay: error: game 1, entry 1 cannot be read: ")
         assert captured.err.count("\n") == 1 and captured.out == ""
-    assert _rows(log) == before
+    assert log_rows(log) == before
 
 
 @pytest.mark.parametrize(("column", "value", "why"), [
@@ -124,7 +118,7 @@ def test_games_says_a_log_with_a_damaged_entry_is_damaged_and_lists_the_others(
     for game_id in (1, 2):  # one game in progress, one over
         _damage(log, f"UPDATE entries SET {column} = ? WHERE game_id = {game_id} AND seq = 1",
                 value)
-    before = _rows(log)
+    before = log_rows(log)
     capsys.readouterr()
     assert main(["games", "--log", str(log)]) == 0
     first, second, third = capsys.readouterr().out.splitlines()
@@ -136,7 +130,7 @@ def test_games_says_a_log_with_a_damaged_entry_is_damaged_and_lists_the_others(
     assert third.endswith("; in progress")
     assert main(["replay", "--log", str(log), "--id", "1"]) == 2
     assert "game 1, entry 2 cannot be read: " in capsys.readouterr().err
-    assert _rows(log) == before  # listed as it is: never repaired, never dropped
+    assert log_rows(log) == before  # listed as it is: never repaired, never dropped
 
 
 def test_replay_and_games_name_a_damaged_entry_by_the_number_replay_lists(
@@ -315,14 +309,14 @@ def test_calibrate_names_a_runaway_home_in_one_short_line(
 def test_an_id_no_game_can_have_is_refused_plainly(tmp_path: Path, capsys, game_id: str) -> None:
     log = tmp_path / "g.sqlite"
     assert main(["new", "--log", str(log)]) == 0
-    before = _rows(log)
+    before = log_rows(log)
     capsys.readouterr()
     for command in ("replay", "resume", "undo"):
         assert main([command, "--log", str(log), "--id", game_id]) == 2
         assert capsys.readouterr().err == (
             f"companion {command}: error: --id {game_id} is out of range: the games in a log "
             "are numbered 1, 2, 3, ... as 'companion games' lists them\n")
-    assert _rows(log) == before
+    assert log_rows(log) == before
 
 
 @pytest.mark.parametrize("kind", ['["place"]', '{"place": 1}'])
@@ -346,7 +340,7 @@ def test_a_script_too_large_or_not_text_is_one_line_and_no_game(
     # /dev/zero given as --script never ends: it is refused at the ceiling, and no game made.
     log = tmp_path / "g.sqlite"
     assert main(["new", "--log", str(log)]) == 0
-    before = _rows(log)
+    before = log_rows(log)
     script = Path("/dev/zero") if kind == "zero" else tmp_path / "s.txt"
     if kind == "big":
         script.write_text("\n" * 8_000_001 + "end\n")
@@ -358,7 +352,7 @@ def test_a_script_too_large_or_not_text_is_one_line_and_no_game(
     why = ("is not a text file of commands (not UTF-8)" if kind == "latin-1"
            else "is too large to be a script of commands (more than 8 MB)")
     assert out == "" and err == f"companion {command}: error: {script} {why}\n"
-    assert _rows(log) == before
+    assert log_rows(log) == before
 
 
 def test_undo_when_a_running_companion_writes_in_between_is_one_line(

@@ -15,16 +15,10 @@ from companion.cli import main
 from companion.errors import UserError
 from companion.gamelog import SCHEMA_VERSION, GameLog
 from companion.rules.peepwar import PlaceTile
+from tests.log_file import log_rows
 
 BUSY = "is busy: another program is writing to it (database is locked); try again when it is done"
 
-
-def _rows(log: Path) -> list[tuple]:
-    db = sqlite3.connect(log)
-    rows = (db.execute("SELECT * FROM games ORDER BY id").fetchall()
-            + db.execute("SELECT * FROM entries ORDER BY game_id, seq").fetchall())
-    db.close()
-    return rows
 
 
 @contextmanager
@@ -62,13 +56,13 @@ def test_a_command_writing_as_it_starts_to_a_log_another_program_holds_says_it_i
     # It said "<log> is not a usable game log (database is locked); name another file
     # with --log": the game is in this file, which is only busy. The log opens; the new
     # game or the undo meets the lock.
-    before = _rows(log)
+    before = log_rows(log)
     capsys.readouterr()
     with _held(log, lock):
         assert main([*command, "--log", str(log)]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err == f"companion {command[0]}: error: the game log {BUSY}\n"
-    assert _rows(log) == before
+    assert log_rows(log) == before
 
 
 @pytest.mark.parametrize("command", [["games"], ["replay"], ["replay", "--json"]])
@@ -83,13 +77,13 @@ def test_games_and_replay_read_a_log_another_program_is_writing(
 @pytest.mark.parametrize("command", [["games"], ["replay"], ["play"], ["undo"]])
 def test_a_log_held_from_readers_too_is_busy_for_every_command(
         log: Path, capsys, command: list[str]) -> None:
-    before = _rows(log)
+    before = log_rows(log)
     capsys.readouterr()
     with _held(log, "EXCLUSIVE", readers_too=True):
         assert main([*command, "--log", str(log)]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err == f"companion {command[0]}: error: the game log {log} {BUSY}\n"
-    assert _rows(log) == before
+    assert log_rows(log) == before
 
 
 class _Keyboard:
@@ -111,7 +105,7 @@ def test_resume_opens_a_log_another_program_holds_and_only_a_move_meets_the_lock
         log: Path, capsys, monkeypatch, lock: str, game: int, move: str) -> None:
     # Opening the log wrote its version every time, so resume could not even start: the
     # game can be looked at, and a move is refused as busy with the game going on.
-    before = _rows(log)
+    before = log_rows(log)
     monkeypatch.setattr("sys.stdin", _Keyboard(["board\n", f"{move}\n", "quit\n"]))
     capsys.readouterr()
     with _held(log, lock):
@@ -122,13 +116,13 @@ def test_resume_opens_a_log_another_program_holds_and_only_a_move_meets_the_lock
     assert ("✗ the game log is busy: another program is writing to it (database is locked); "
             "nothing was recorded: type it again") in out
     assert "ok #" not in out and f"game {game} is saved in {log}" in out
-    assert _rows(log) == before
+    assert log_rows(log) == before
 
 
 def test_the_page_starts_on_a_game_in_a_log_another_program_holds(log: Path) -> None:
     from companion.service import Service, ServiceOptions
 
-    before = _rows(log)
+    before = log_rows(log)
     with _held(log, "IMMEDIATE"):
         service = Service(ServiceOptions(port=0, log=log, players=["red", "blue"]))
         try:
@@ -136,21 +130,21 @@ def test_the_page_starts_on_a_game_in_a_log_another_program_holds(log: Path) -> 
             assert service.referee.game.actions == [PlaceTile("red", 1, 0)]
         finally:
             service.stop()
-    assert _rows(log) == before
+    assert log_rows(log) == before
 
 
 def test_serve_making_a_new_game_in_a_log_another_program_holds_says_it_is_busy(
         log: Path, tmp_path: Path, capsys) -> None:
     settings = tmp_path / "settings.toml"
     settings.write_text("")
-    before = _rows(log)
+    before = log_rows(log)
     capsys.readouterr()
     with _held(log, "IMMEDIATE"):
         assert main(["serve", "--log", str(log), "--port", "0", "--host", "127.0.0.1",
                      "--settings", str(settings), "--new"]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err == f"companion serve: error: the game log {BUSY}\n"
-    assert _rows(log) == before
+    assert log_rows(log) == before
 
 
 def _version(path: Path) -> int:
@@ -170,10 +164,10 @@ def test_a_new_log_and_one_from_before_versions_get_the_version_written(
     db = sqlite3.connect(log)
     db.execute("PRAGMA user_version=0")
     db.close()
-    before = _rows(log)
+    before = log_rows(log)
     with GameLog(log) as older:
         assert older.open(2).actions == [PlaceTile("red", 1, 0)]
-    assert _version(log) == SCHEMA_VERSION and _rows(log) == before
+    assert _version(log) == SCHEMA_VERSION and log_rows(log) == before
 
 
 def test_a_log_from_a_newer_companion_is_still_refused_and_left_as_it_is(log: Path) -> None:

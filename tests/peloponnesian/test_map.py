@@ -75,14 +75,20 @@ def test_distances_count_land_and_sea_links_alike() -> None:
     (lambda d: d.update(notes=[float("nan")]), "the map holds NaN or Infinity"),
 ])
 def test_a_bad_map_file_is_refused_in_one_line(tmp_path: Path, change, message: str) -> None:
+    text = _refusal(tmp_path, change)
+    assert message in text and "\n" not in text
+    assert text.startswith(str(tmp_path / "bad.json"))
+
+
+def _refusal(tmp_path: Path, change) -> str:
+    """The one line a map file, the default map with ``change`` made to it, is refused in."""
     data = _default()
     change(data)
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(BadMap) as e:
         load_map(str(path))
-    assert message in str(e.value) and "\n" not in str(e.value)
-    assert str(e.value).startswith(str(path))
+    return str(e.value)
 
 
 RUNAWAY = "x" * 5000
@@ -123,13 +129,7 @@ def _falls_apart(d: dict) -> None:
 ])
 def test_a_runaway_value_in_a_map_file_is_quoted_cut(tmp_path: Path, change) -> None:
     # It was repeated whole (5,000 characters), or cut at 57 with "..." outside the quote.
-    data = _default()
-    change(data)
-    path = tmp_path / "bad.json"
-    path.write_text(json.dumps(data), encoding="utf-8")
-    with pytest.raises(BadMap) as e:
-        load_map(str(path))
-    text = str(e.value)
+    text = _refusal(tmp_path, change)
     assert "\n" not in text and len(text) < 250 and "..." not in text, text
     assert "…" in text, text
 
