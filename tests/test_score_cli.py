@@ -462,3 +462,15 @@ def test_a_runaway_catalog_name_is_quoted_cut(capsys, files, tmp_path: Path) -> 
                         str(files["profile"]), "--catalog", str(empty))
     assert (rc, out) == (2, "")
     assert err == f"companion score: error: the catalog '{'x' * 59}…' has no pieces\n"
+
+
+@pytest.mark.parametrize("kind", ["too long", "under a file", "missing"])
+def test_a_runaway_photo_path_is_named_once_and_cut(capsys, files, kind: str) -> None:
+    # The photo's path was repeated whole: a 5,000-character line.
+    runaway = {"too long": "/" + "p" * 5000,
+               "under a file": str(files["photo"]) + "/p" * 1500,
+               "missing": "/" + "/".join(["p" * 200] * 19)}[kind]
+    rc, out, err = _run(capsys, "peltapeeps", runaway, "--profile", str(files["profile"]))
+    assert (rc, out) == (2, "")
+    assert err.startswith("companion score: error: ") and err.count("\n") == 1, err
+    assert len(err) < 300 and len(re.findall("[p/]{20,}", err)) == 1 and "…" in err, err

@@ -12,6 +12,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from companion.errors import PATH_ECHO, clipped
+
 
 class ImageError(ValueError):
     """An image file that cannot be used; the message says what to do."""
@@ -117,6 +119,7 @@ def _webp_size(data: bytes) -> tuple[int, int] | None:
 
 def decode_image(data: bytes, name: str) -> np.ndarray:
     """Image bytes as BGR uint8, or one :class:`ImageError` saying what is wrong."""
+    name = clipped(name, PATH_ECHO)  # a runaway path is named, not repeated whole
     if not data:
         raise ImageError(f"image {name} is empty (0 bytes): take or copy the photo again")
     if _truncated(data):
@@ -215,14 +218,15 @@ def _png_ends(data: bytes) -> bool:
 def read_image(path: str | Path) -> np.ndarray:
     """The image at ``path`` as BGR uint8."""
     p = Path(path)
+    name = clipped(str(p), PATH_ECHO)  # a runaway path is named, not repeated whole
     try:
         data = p.read_bytes()
     except FileNotFoundError:
-        raise ImageError(f"image {p} not found: check the path") from None
+        raise ImageError(f"image {name} not found: check the path") from None
     except IsADirectoryError:
-        raise ImageError(f"{p} is a folder, not an image file") from None
+        raise ImageError(f"{name} is a folder, not an image file") from None
     except OSError as e:
-        raise ImageError(f"image {p} cannot be read ({e.strerror})") from None
+        raise ImageError(f"image {name} cannot be read ({e.strerror})") from None
     return decode_image(data, str(p))
 
 

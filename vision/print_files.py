@@ -27,6 +27,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from companion.errors import PATH_ECHO, clipped
+
 FORMATS = {".png": "a PNG", ".pdf": "a PDF", ".json": "JSON"}
 
 
@@ -40,9 +42,10 @@ def need_suffix(option: str, path: str, suffix: str, what: str) -> None:
     # '.', '..', a folder ('out/') and a dot file ('.png', '.hidden') have no stem to keep:
     # with the suffix added they would be '...png' or '.png.png', no name anyone meant.
     folder = path.endswith(("/", "\\")) or p.name in ("", ".", "..")
-    if folder or not p.stem or p.name.startswith("."):
+    if folder or not p.stem or p.name.startswith(".") or len(path) > PATH_ECHO:
         fit = f"a file ending in {suffix}"
     else:
         fit = str(p.with_suffix(suffix))
-    raise ValueError(f"{option} {path} {ends}, but {what} is written as {FORMATS[suffix]}: "
-                     f"name it {fit}")
+    # A runaway --out (thousands of characters) is named once, cut.
+    raise ValueError(f"{option} {clipped(path, PATH_ECHO)} {clipped(ends)}, but {what} is "
+                     f"written as {FORMATS[suffix]}: name it {fit}")

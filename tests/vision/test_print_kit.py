@@ -232,3 +232,15 @@ def test_a_game_sheet_listing_an_option_it_cannot_take_is_refused_at_its_class(
 
 def test_every_option_a_game_sheet_takes_has_help_but_paper_its_own() -> None:
     assert set(GAME_SHEET_HELP) == set(SHEET_OPTIONS) - {"paper"}
+
+
+@pytest.mark.parametrize("out", ["k" * 5000, "k." + "x" * 5000, "d/" * 2500])
+def test_a_runaway_out_of_another_format_is_named_once_and_cut(tmp_path, capsys, monkeypatch,
+                                                               out: str) -> None:
+    # The name was said twice, whole: once as given and once with the suffix put right.
+    monkeypatch.chdir(tmp_path)
+    assert main(["print", "peepwar-tile", "--id", "1", "--out", out, "--dpi", "50"]) == 2
+    out_text, err = capsys.readouterr()
+    assert out_text == "" and err.count("\n") == 1 and len(err) < 400, err
+    assert err.endswith("name it a file ending in .png\n") and "…" in err, err
+    assert list(tmp_path.iterdir()) == []
