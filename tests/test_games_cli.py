@@ -290,6 +290,36 @@ def test_a_runaway_number_of_seconds_is_quoted_cut(capsys, words: list[str]) -> 
     assert last.endswith("…'") and len(last) < 250, last
 
 
+DIGITS = "7" * 5000
+
+
+@pytest.mark.parametrize("words", [
+    ["resume", "--game-id", DIGITS], ["play", "--seed", DIGITS], ["serve", "--port", DIGITS],
+    ["print", "card", "--dpi", DIGITS + "x"], ["demo", "--players", DIGITS],
+    ["new", "--game", DIGITS], ["replay", f"--log={DIGITS}", "--game-id", "x" + DIGITS],
+])
+def test_argparses_own_error_quotes_a_runaway_value_cut(capsys, words: list[str]) -> None:
+    # "argument --game-id/--id: invalid int value: '777...'" repeated all 5,000 digits.
+    with pytest.raises(SystemExit) as e:
+        main(words)
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: companion ")
+    last = err.splitlines()[-1]  # argparse's usage, then its error line
+    assert last.startswith(f"companion {' '.join(w for w in words[:2] if w[0] != '-')}: "
+                           "error: argument --")
+    assert "…'" in last and len(last) < 250, last
+
+
+def test_unrecognized_runaway_arguments_are_cut(capsys) -> None:
+    with pytest.raises(SystemExit) as e:
+        main(["games", DIGITS, *["x"] * 3000])
+    assert e.value.code == 2
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert last.startswith("companion: error: unrecognized arguments: 7777")
+    assert "…" in last and len(last) < 250, last
+
+
 @pytest.mark.parametrize(("home", "named"), [
     (f"red={HUGE}", "--home red=xxxx"), (f"{HUGE}=1", "--home xxxx"),
     (f"red{HUGE}", "--home redxxxx"), (f"red=9{HUGE}", "--home red=9xxxx"),

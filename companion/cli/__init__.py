@@ -17,27 +17,55 @@ import errno
 import importlib
 import os
 import pkgutil
+import re
 import sqlite3
 import sys
 from collections.abc import Callable, Sequence
 from types import ModuleType
+from typing import NoReturn
 
 from companion import __version__
 from companion import games as registry
-from companion.errors import PATH_ECHO, UserError, clipped
+from companion.errors import ECHO, PATH_ECHO, UserError, clipped
 from companion.gamelog import busy_message, is_busy
 from vision.errors import VisionError
 
 
 class CompanionParser(argparse.ArgumentParser):
     """argparse's parser, whose help may end with a part made only when help is asked for
-    (``more_help``: what would otherwise import every game to build the parser)."""
+    (``more_help``: what would otherwise import every game to build the parser), and whose
+    errors cut a runaway value they repeat. Every command's parser is one (argparse makes
+    sub-parsers of their parent's class)."""
 
     more_help: Callable[[], str] | None = None
 
     def format_help(self) -> str:
         text = super().format_help()
         return f"{text}\n{self.more_help()}\n" if self.more_help else text
+
+    def error(self, message: str) -> NoReturn:
+        """argparse's error (the usage, one line, exit code 2), a value it repeats ('invalid
+        int value: ' and 5,000 digits) cut at :data:`ECHO` characters as every error line
+        cuts one.
+
+        >>> _cut_echoes("argument --seed: invalid int value: '" + "7" * 5000 + "'")[-4:]
+        "77…'"
+        """
+        super().error(_cut_echoes(message))
+
+
+# A value argparse repeats: quoted as repr() shows it, or a bare word (an ambiguous
+# "--se=<value>").
+_ECHOED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|\S+")
+
+
+def _cut_echoes(message: str) -> str:
+    def cut(m: re.Match[str]) -> str:
+        text = m.group()
+        if len(text) <= ECHO + 2:
+            return text
+        return text[:ECHO] + "…" + text[-1] if text[0] in "'\"" else clipped(text)
+    return _ECHOED.sub(cut, message)
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
@@ -106,7 +134,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     read_options = getattr(args, "game_options", None)
     if rest and read_options is None:
-        parser.error(f"unrecognized arguments: {' '.join(rest)}")
+        parser.error(f"unrecognized arguments: {clipped(' '.join(rest), PATH_ECHO)}")
     try:
         if read_options is not None:
             args.options = read_options(args.game, rest)
