@@ -25,7 +25,7 @@ from typing import Any
 
 from companion import games
 from companion.camera_loop import CameraLoop
-from companion.errors import UserError
+from companion.errors import UserError, quoted
 from companion.gamelog import GameLog, default_log_path
 from companion.heap import give_back_freed_memory
 from companion.inputs.events import DEVICE_STATUS, InputEvent
@@ -88,7 +88,7 @@ def _score_catalog(path: str) -> Catalog | None:
 
 def _check_port(port: int) -> None:
     if not 0 <= port <= 65535:
-        raise UserError(f"--port must be 0 to 65535, not {port}")
+        raise UserError(f"--port must be 0 to 65535, not {quoted(port)}")
 
 
 TRIM_EVERY_S = 30.0  # how often the running service gives freed memory back (companion.heap)

@@ -320,6 +320,30 @@ def test_unrecognized_runaway_arguments_are_cut(capsys) -> None:
     assert "…" in last and len(last) < 250, last
 
 
+@pytest.mark.parametrize(("words", "said"), [
+    (["resume", "--game-id"], "--id 7777"), (["serve", "--port"], "--port must be 0 to 65535"),
+    (["demo", "--text", "--players"], "--players must be 2 to 6"),
+    (["print", "kit", "--out", "k.pdf", "--players"], "--players 7777"),
+    (["print", "peepwar-tile", "--out", "t.png", "--id"], "--id 7777"),
+    (["score", "peltapeeps", "p.jpg", "--profile", "p.json", "--port"],
+     "--port must be 0 to 65535"),
+    (["calibrate-egg", "--players", "red", "--profile", "p.json", "--samples"],
+     "--samples must be 1 to"),
+])
+def test_a_number_too_large_for_an_option_is_quoted_cut(
+        tmp_path: Path, monkeypatch, capsys, words: list[str], said: str) -> None:
+    # A whole number Python reads (4,000 digits) but out of range was repeated whole.
+    monkeypatch.chdir(tmp_path)
+    log = str(tmp_path / "g.sqlite")
+    assert main(["new", "--log", log]) == 0
+    capsys.readouterr()
+    assert main([*words, "7" * 4000, "--log", log] if words[0] in ("resume", "serve")
+                else [*words, "7" * 4000]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"companion {words[0]}: error: ") and said in err, err[:300]
+    assert err.count("\n") == 1 and len(err) < 250 and "…" in err, err
+
+
 @pytest.mark.parametrize(("home", "named"), [
     (f"red={HUGE}", "--home red=xxxx"), (f"{HUGE}=1", "--home xxxx"),
     (f"red{HUGE}", "--home redxxxx"), (f"red=9{HUGE}", "--home red=9xxxx"),

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from companion.cli.game_options import seconds
-from companion.errors import UserError
+from companion.errors import UserError, quoted
 
 if TYPE_CHECKING:
     from companion.inputs.egg import EggLink
@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("calibrate-egg needs --players KEY1,KEY2,... and --profile PROFILE.json")
     keys = parse_keys(args.players)
     if not 1 <= args.samples <= MAX_SAMPLES:
-        raise UserError(f"--samples must be 1 to {MAX_SAMPLES}, not {args.samples}")
+        raise UserError(f"--samples must be 1 to {MAX_SAMPLES}, not {quoted(args.samples)}")
     path = Path(args.profile)
     profile = read_profile(path, keys)  # before the egg: a bad file should not waste the beans
 

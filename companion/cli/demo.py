@@ -15,7 +15,7 @@ from pathlib import Path
 
 from companion import games
 from companion.cli.game_options import options_help, read_options, seconds
-from companion.errors import UserError
+from companion.errors import UserError, quoted
 
 DEFAULT_PLAYERS = ["red", "blue", "green", "yellow", "purple", "orange"]  # renderer's colours
 
@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     count = len(game.default_players) if args.players is None else args.players
     if not game.min_players <= count <= game.max_players:
         raise UserError(f"--players must be {game.min_players} to {game.max_players} "
-                        f"for {game.title}, not {count}")
+                        f"for {game.title}, not {quoted(count)}")
     # A game whose seats have names of their own (cities) keeps them; others get colours.
     pool = game.default_players if count <= len(game.default_players) else DEFAULT_PLAYERS
     players = list(pool[:count])

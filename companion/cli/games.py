@@ -42,7 +42,7 @@ def _game_id(args: argparse.Namespace) -> int | None:
     """The game --id names (None: the latest); UserError when no game can have that id."""
     game_id: int | None = args.game_id
     if game_id is not None and not 1 <= game_id <= MAX_GAME_ID:
-        raise UserError(f"--id {game_id} is out of range: the games in a log are numbered "
+        raise UserError(f"--id {quoted(game_id)} is out of range: the games in a log are numbered "
                         "1, 2, 3, ... as 'companion games' lists them")
     return game_id
 

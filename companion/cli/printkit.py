@@ -17,7 +17,7 @@ import argparse
 import json
 from pathlib import Path
 
-from companion.errors import UserError
+from companion.errors import UserError, quoted
 from vision.kit_sizes import MAX_PLAYERS, MAX_TILES
 
 DPI_RANGE = (50.0, 1200.0)
@@ -126,7 +126,7 @@ def _need(args: argparse.Namespace, *names: str) -> None:
 
 def _players(n: int) -> int:
     if not 1 <= n <= MAX_PLAYERS:
-        raise UserError(f"--players {n} is out of range: use 1..{MAX_PLAYERS}")
+        raise UserError(f"--players {quoted(n)} is out of range: use 1..{MAX_PLAYERS}")
     return n
 
 
@@ -176,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
         _need(args, "id", "out")
         _suffix("--out", args.out, ".png", "the tile")
         if not 0 <= args.id < MAX_TILES:
-            raise UserError(f"--id {args.id} is out of range: use 0..{MAX_TILES - 1}")
+            raise UserError(f"--id {quoted(args.id)} is out of range: use 0..{MAX_TILES - 1}")
         dpi = _dpi(args.dpi)
         img = tile_image(args.id, dpi / 25.4)
         _write("the tile", args.out, lambda p: write_png(p, img, dpi))

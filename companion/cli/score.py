@@ -178,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
     if args.unplayed and args.unplayed_none:
         raise UserError("give --unplayed or --unplayed-none, not both")
     if not 0 <= args.port <= 65535:
-        raise UserError(f"--port must be 0 to 65535, not {args.port}")
+        raise UserError(f"--port must be 0 to 65535, not {quoted(args.port)}")
     try:
         profile = load_profile(args.profile)
     except ProfileError as e:
