@@ -12,11 +12,20 @@ from typing import ClassVar
 from companion.errors import clipped
 from companion.rules.base import Action
 
+# Characters of a cell, coordinate or count a description repeats: a real one is shown whole
+# ("-9999,-9999/c" is the longest cell), a runaway one sent as an action (a cell name of
+# 5,000 characters, a count of 4,000 digits) is cut, keeping the refusal one short line.
+ECHO = 20
+
+
+def _echo(value: object) -> str:
+    return clipped(str(value), ECHO)
+
 
 def _pieces(troops: int, peep: bool) -> str:
     parts = []
     if troops:
-        parts.append(f"{troops} troop" + ("s" if troops != 1 else ""))
+        parts.append(f"{_echo(troops)} troop" + ("s" if troops != 1 else ""))
     if peep:
         parts.append("a peep")
     return " and ".join(parts) or "nothing"
@@ -31,7 +40,7 @@ class PlaceTile(Action):
     r: int
 
     def describe(self) -> str:
-        return f"place a hex at {self.q},{self.r}"
+        return f"place a hex at {_echo(self.q)},{_echo(self.r)}"
 
 
 @dataclass(frozen=True)
@@ -43,7 +52,7 @@ class PlaceSupplyCenter(Action):
     r: int
 
     def describe(self) -> str:
-        return f"place a Supply Center on {self.q},{self.r}/c"
+        return f"place a Supply Center on {_echo(self.q)},{_echo(self.r)}/c"
 
 
 @dataclass(frozen=True)
@@ -56,7 +65,7 @@ class Remove(Action):
     peep: bool = False
 
     def describe(self) -> str:
-        return f"remove {_pieces(self.troops, self.peep)} from {self.cell}"
+        return f"remove {_pieces(self.troops, self.peep)} from {_echo(self.cell)}"
 
 
 @dataclass(frozen=True)
@@ -70,7 +79,7 @@ class Move(Action):
     peep: bool = False
 
     def describe(self) -> str:
-        return f"move {_pieces(self.troops, self.peep)} from {self.src} to {self.dst}"
+        return f"move {_pieces(self.troops, self.peep)} from {_echo(self.src)} to {_echo(self.dst)}"
 
 
 @dataclass(frozen=True)
@@ -126,8 +135,8 @@ class Produce(Action):
 
     def describe(self) -> str:
         if self.what == "peep":
-            return f"turn three troops into a peep at {self.cell}"
-        return f"produce a troop at {self.cell}"
+            return f"turn three troops into a peep at {_echo(self.cell)}"
+        return f"produce a troop at {_echo(self.cell)}"
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ import re
 from collections.abc import Collection, Iterator
 from typing import NamedTuple
 
-from companion.errors import quoted
+from companion.errors import clipped, quoted
 
 Hex = tuple[int, int]
 
@@ -60,7 +60,9 @@ def cell_name(tile: Hex, slot: int | str) -> str:
 
 
 def tile_name(tile: Hex) -> str:
-    return f"{tile[0]},{tile[1]}"
+    """``q,r``; a runaway coordinate sent as an action (4,000 digits) is cut for the refusal
+    naming it."""
+    return f"{clipped(str(tile[0]), 20)},{clipped(str(tile[1]), 20)}"
 
 
 def parse_cell(text: str) -> Cell:

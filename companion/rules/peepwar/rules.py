@@ -27,7 +27,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
-from companion.errors import quoted
+from companion.errors import clipped, quoted
 from companion.rules.base import Action, Event, Ruleset, Standing, Tally
 from companion.rules.chance import Chance
 from companion.rules.peepwar.actions import (
@@ -212,13 +212,13 @@ class PeepWar(Ruleset[PeepWarState]):
         if reason is None:
             return None
         describe = getattr(action, "describe", lambda: action.kind)
-        return f"{action.player} cannot {describe()}: {reason}"
+        return f"{clipped(action.player)} cannot {describe()}: {reason}"
 
     def _reason(self, s: PeepWarState, a: Action) -> str | None:
         if not isinstance(a, ACTION_TYPES):
             return f"{type(a).__name__} is not a Peep War action"
         if a.player not in s.players:
-            return f"there is no player {a.player!r} at this table ({', '.join(s.players)})"
+            return f"there is no player {quoted(a.player)} at this table ({', '.join(s.players)})"
         if s.phase is Phase.OVER:
             return f"the game is over; {s.winner} won"
         if a.player in s.out:
@@ -393,7 +393,7 @@ class PeepWar(Ruleset[PeepWarState]):
         if c.undecided or c.victor:
             return f"first {self._doing(s)}"
         if a.owner not in c.sides:
-            return f"{a.owner} is not in the fight at {c.cell}"
+            return f"{clipped(a.owner)} is not in the fight at {c.cell}"
         if c.beans(a.owner) == 0:
             return f"none of {a.owner}'s beans are left in the egg"
         return None
@@ -410,7 +410,7 @@ class PeepWar(Ruleset[PeepWarState]):
             if not c.peep_beans.get(loser, 0):
                 return f"{loser} has no peep beans in the egg"
         else:
-            return f"eat 'troop' or 'peep', not {a.what!r}"
+            return f"eat 'troop' or 'peep', not {quoted(a.what)}"
         return None
 
     def _check_produce(self, s: PeepWarState, a: Produce) -> str | None:
@@ -420,7 +420,7 @@ class PeepWar(Ruleset[PeepWarState]):
         if err:
             return err
         if a.what not in ("troop", "peep"):
-            return f"produce a 'troop' or a 'peep', not {a.what!r}"
+            return f"produce a 'troop' or a 'peep', not {quoted(a.what)}"
         name = str(cell)
         if name not in s.supply_centers:
             return f"there is no Supply Center at {name}"

@@ -1,0 +1,90 @@
+"""The rules' refusal of an action holding a runaway value (a name of 5,000 characters, a
+number of 4,000 digits), sent as JSON to the page or asked of the rules, is one short line:
+the value is quoted cut, as every other error cuts it, instead of repeated whole."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from companion import games
+from companion.gamelog import GameLog
+from companion.referee import Referee
+from companion.rules.base import Action, Ruleset
+from web.app import create_app
+
+RUNAWAY = "x" * 5000
+HUGE = 10 ** 4000  # a whole number the page reads (fewer than 4,300 digits)
+SHORT = 250  # characters a refusal naming a runaway value keeps to
+
+GAMES = ["peepwar"]
+
+
+def _rules(game: str) -> Ruleset:
+    bundle = games.find(game)
+    return bundle.new_rules(list(bundle.default_players), {})
+
+
+def _runaway(value: object) -> object | None:
+    """``value`` made runaway: a string, a number or a list's first name; None for a flag."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return HUGE
+    if isinstance(value, str):
+        return RUNAWAY
+    if isinstance(value, tuple) and value and all(isinstance(v, str) for v in value):
+        return (RUNAWAY, *value[1:])
+    return None
+
+
+def _with_a_runaway_field(action: Action) -> list[tuple[str, Action]]:
+    changed = []
+    for f in dataclasses.fields(action):
+        value = _runaway(getattr(action, f.name))
+        if value is not None:
+            changed.append((f.name, dataclasses.replace(action, **{f.name: value})))
+    return changed
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_refusal_of_an_action_with_a_runaway_value_is_one_short_line(game: str) -> None:
+    # Each legal action of a seeded game, at each of its positions, with one field made
+    # runaway: the refusal repeated it whole (5,000 characters, twice in Peep War).
+    rules, rng = _rules(game), random.Random(7)
+    state, long = rules.new_state(), []
+    for _ in range(300):
+        if rules.is_over(state):
+            break
+        chance = rules.chance(state)
+        actions = list(rules.legal_actions(state))
+        if chance is not None:
+            actions += [a for a, _ in chance.outcomes]
+        for action in rng.sample(actions, min(len(actions), 12)):
+            for name, changed in _with_a_runaway_field(action):
+                reason = rules.why_not(state, changed)
+                if reason is not None and (len(reason) > SHORT or "\n" in reason):
+                    long.append(f"{type(action).__name__}.{name}: {reason[:120]}…")
+        state, _ = rules.apply(state, rng.choice(actions))
+    assert not long, "\n".join(sorted(set(long)))
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_an_action_with_a_runaway_player_posted_to_the_page_is_refused_in_one_short_line(
+        tmp_path: Path, game: str) -> None:
+    rules = _rules(game)
+    action = next(iter(rules.legal_actions(rules.new_state())))
+    with GameLog(tmp_path / "g.sqlite") as log:
+        referee = Referee(log, log.new_game(rules))
+        client = create_app(referee).test_client()
+        token = re.search(r'token: "([^"]+)"', client.get("/").get_data(as_text=True)).group(1)
+        body = {**rules.encode_action(action), "player": RUNAWAY}
+        resp = client.post("/api/action", json=body, headers={"X-Companion-Token": token})
+        error = resp.get_json()["error"]
+        assert resp.status_code == 409, error
+        assert "x" * 59 + "…" in error and len(error) < SHORT, error[:300]
+        assert referee.game.actions == []
