@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from companion.errors import quoted
+from companion.errors import clipped, quoted
 from companion.rules.base import Action, Event, Ruleset, Standing, Tally
 from companion.rules.chance import Chance
 from companion.rules.peloponnesian import views
@@ -229,7 +229,7 @@ class PeloponnesianWar(Ruleset[State]):
         if check is None:
             return f"{a.kind} is not an action of {self.title}"
         if a.player not in self.players:
-            return f"{a.player!r} is not at this table (players: {', '.join(self.players)})"
+            return f"{quoted(a.player)} is not at this table (players: {', '.join(self.players)})"
         if s.phase == OVER:
             return f"the game is over: {' and '.join(s.winners)} won ({s.reason})"
         waiting = self.waiting_for(s)
@@ -250,7 +250,7 @@ class PeloponnesianWar(Ruleset[State]):
     def _unknown_area(self, area: str) -> str | None:
         if area in self.map.areas:
             return None
-        return f"there is no area {area!r} on the map ({', '.join(self.map.areas)})"
+        return f"there is no area {quoted(area)} on the map ({', '.join(self.map.areas)})"
 
     def _why_not_place(self, s: State, a: Place) -> str | None:
         unknown = self._unknown_area(a.area)
@@ -266,14 +266,14 @@ class PeloponnesianWar(Ruleset[State]):
 
     def _why_not_draw(self, s: State, a: Draw) -> str | None:
         if a.chit not in self.chits.ids():
-            return f"there is no chit {a.chit!r} (chits: {', '.join(self.chits.ids())})"
+            return f"there is no chit {quoted(a.chit)} (chits: {', '.join(self.chits.ids())})"
         if not s.in_cup(a.chit):
             return f"no {self.chits.name(a.chit)} chit is left in the cup"
         return None
 
     def _why_not_swap(self, s: State, a: Swap) -> str | None:
         if a.chit not in s.hand(a.player):
-            return f"{a.player} holds no {a.chit} chit to discard"
+            return f"{a.player} holds no {clipped(a.chit)} chit to discard"
         if not s.cup_size():
             return "the cup is empty: there is nothing to draw instead"
         return None
@@ -292,7 +292,7 @@ class PeloponnesianWar(Ruleset[State]):
     def _why_not_play(self, s: State, a: Play) -> str | None:
         hand = s.hand(a.player)
         if a.chit not in hand:
-            return f"{a.player} holds no {a.chit} chit"
+            return f"{a.player} holds no {clipped(a.chit)} chit"
         if len(hand) < 2:
             return f"{a.player} must keep their last chit: one chit is kept each turn"
         unknown = self._unknown_area(a.area)
