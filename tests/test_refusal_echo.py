@@ -22,7 +22,7 @@ RUNAWAY = "x" * 5000
 HUGE = 10 ** 4000  # a whole number the page reads (fewer than 4,300 digits)
 SHORT = 250  # characters a refusal naming a runaway value keeps to
 
-GAMES = ["peepwar", "peloponnesian"]
+GAMES = ["peepwar", "peloponnesian", "petri"]
 
 
 def _rules(game: str) -> Ruleset:
@@ -96,3 +96,14 @@ def test_an_action_with_a_runaway_player_posted_to_the_page_is_refused_in_one_sh
         assert resp.status_code == 409, error
         assert "x" * 59 + "…" in error and len(error) < SHORT, error[:300]
         assert referee.game.actions == []
+
+
+@pytest.mark.parametrize("order", [(RUNAWAY,), (RUNAWAY, RUNAWAY)])
+def test_a_petri_capture_order_naming_a_runaway_hole_is_refused_in_one_short_line(
+        order: tuple[str, ...]) -> None:
+    # The capture step is rarely reached by a seeded game: asked of the order's check.
+    from companion.rules.petri.captures import why_not_order
+    from tests.petri.test_rules import TANGLE
+
+    reason = why_not_order(TANGLE, order, "red", False)
+    assert reason is not None and "x" * 59 + "…" in reason and len(reason) < 100, reason[:300]

@@ -31,6 +31,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from companion.errors import clipped
 from companion.rules.petri.board import HOLES, INDEX, NEIGHBOURS, hole_order
 
 _NB: tuple[tuple[int, ...], ...] = tuple(tuple(INDEX[n] for n in NEIGHBOURS[h]) for h in HOLES)
@@ -71,10 +72,10 @@ def why_not_order(board: Mapping[str, str], order: Sequence[str], mover: str | N
     ever_safe = {h for h in checked if not crowded(live, h)}
     for hole in order:
         if hole in seen:
-            return f"{hole} is listed twice"
+            return f"{clipped(hole)} is listed twice"
         seen.add(hole)
         if hole not in live:
-            return f"there is no piece at {hole} to capture"
+            return f"there is no piece at {clipped(hole)} to capture"
         if hole not in checked:
             return f"{hole} holds {mover}'s own piece, which is never captured on {mover}'s turn"
         friendly, enemy = tallies(live, hole)

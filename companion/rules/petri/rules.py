@@ -189,7 +189,7 @@ class Petri(Ruleset[PetriState]):
         if reason is None:
             return f"Petri has no action {action.kind!r}"
         if action.player not in self.players:
-            return f"there is no player {action.player!r} at this table"
+            return f"there is no player {quoted(action.player)} at this table"
         part = state.parts.get(action.player)
         if part is None or part.step is Step.DONE:
             waiting = " and ".join(p for p in self.players if p in self.waiting_for(state))
@@ -215,7 +215,7 @@ class Petri(Ruleset[PetriState]):
         if problem:
             return problem
         if a.die not in part.dice:
-            return f"{a.player} rolled {part.dice[0]} and {part.dice[1]}, not {a.die}"
+            return f"{a.player} rolled {part.dice[0]} and {part.dice[1]}, not {quoted(a.die)}"
         return None
 
     def placeable(self, state: PetriState, player: str, part: Part | None = None) -> set[str]:
@@ -236,7 +236,7 @@ class Petri(Ruleset[PetriState]):
             return f"{a.player} has only {_plural(part.left, 'piece')} left to place"
         for hole in a.holes:
             if hole not in INDEX:
-                return f"{hole!r} is not a hole of the board"
+                return f"{quoted(hole)} is not a hole of the board"
             if hole in state.board:
                 return f"{hole} is taken ({state.board[hole]})"
             if hole not in self.placeable(state, a.player, part):
@@ -266,7 +266,7 @@ class Petri(Ruleset[PetriState]):
             return "a hole is listed twice"
         for hole in a.holes:
             if state.board.get(hole) != a.player:
-                return f"{hole} does not hold a piece of {a.player}"
+                return f"{clipped(hole)} does not hold a piece of {a.player}"
         return None
 
     def _capture_reason(self, state: PetriState, a: Capture, part: Part) -> str | None:
