@@ -5,6 +5,7 @@ the value is quoted cut, as every other error cuts it, instead of repeated whole
 from __future__ import annotations
 
 import dataclasses
+import json
 import random
 import re
 from pathlib import Path
@@ -22,7 +23,7 @@ RUNAWAY = "x" * 5000
 HUGE = 10 ** 4000  # a whole number the page reads (fewer than 4,300 digits)
 SHORT = 250  # characters a refusal naming a runaway value keeps to
 
-GAMES = ["peepwar", "peloponnesian", "petri"]
+GAMES = ["peepwar", "peloponnesian", "petri", "peltapeeps"]
 
 
 def _rules(game: str) -> Ruleset:
@@ -107,3 +108,17 @@ def test_a_petri_capture_order_naming_a_runaway_hole_is_refused_in_one_short_lin
 
     reason = why_not_order(TANGLE, order, "red", False)
     assert reason is not None and "x" * 59 + "…" in reason and len(reason) < 100, reason[:300]
+
+
+@pytest.mark.parametrize("field", ["player", "team", "piece"])
+def test_a_peltapeeps_action_typed_with_a_runaway_name_is_refused_in_one_short_line(
+        tmp_path: Path, field: str) -> None:
+    # "red cannot place red xxx…xxx: there is no piece xxx…xxx in the red set", 10,000
+    # characters: the piece's name was repeated whole, twice.
+    from tests.test_terminal_echo import _answer
+
+    place = {"kind": "place", "player": "red", "team": "red", "piece": "E1", "x": 0, "y": 0,
+             "rotation": 0, "face_up": True, field: RUNAWAY}
+    said = _answer(tmp_path / "g.sqlite", "peltapeeps", json.dumps(place))
+    assert said.startswith("  ✗ ") and said.count("\n") == 1, said[:300]
+    assert "x" * (ECHO - 1) + "…" in said and len(said) < SHORT, said[:300]

@@ -21,6 +21,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
+from companion.errors import clipped, quoted
 from companion.rules.base import Action, Event, Ruleset, Standing, Tally
 from companion.rules.peltapeeps.catalog import (
     DEFAULT_SET,
@@ -57,7 +58,7 @@ class Place(Action):
     face_up: bool
 
     def describe(self) -> str:
-        return f"place {self.team} {self.piece}"
+        return f"place {clipped(self.team)} {clipped(self.piece)}"  # typed: any text
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ class MoveOther(Action):
     rotation: float
 
     def describe(self) -> str:
-        return f"move {self.target}"
+        return f"move {clipped(self.target)}"
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ class FlipOther(Action):
     target: str
 
     def describe(self) -> str:
-        return f"flip {self.target}"
+        return f"flip {clipped(self.target)}"
 
 
 @dataclass(frozen=True)
@@ -195,7 +196,7 @@ class PeltaPeeps(Ruleset[PeltaState]):
         if reason is None:
             return None
         describe = getattr(action, "describe", lambda: action.kind)
-        return f"{action.player} cannot {describe()}: {reason}"
+        return f"{clipped(action.player)} cannot {describe()}: {reason}"
 
     def _reason(self, s: PeltaState, a: Action) -> str | None:
         if s.over:
@@ -226,7 +227,7 @@ class PeltaPeeps(Ruleset[PeltaState]):
         try:
             piece = self.catalogs[team].piece(a.piece)
         except KeyError:
-            return f"there is no piece {a.piece} in the {team} set"
+            return f"there is no piece {quoted(a.piece)} in the {team} set"
         if uid(team, a.piece) in s.layout:
             return "that piece is already in play"
         if s.round < OPENING_ROUNDS and piece.interfaces < 2:
@@ -262,7 +263,7 @@ class PeltaPeeps(Ruleset[PeltaState]):
             return "only one move or flip a turn"
         target = s.layout.get(a.target)
         if target is None:
-            return f"{a.target} is not in play"
+            return f"{quoted(a.target)} is not in play"
         if self.owner(target.team) == a.player:
             return "players never move or flip their own pieces"
         rest = {k: v for k, v in s.layout.items() if k != a.target}
