@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from calibration.colour import ColourModel, PlayerColours
-from companion.errors import PATH_ECHO, clipped
+from companion.errors import PATH_ECHO, clipped, quoted
 from companion.profile_file import ProfileFileError, read_profile_json
 from vision.lens import Intrinsics
 
@@ -60,12 +60,12 @@ class Profile:
         version = data.get("version")
         if type(version) is not int:  # not "1", not true: JSON's number, as written
             raise ProfileError(
-                f"{source} has \"version\": {json.dumps(version)}, not the number "
+                f"{source} has \"version\": {clipped(json.dumps(version))}, not the number "
                 f"{PROFILE_VERSION}: run companion calibrate again to make a new one"
             )
         if version != PROFILE_VERSION:
             raise ProfileError(
-                f"{source} is a version {version} profile; this program reads version "
+                f"{source} is a version {quoted(version)} profile; this program reads version "
                 f"{PROFILE_VERSION}: run companion calibrate again to make a new one"
             )
         try:
@@ -82,12 +82,13 @@ class Profile:
             notes = [str(n) for n in data.get("notes", [])]
         except (KeyError, TypeError, ValueError, AttributeError) as e:
             raise ProfileError(
-                f"{source} is damaged ({e}): run companion calibrate again to make a new one"
+                f"{source} is damaged ({clipped(str(e), 120)}): run companion calibrate again to "
+                "make a new one"
             ) from e
         lacking = [p for p in players if p not in colours]
         if lacking:
             raise ProfileError(
-                f"{source} names the player {lacking[0]!r} but has no colours for them: run "
+                f"{source} names the player {quoted(lacking[0])} but has no colours for them: run "
                 "companion calibrate again with every player's beans on the card"
             )
         extra = {k: v for k, v in data.items() if k not in _OWN_KEYS}

@@ -223,3 +223,27 @@ def test_settings_init_under_a_file_is_one_line(tmp_path, capsys) -> None:
     assert capsys.readouterr().err == (
         f"companion settings: error: cannot write the settings file {tmp_path}/afile/s.toml: "
         "File exists\n")
+
+
+@pytest.mark.parametrize(("change", "said"), [
+    (lambda d: d["players"].append("x" * 5000), "names the player 'xxx"),
+    (lambda d: d.update(version="x" * 5000), '"version": "xxx'),
+    (lambda d: d.update(version=10 ** 4000), "is a version 1000"),
+    (lambda d: d["colours"]["red"]["bean"].update(mean=["x" * 5000, 0, 0]), "is damaged ("),
+    (lambda d: d.update(egg={"players": {"red": [["x" * 5000, 0]]}}), "needs 3 numbers"),
+    (lambda d: d.update(egg={"players": {"red": [["x" * 5000, 0, 0]]}}), "are malformed ("),
+])
+def test_a_runaway_value_in_a_profile_is_one_short_line(files, tmp_path, change, said) -> None:
+    # The player's name, the version or the value that is no number was repeated whole.
+    from calibration.profile import ProfileError, load_profile
+    from companion.errors import UserError
+    from companion.inputs.egg_colours import load_egg_colours
+
+    data = json.loads(files["profile"].read_text())
+    change(data)
+    bad = tmp_path / "p.json"
+    bad.write_text(json.dumps(data))
+    with pytest.raises((ProfileError, UserError)) as e:
+        load_egg_colours(bad) if "egg" in data else load_profile(bad)
+    line = str(e.value).split(str(bad), 1)[1]  # past the path, as long as the tmp folder
+    assert said in line and "\n" not in line and len(line) < 250, line[:300]

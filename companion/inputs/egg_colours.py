@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from companion.errors import UserError, json_kind
+from companion.errors import UserError, clipped, json_kind, quoted
 from companion.inputs.events import BEAN, InputEvent
 from companion.profile_file import read_profile_json
 
@@ -140,7 +140,7 @@ def egg_colours_from_profile(profile: Any, source: str = "the colour profile"
         players = {str(p): _references(refs) for p, refs in egg["players"].items()}
         max_distance = float(egg.get("max_distance", DEFAULT_MAX_DISTANCE))
     except (KeyError, TypeError, ValueError, AttributeError) as e:
-        raise UserError(f"{source}: the egg colours are malformed ({e}): "
+        raise UserError(f"{source}: the egg colours are malformed ({clipped(str(e), 120)}): "
                         "run companion calibrate-egg again") from e
     # A distance of 0 (or NaN) would divide by zero, or match nothing, at every bean.
     if not (math.isfinite(max_distance) and max_distance > 0):
@@ -288,11 +288,11 @@ def _references(value: Any) -> tuple[Chroma, ...]:
 
 def _triple(v: Any) -> Chroma:
     if len(v) != 3:
-        raise ValueError(f"a reference needs 3 numbers, not {v!r}")
+        raise ValueError(f"a reference needs 3 numbers, not {quoted(v)}")
     r, g, b = (float(x) for x in v)
     # NaN is nearest to nothing and to everything: every bean would be this player's.
     if not all(math.isfinite(x) for x in (r, g, b)):
-        raise ValueError(f"a reference must be 3 finite numbers, not {v!r}")
+        raise ValueError(f"a reference must be 3 finite numbers, not {quoted(v)}")
     return r, g, b
 
 
