@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import math
 import types
 import typing
 from abc import ABC, abstractmethod
@@ -374,7 +375,13 @@ def _convert(value: Any, hint: Any) -> Any:
     if hint is int and isinstance(value, int) and not isinstance(value, bool):
         return value
     if hint is float and isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
+        try:  # a whole number of thousands of digits is no float: refused, not a crash
+            number = float(value)
+        except OverflowError:
+            raise _Mismatch from None
+        if not math.isfinite(number):
+            raise _Mismatch
+        return number
     if hint is str and isinstance(value, str):
         return value
     raise _Mismatch

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import pytest
 
+from companion.rules.base import BadActionData
 from companion.rules.peltapeeps.catalog import Catalog, CatalogError, default_catalog
 from companion.rules.peltapeeps.layout import Placed, attach, connected
 from companion.rules.peltapeeps.rules import (
@@ -183,3 +184,15 @@ def test_the_round_is_finished_after_the_last_piece_and_a_tie_has_two_winners():
     tally = rules.tally(s)
     assert [x.score for x in tally.standings] == [6, 6]
     assert tally.winners == ("ann", "bob") and tally.winner is None
+
+
+@pytest.mark.parametrize("x", [10**4000, -(10**400), float("inf"), float("nan")])
+def test_a_place_action_at_no_finite_point_is_refused_in_one_line(x: float) -> None:
+    # A whole number too large for a float ended on OverflowError (a 500 on the page).
+    rules = PeltaPeeps(seats=TWO)
+    data = {"kind": "place", "player": "ann", "team": "red", "piece": "E1", "x": x, "y": 0,
+            "rotation": 0, "face_up": True}
+    with pytest.raises(BadActionData) as e:
+        rules.decode_action(data)
+    text = str(e.value)
+    assert "field 'x' must be float" in text and "\n" not in text and len(text) < 150, text
