@@ -7,6 +7,7 @@ documented default when there is none.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
@@ -130,6 +131,27 @@ _RANGES: dict[tuple[str, str], tuple[Callable[[float], bool], str]] = {
 # quick to read, while /dev/zero or a runaway file given as --settings is refused at once.
 MAX_SETTINGS_BYTES = 1_000_000
 
+# tomllib's time and memory grow with the square of a dotted key's depth: a 200 KB line
+# 'a.a.a... = 1' (100,000 deep) takes tens of gigabytes and the machine ends the companion.
+# A setting is at most 'section.key', so a line with more dots than this outside quoted
+# text and comments is refused before it is parsed (a 1 MB file at this depth reads in 2 s).
+MAX_DOTS_PER_LINE = 32
+_QUOTED_OR_COMMENT = re.compile(
+    r'"""(?:[^\\]|\\.)*?"""|\'\'\'.*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'|#[^\n]*',
+    re.DOTALL)
+
+
+def _too_dotted(text: str) -> int | None:
+    """The number of the first line with more than MAX_DOTS_PER_LINE dots outside quoted
+    text and comments, else None."""
+    if text.count(".") <= MAX_DOTS_PER_LINE:
+        return None
+    bare = _QUOTED_OR_COMMENT.sub(lambda m: "\n" * m.group().count("\n"), text)
+    for number, line in enumerate(bare.split("\n"), 1):
+        if line.count(".") > MAX_DOTS_PER_LINE:
+            return number
+    return None
+
 
 def load_settings(path: Path | None = None) -> Settings:
     """The settings in ``path`` (default: the user's file; defaults if it does not exist)."""
@@ -141,7 +163,13 @@ def load_settings(path: Path | None = None) -> Settings:
             raise UserError(f"no settings file at {path}; 'companion settings --init' writes one")
         return settings
     try:
-        data = tomllib.loads(read_text_at_most(path, MAX_SETTINGS_BYTES, "settings file"))
+        text = read_text_at_most(path, MAX_SETTINGS_BYTES, "settings file")
+        line = _too_dotted(text)
+        if line is not None:
+            raise UserError(f"{path} is not valid settings (line {line} has more than "
+                            f"{MAX_DOTS_PER_LINE} dots outside quotes: a setting is "
+                            "[section] then key = value); fix it or delete it")
+        data = tomllib.loads(text)
     except TooLarge as e:
         raise UserError(str(e)) from None
     except tomllib.TOMLDecodeError as e:

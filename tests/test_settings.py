@@ -223,3 +223,30 @@ def test_a_settings_file_is_read_as_utf8_whatever_the_locale(tmp_path: Path, cap
     assert main(["settings", "--file", str(path)]) == 2
     assert capsys.readouterr().err == (f"companion settings: error: {path} is not a text file "
                                        "(not UTF-8); fix it or delete it\n")
+
+
+@pytest.mark.parametrize("text", [
+    "a" + ".a" * 100_000 + " = 1\n",  # a dotted key 100,000 deep
+    "[server]\nport = 80\n[" + "a." * 100_000 + "a]\n",  # a table header as deep
+], ids=["key", "header"])
+def test_a_key_nested_thousands_deep_is_one_line(tmp_path: Path, capsys, text: str) -> None:
+    # tomllib's time and memory grow with the square of the depth: this 200 KB file took
+    # tens of gigabytes and the system killed the companion.
+    path = tmp_path / "dotted.toml"
+    path.write_text(text)
+    assert main(["settings", "--file", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "fix it or delete it" in err
+    assert "more than 32 dots outside quotes" in err
+    assert len(err.replace(str(path), "")) < 200, err
+
+
+def test_dots_in_quoted_text_and_comments_are_no_nesting(tmp_path: Path) -> None:
+    dots = "." * 100
+    path = tmp_path / "s.toml"
+    path.write_text(f'# {dots}\n[camera]\nsource = "v{dots}mp4"  # {dots}\n'
+                    f"[game]\nlog = '{dots}'\nprofile = \"\"\"\n{dots}\\\"x\"\"\"\n"
+                    f"[server]\n\"host\" = \"1.2.3.4\"\n")
+    settings = load_settings(path)
+    assert settings.camera == f"v{dots}mp4" and settings.log == dots
+    assert settings.host == "1.2.3.4" and settings.profile == f'{dots}"x'
