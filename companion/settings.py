@@ -222,6 +222,11 @@ def apply_settings(settings: Settings, data: dict[str, Any], where: str) -> Sett
             if not ok:
                 raise UserError(f"{where}: [{section}] {key} must be {kind.__name__}, "
                                 f"not {quoted(value)}")
+            if kind is str and "\x00" in value:
+                # No address, path, port or URL holds one: the system refuses it where it is
+                # used (binding the page, opening a file), ending serve on a traceback.
+                raise UserError(f"{where}: [{section}] {key} must not hold a NUL character "
+                                f"(\\u0000), not {quoted(value)}")
             if (section, key) in _RANGES:
                 allowed, text = _RANGES[(section, key)]
                 if not allowed(value):

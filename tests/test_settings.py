@@ -250,3 +250,18 @@ def test_dots_in_quoted_text_and_comments_are_no_nesting(tmp_path: Path) -> None
     settings = load_settings(path)
     assert settings.camera == f"v{dots}mp4" and settings.log == dots
     assert settings.host == "1.2.3.4" and settings.profile == f'{dots}"x'
+
+
+@pytest.mark.parametrize(("section", "key"), [
+    ("server", "host"), ("camera", "source"), ("game", "log"), ("game", "profile"),
+    ("peltapeeps", "profile"), ("peltapeeps", "catalog"), ("egg", "port")])
+def test_a_nul_character_in_a_setting_is_one_line(tmp_path: Path, capsys, section: str,
+                                                  key: str) -> None:
+    # TOML writes it as \u0000; serve ended on a traceback binding the host ('host name
+    # must not contain null character') or opening the catalog ('embedded null byte').
+    path = tmp_path / "s.toml"
+    path.write_text(f'[{section}]\n{key} = "games\\u0000.sqlite"\n')
+    assert main(["serve", "--settings", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"companion serve: error: {path}: [{section}] {key} must not hold a NUL "
+                   "character (\\u0000), not 'games\\x00.sqlite'\n")
