@@ -155,11 +155,12 @@ class LineBuffer:
     def feed(self, data: bytes):
         lines = []
         buf = self._buf + data
-        while True:
-            nl = buf.find(b"\n")
+        start = 0  # walked by index: cutting each line off the front copied the rest every
+        while True:  # time, so a read of a million short lines took minutes
+            nl = buf.find(b"\n", start)
             if nl < 0:
                 break
-            line, buf = buf[:nl + 1], buf[nl + 1:]
+            line, start = buf[start:nl + 1], nl + 1
             if self._skipping:
                 self._skipping = False
                 continue
@@ -168,6 +169,7 @@ class LineBuffer:
                 lines.append(line)
             else:
                 self._overflow(size, False)
+        buf = buf[start:]
         if len(buf) > MAX_LINE + 1:  # room for a whole payload and its "\r"
             if not self._skipping:
                 self._overflow(len(buf), True)
