@@ -100,6 +100,10 @@ CREATE TABLE IF NOT EXISTS entries (
 );
 """
 
+# The columns a game log's tables have had since its first version.
+_COLUMNS = {"games": {"id", "game", "options", "created"},
+            "entries": {"game_id", "seq", "kind", "action", "events", "source", "created"}}
+
 
 def default_log_path() -> Path:
     """``games.sqlite`` in the user's data directory."""
@@ -171,16 +175,26 @@ class GameLog:
             if is_busy(e):
                 raise UserError(busy_message(e, self.path)) from e
             raise UserError(f"{self.path} is not a usable game log ({e})") from e
-        if "games" not in tables:
+        if not self._ours(tables):
             raise UserError(f"{self.path} is not a Table Companion game log")
 
     def _tables(self) -> set[str]:
         return {r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
 
+    def _columns(self, table: str) -> set[str]:
+        return {r[1] for r in self._db.execute(f"PRAGMA table_info({table})")}
+
+    def _ours(self, tables: set[str]) -> bool:
+        """Whether these tables are a game log's: a table named games is not enough, another
+        program's database may have one (a board-game collection's, say)."""
+        if "games" not in tables or not _COLUMNS["games"] <= self._columns("games"):
+            return False
+        return "entries" not in tables or _COLUMNS["entries"] <= self._columns("entries")
+
     def _refuse_foreign(self) -> None:
         """Never write our tables into somebody else's database."""
         tables = self._tables()
-        if tables and "games" not in tables:
+        if tables and not self._ours(tables):
             raise UserError(f"{self.path} is another program's database, not a game log; "
                             "name another file with --log")
 

@@ -250,6 +250,27 @@ def test_another_programs_database_is_left_alone(tmp_path: Path) -> None:
     assert db.execute("PRAGMA journal_mode").fetchone()[0] != "wal"
 
 
+
+def test_another_programs_database_with_a_games_table_is_left_alone(tmp_path: Path) -> None:
+    # A board-game collection's database may well have a table named games: the log wrote
+    # its entries table and its version into it, turned it to WAL, and then failed with
+    # "the game log could not be read or written (table games has no column named game)".
+    path = tmp_path / "collection.db"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE games (title TEXT, shelf INTEGER)")
+    db.execute("INSERT INTO games VALUES ('Petri', 3)")
+    db.commit()
+    db.close()
+    with pytest.raises(UserError, match="another program's database"):
+        GameLog(path)
+    with pytest.raises(UserError, match="not a Table Companion game log"):
+        GameLog(path, readonly=True)
+    db = sqlite3.connect(path)
+    assert {r[0] for r in db.execute("SELECT name FROM sqlite_master")} == {"games"}
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] != "wal"
+    assert db.execute("PRAGMA user_version").fetchone()[0] == 0
+    assert db.execute("SELECT * FROM games").fetchall() == [("Petri", 3)]
+
 def test_a_folder_is_not_a_log(tmp_path: Path) -> None:
     with pytest.raises(UserError, match="is a folder"):
         GameLog(tmp_path)
