@@ -235,30 +235,20 @@ def test_another_program_writing_the_same_game_is_caught_and_reloaded(tmp_path: 
         assert len(log.open().actions) == 2
 
 
-def test_another_programs_database_is_left_alone(tmp_path: Path) -> None:
-    path = tmp_path / "photos.db"
-    db = sqlite3.connect(path)
-    db.execute("CREATE TABLE photos (id INTEGER)")
-    db.commit()
-    db.close()
-    with pytest.raises(UserError, match="another program's database"):
-        GameLog(path)
-    with pytest.raises(UserError, match="not a Table Companion game log"):
-        GameLog(path, readonly=True)
-    db = sqlite3.connect(path)
-    assert {r[0] for r in db.execute("SELECT name FROM sqlite_master")} == {"photos"}
-    assert db.execute("PRAGMA journal_mode").fetchone()[0] != "wal"
-
-
-
-def test_another_programs_database_with_a_games_table_is_left_alone(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("name", "tables", "rows"), [
+    ("photos.db", ["CREATE TABLE photos (id INTEGER)"], []),
     # A board-game collection's database may well have a table named games: the log wrote
     # its entries table and its version into it, turned it to WAL, and then failed with
     # "the game log could not be read or written (table games has no column named game)".
-    path = tmp_path / "collection.db"
+    ("collection.db", ["CREATE TABLE games (title TEXT, shelf INTEGER)",
+                       "INSERT INTO games VALUES ('Petri', 3)"], [("Petri", 3)]),
+])
+def test_another_programs_database_is_left_alone(tmp_path: Path, name: str, tables: list[str],
+                                                 rows: list[tuple]) -> None:
+    path = tmp_path / name
     db = sqlite3.connect(path)
-    db.execute("CREATE TABLE games (title TEXT, shelf INTEGER)")
-    db.execute("INSERT INTO games VALUES ('Petri', 3)")
+    for sql in tables:
+        db.execute(sql)
     db.commit()
     db.close()
     with pytest.raises(UserError, match="another program's database"):
@@ -266,10 +256,13 @@ def test_another_programs_database_with_a_games_table_is_left_alone(tmp_path: Pa
     with pytest.raises(UserError, match="not a Table Companion game log"):
         GameLog(path, readonly=True)
     db = sqlite3.connect(path)
-    assert {r[0] for r in db.execute("SELECT name FROM sqlite_master")} == {"games"}
+    table = tables[0].split()[2]
+    assert {r[0] for r in db.execute("SELECT name FROM sqlite_master")} == {table}
     assert db.execute("PRAGMA journal_mode").fetchone()[0] != "wal"
     assert db.execute("PRAGMA user_version").fetchone()[0] == 0
-    assert db.execute("SELECT * FROM games").fetchall() == [("Petri", 3)]
+    assert db.execute(f"SELECT * FROM {table}").fetchall() == rows
+    db.close()
+
 
 def test_a_folder_is_not_a_log(tmp_path: Path) -> None:
     with pytest.raises(UserError, match="is a folder"):
