@@ -19,6 +19,7 @@ import pytest
 from companion.gamelog import GameLog
 from companion.rules.peepwar import PeepWar, PlaceTile
 from companion.service import Service, ServiceOptions
+from tests.log_file import log_rows
 
 # A process told to stop must stop; how fast is the benches' business. On CI's two cores,
 # busy with a second test process, a clean shutdown has taken over 10 s.
@@ -227,14 +228,6 @@ def test_the_demo_keeps_its_game_however_it_is_stopped(sig, tmp_path: Path) -> N
     assert replay.returncode == 0 and replay.stdout.count("#") >= 3
 
 
-def _log_rows(log: Path) -> list[tuple]:
-    db = sqlite3.connect(log)
-    rows = (db.execute("SELECT * FROM games ORDER BY id").fetchall()
-            + db.execute("SELECT * FROM entries ORDER BY game_id, seq").fetchall())
-    db.close()
-    return rows
-
-
 @pytest.mark.parametrize(("refusal", "says"), [
     ("empty-folder", "holds no images"),
     ("random-bytes.png", "not a webcam index, device, URL, video file or folder"),
@@ -251,7 +244,7 @@ def test_a_refused_serve_leaves_the_log_as_it_was(tmp_path: Path, capsys, refusa
     log = tmp_path / "g.sqlite"
     with GameLog(log) as games:
         games.new_game(PeepWar(players=("red", "blue"))).play(PlaceTile("red", 1, 0))
-    before = _log_rows(log)
+    before = log_rows(log)
     settings = tmp_path / "settings.toml"
     settings.write_text("")  # the defaults, not this machine's settings
     (tmp_path / "empty-folder").mkdir()
@@ -272,7 +265,7 @@ def test_a_refused_serve_leaves_the_log_as_it_was(tmp_path: Path, capsys, refusa
     err = capsys.readouterr().err
     assert err.startswith("companion serve: error: ") and err.count("\n") == 1
     assert says in err
-    assert _log_rows(log) == before  # no new, empty game; the game there untouched
+    assert log_rows(log) == before  # no new, empty game; the game there untouched
 
 
 def test_a_service_stopped_before_it_started_lets_its_socket_go(tmp_path: Path) -> None:
@@ -357,14 +350,14 @@ def test_a_port_taken_while_serve_makes_the_game_leaves_no_empty_game(tmp_path: 
     # A port already taken before serve starts: one line, and no game made.
     with GameLog(log) as games:
         games.new_game(PeepWar(players=("red", "blue")))
-    before = _log_rows(log)
+    before = log_rows(log)
     with socket.create_server(("127.0.0.1", port)):
         assert main(["serve", "--new", "--log", str(log), "--port", str(port), "--settings",
                      str(settings)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"companion serve: error: cannot listen on 127.0.0.1:{port} ")
     assert err.count("\n") == 1
-    assert _log_rows(log) == before
+    assert log_rows(log) == before
 
 
 def test_a_profile_given_without_camera_or_egg_is_said_to_be_unread(tmp_path: Path) -> None:

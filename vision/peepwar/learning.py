@@ -354,6 +354,7 @@ def adapt(card: Profile, samples: Iterable[Labelled],
         return card
     colours = dict(card.colours)
     candidates: list[tuple[str, str, ColourModel]] = []
+    examples: list[Labelled] = []  # every example taken for the card's own models
     for (player, kind), found in by_model.items():
         if player not in card.colours:
             continue
@@ -361,6 +362,7 @@ def adapt(card: Profile, samples: Iterable[Labelled],
         if model is None:
             continue
         mine = fingerprint(model)
+        examples += [s for s in found if s.model == mine]
         others = [getattr(c, kind) for p, c in card.colours.items()
                   if p != player and getattr(c, kind) is not None]
         kept = [s for s in found if s.model == mine and _plausible(model, others, s.mean)]
@@ -371,9 +373,6 @@ def adapt(card: Profile, samples: Iterable[Labelled],
     # the card already reads right is not moved (moving it could only take pixels from
     # someone), and one moved towards one player's shade must not take another player's
     # shade with it. The most taught first.
-    examples = [s for (player, kind), found in by_model.items() if player in card.colours
-                and getattr(card.colours[player], kind) is not None
-                for s in found if s.model == fingerprint(getattr(card.colours[player], kind))]
     wrong = misassigned(colours, examples)
     for player, kind, new in sorted(candidates, key=lambda c: -len(by_model[c[:2]])):
         trial = {**colours, player: replace(colours[player], **{kind: new})}
