@@ -13,6 +13,9 @@ not by asking the file system first.
 (b'{}', None)
 >>> read_text_at_most(path, 2, "map")
 '{}'
+>>> _ = path.write_bytes(b"\\xef\\xbb\\xbf{}")  # the byte-order mark Notepad writes
+>>> read_text_at_most(path, 5, "map")
+'{}'
 >>> _ = path.write_bytes("caf\xe9".encode("latin-1"))
 >>> read_text_at_most(path, 1_000_000, "map", name="small.json")
 Traceback (most recent call last):
@@ -45,13 +48,14 @@ def read_text_at_most(path: str | Path, limit: int, what: str, name: str | None 
     """The UTF-8 text of ``path`` if it holds at most ``limit`` bytes; raises OSError as
     ``open`` does, :class:`TooLarge` ("NAME is too large to be a WHAT (more than N MB)") and
     :class:`NotText` ("NAME is not a text file (not UTF-8)"), NAME being ``name`` or the
-    path. The text is UTF-8 whatever the locale, so a file reads the same on every machine."""
+    path. The text is UTF-8 whatever the locale, so a file reads the same on every machine;
+    a leading byte-order mark (Windows Notepad writes one) is dropped, not read as text."""
     shown = str(path) if name is None else name
     raw = read_at_most(path, limit)
     if raw is None:
         raise TooLarge(f"{shown} is too large to be a {what} "
                        f"(more than {limit // 1_000_000} MB)")
     try:
-        return raw.decode("utf-8")
+        return raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise NotText(f"{shown} is not a text file (not UTF-8)") from None

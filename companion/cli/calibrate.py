@@ -95,7 +95,7 @@ def check_out_is_a_profile(path: Path) -> None:
     except ProfileFileError as e:
         if e.fault == "not JSON":
             try:
-                text = path.read_text(encoding="utf-8").lstrip()
+                text = path.read_text(encoding="utf-8-sig").lstrip()
             except (OSError, ValueError):
                 text = "?"
             if not text or text.startswith("{"):
