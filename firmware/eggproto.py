@@ -17,7 +17,7 @@ MAX_TYPE = 8  # type names are 1..8 upper-case letters
 # Device -> host
 HELLO = "HELLO"  # proto, firmware version, heartbeat ms, capabilities
 HEARTBEAT = "HB"  # uptime s, sensor flags
-SHAKE = "SHAKE"  # duration ms, peak mg, jolts
+SHAKE = "SHAKE"  # duration ms (at most MAX_SHAKE_MS), peak mg, jolts
 DRAW = "DRAW"  # n, r, g, b, c, gain, integration ms
 BUTTON = "BTN"  # held ms
 ERROR = "ERR"  # code, text
@@ -26,6 +26,12 @@ PONG = "PONG"  # token
 HI = "HI"  # host protocol version: asks for a HELLO
 PING = "PING"  # token
 LED = "LED"  # on | off | blink
+
+# The longest shake, in ms: a player shakes the egg for a few seconds before a draw, so a
+# minute is past any real one. The egg ends a shake that goes on at this length (an egg
+# left on something that vibrates), and the host refuses a longer duration as a fault (a
+# wrapped clock or a corrupted count), not a shake: 4294967295 ms would be 49 days.
+MAX_SHAKE_MS = 60000
 
 _FORBIDDEN = b"$*,"
 

@@ -6,19 +6,24 @@ the magnitude straying from 1 g. A jolt starts when it strays by more than
 two stops noise near one threshold counting as many jolts). Jolts closer than
 ``quiet_ms`` belong to one shake; a shake needs ``min_jolts`` of them, so one
 knock on the table is not a shake; after a shake, ``refractory_ms`` of
-settling (putting the egg down) cannot start another.
+settling (putting the egg down) cannot start another. A shake still going on after
+``max_ms`` ends there, so its duration never passes what the protocol allows.
 """
 
 import math
 
+from eggproto import MAX_SHAKE_MS
+
 
 class ShakeDetector:
-    def __init__(self, high_mg=800, low_mg=300, quiet_ms=250, refractory_ms=600, min_jolts=3):
+    def __init__(self, high_mg=800, low_mg=300, quiet_ms=250, refractory_ms=600, min_jolts=3,
+                 max_ms=MAX_SHAKE_MS):
         self.high_mg = high_mg
         self.low_mg = low_mg
         self.quiet_ms = quiet_ms
         self.refractory_ms = refractory_ms
         self.min_jolts = min_jolts
+        self.max_ms = max_ms
         self._active = False
         self._above = False
         self._ready_at = 0
@@ -49,10 +54,10 @@ class ShakeDetector:
         elif stray > self.high_mg:
             self._above = True
             self._jolts += 1
-        if now_ms - self._last < self.quiet_ms:
+        if now_ms - self._last < self.quiet_ms and now_ms - self._start < self.max_ms:
             return None
         self._active = False
         if self._jolts < self.min_jolts:
             return None
         self._ready_at = now_ms + self.refractory_ms
-        return self._last - self._start, int(self._peak), self._jolts
+        return min(self._last - self._start, self.max_ms), int(self._peak), self._jolts

@@ -72,6 +72,17 @@ def test_one_jolt_hovering_at_the_threshold_is_not_a_shake() -> None:
     assert feed_wave(d, 120, 400, 0) == []
 
 
+def test_a_shake_that_goes_on_is_reported_at_the_longest_a_shake_may_last() -> None:
+    # An egg left shaking (on a running washing machine, say) ended its shake only when
+    # the shaking stopped, however long after: a duration the host refuses.
+    from eggproto import MAX_SHAKE_MS
+
+    d = ShakeDetector()
+    ((t, (duration, _, jolts)),) = feed_wave(d, 0, MAX_SHAKE_MS + 500, 2500)
+    assert MAX_SHAKE_MS - 20 <= duration <= MAX_SHAKE_MS and t < MAX_SHAKE_MS + 100
+    assert jolts > 3
+
+
 # --- draw detection ----------------------------------------------------------------
 
 

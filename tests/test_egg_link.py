@@ -409,6 +409,20 @@ def test_negative_counts_are_refused(scripted) -> None:
     assert {"shake", "egg_button"}.isdisjoint(e.kind for e in events.drain())
 
 
+def test_a_shake_longer_than_a_shake_can_last_is_refused_and_the_link_carries_on(
+        scripted) -> None:
+    # 4294967295 ms (49 days) passed as a shake's duration: nothing can shake an egg that
+    # long, so such a line is a fault (a wrapped clock, a corrupted count), not a shake.
+    egg, link, events = scripted
+    egg.send("SHAKE", 4294967295, 2000, 4)
+    error = events.wait("device_error")
+    assert error.data["code"] == "BADMSG" and "duration 4294967295" in error.data["message"]
+    refused(events, f"SHAKE: duration 4294967295 is outside 0..{eggproto.MAX_SHAKE_MS}")
+    egg.send("SHAKE", eggproto.MAX_SHAKE_MS, 2000, 4)  # the longest shake there can be
+    assert events.wait("shake").data["duration_ms"] == eggproto.MAX_SHAKE_MS
+    assert link.stats.bad_fields == 1 and link.state == LinkState.CONNECTED
+
+
 def test_a_120_byte_line_with_crlf_is_taken_and_121_bytes_refused(scripted) -> None:
     egg, link, events = scripted
     egg.send("ERR", "CRASH", "a", size=120, ending=b"\r\n")

@@ -117,7 +117,8 @@ def parse(kind: str, fields: Sequence[str]) -> Message | None:
             raise FieldError(f"sensor flags {f[1]!r} are not two characters: A or -, then C or -")
         return Heartbeat(whole("uptime", f[0], U32), f[1])
     if kind == eggproto.SHAKE:
-        return Shake(whole("duration", f[0], U32), whole("peak acceleration", f[1], U32),
+        return Shake(whole("duration", f[0], eggproto.MAX_SHAKE_MS),
+                     whole("peak acceleration", f[1], U32),
                      whole("jolts", f[2], U32))
     if kind == eggproto.DRAW:
         gain = whole("gain", f[5], U16)
