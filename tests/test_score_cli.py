@@ -152,6 +152,8 @@ PIECES = "E1, E2, E3, S1, S2, A1, A2, A3, E4, E5, E6, S3, S4, A4, A5, A6"
     ("--unplayed", RUNAWAY + ":E1", f"unknown colour '{'x' * 59}…' in --unplayed"),
     ("--unplayed", "blue:" + RUNAWAY,
      f"unplayed piece blue:{'x' * 59}… is not in the catalog: its pieces are {PIECES}\n"),
+    ("--seats", f"A{RUNAWAY}=blue,B{RUNAWAY}=blue",
+     f"blue is given to A{'x' * 38}… and B{'x' * 38}…: each colour belongs to one player"),
     ("--set", RUNAWAY, f"the default sets are 'core' and 'full', not '{'x' * 59}…'"),
     ("game", RUNAWAY, f"companion score knows peltapeeps, not '{'x' * 59}…'"),
 ])

@@ -29,7 +29,7 @@ from typing import Any
 
 from flask import Blueprint, Flask, Response, jsonify, render_template, request, url_for
 
-from companion.errors import UserError
+from companion.errors import UserError, clipped, quoted
 from companion.rules.json_values import unknown_fields
 from companion.rules.peltapeeps.catalog import (
     DEFAULT_SET,
@@ -124,8 +124,8 @@ def score_request(body: Any, photo: ScoredPhoto) -> dict[str, Any]:
     allowed = photo.allowed_teams()
     for p in reading.pieces:
         if p.team not in allowed:
-            raise ScoreInputError(f"piece {p.uid}: {p.team!r} is not one of the colours "
-                                  f"{', '.join(allowed)}")
+            raise ScoreInputError(f"piece {clipped(p.uid)}: {quoted(p.team)} is not one of "
+                                  f"the colours {', '.join(allowed)}")
     seats = parse_seats(body.get("seats"), allowed)
     unplayed = _unplayed(body.get("unplayed"), photo.catalog, allowed)
     return score_result(reading, photo.catalog, seats, unplayed)
@@ -165,11 +165,14 @@ def check_layout_seats(seats: Sequence[tuple[str, str]], allowed: Sequence[str])
     seen: dict[str, str] = {}
     for player, team in seats:
         if not player:
-            raise ScoreInputError(f"colour {team} needs a player's name")
+            raise ScoreInputError(f"colour {clipped(team)} needs a player's name")
         if team not in allowed:
-            raise ScoreInputError(f"{team!r} is not one of the colours {', '.join(allowed)}")
+            raise ScoreInputError(f"{quoted(team)} is not one of the colours "
+                                  f"{', '.join(allowed)}")
         if team in seen:
-            raise ScoreInputError(f"{team} is given to {seen[team]} and {player}: each colour "
+            # Two names the user typed in one line: each cut shorter than one alone.
+            raise ScoreInputError(f"{team} is given to {clipped(seen[team], 40)} and "
+                                  f"{clipped(player, 40)}: each colour "
                                   "belongs to one player")
         seen[team] = player
 
@@ -184,13 +187,14 @@ def _unplayed(raw: Any, catalog: Catalog, allowed: Sequence[str]
     out: dict[str, list[str]] = {}
     for team, pieces in raw.items():
         if team not in allowed:
-            raise ScoreInputError(f"unplayed pieces of {team!r}: not one of the colours "
+            raise ScoreInputError(f"unplayed pieces of {quoted(team)}: not one of the colours "
                                   f"{', '.join(allowed)}")
         if not isinstance(pieces, list):
             raise ScoreInputError(f"unplayed pieces of {team} must be a list of piece ids")
         for pid in pieces:
             if str(pid) not in ids:
-                raise ScoreInputError(f"unplayed piece {team}:{pid} is not in the catalog "
+                raise ScoreInputError(f"unplayed piece {team}:{clipped(str(pid))} is not in "
+                                      "the catalog "
                                       f"{catalog.name!r}")
         out[str(team)] = list(dict.fromkeys(str(p) for p in pieces))
     return out

@@ -223,6 +223,32 @@ def test_bad_corrections_are_refused_by_name(scene, photo) -> None:
     assert resp.status_code == 404 and "upload it again" in resp.get_json()["error"]
 
 
+RUNAWAY = "x" * 5000
+CUT = "x" * 59 + "…"
+
+
+@pytest.mark.parametrize(("change", "extra", "words"), [
+    (lambda r: r["pieces"][0].update(team=RUNAWAY), {}, f"'{CUT}' is not one of the colours"),
+    (None, {"seats": [["Ann", RUNAWAY]]}, f"'{CUT}' is not one of the colours"),
+    (None, {"seats": [["", RUNAWAY]]}, f"colour {CUT} needs a player's name"),
+    (None, {"seats": [["A" + RUNAWAY, "blue"], ["B" + RUNAWAY, "blue"]]},
+     f"blue is given to A{'x' * 38}… and B{'x' * 38}…"),
+    (None, {"unplayed": {"blue": [RUNAWAY]}}, f"unplayed piece blue:{CUT} is not in"),
+    (None, {"unplayed": {RUNAWAY: []}}, f"unplayed pieces of '{CUT}': not one of"),
+], ids=["piece-colour", "seat-colour", "seat-no-name", "seat-names", "unplayed-piece",
+        "unplayed-colour"])
+def test_a_runaway_value_in_a_correction_is_echoed_cut(photo, change, extra, words) -> None:
+    # The page's refusals repeated the value sent whole: a 5,000-character error.
+    client = create_score_app(photo).test_client()
+    token, initial = _page(client)
+    reading = copy.deepcopy(initial["photo"]["reading"])
+    if change:
+        change(reading)
+    resp = _score(client, token, photo.id, reading, **extra)
+    error = resp.get_json()["error"]
+    assert resp.status_code == 400 and words in error and len(error) < 300, error
+
+
 def test_posts_need_the_pages_token_and_this_site(photo) -> None:
     client = create_score_app(photo).test_client()
     token, initial = _page(client)
