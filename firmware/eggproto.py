@@ -17,7 +17,7 @@ MAX_TYPE = 8  # type names are 1..8 upper-case letters
 # Device -> host
 HELLO = "HELLO"  # proto, firmware version, heartbeat ms, capabilities
 HEARTBEAT = "HB"  # uptime s, sensor flags
-SHAKE = "SHAKE"  # duration ms (at most MAX_SHAKE_MS), peak mg, jolts
+SHAKE = "SHAKE"  # duration ms, peak mg, jolts (at most MAX_SHAKE_MS, MAX_PEAK_MG, MAX_JOLTS)
 DRAW = "DRAW"  # n, r, g, b, c, gain, integration ms
 BUTTON = "BTN"  # held ms
 ERROR = "ERR"  # code, text
@@ -32,6 +32,14 @@ LED = "LED"  # on | off | blink
 # left on something that vibrates), and the host refuses a longer duration as a fault (a
 # wrapped clock or a corrupted count), not a shake: 4294967295 ms would be 49 days.
 MAX_SHAKE_MS = 60000
+# The largest peak acceleration, in mg: the egg's accelerometers read at most 16 g on an
+# axis (24.6 g where the LIS3DH's output saturates), so no real peak passes
+# sqrt(3) x 24.6 g = 43 g. A glitched register read can compute more (an ADXL345's 32767
+# counts are 128 g): the egg sends such a peak as this ceiling, the host refuses more.
+MAX_PEAK_MG = 50000
+# The most jolts in one shake: one a reading, at the accelerometers' 100 readings a second,
+# for the longest shake (a real jolt takes two readings or more).
+MAX_JOLTS = MAX_SHAKE_MS // 10
 
 _FORBIDDEN = b"$*,"
 

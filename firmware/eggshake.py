@@ -12,7 +12,7 @@ settling (putting the egg down) cannot start another. A shake still going on aft
 
 import math
 
-from eggproto import MAX_SHAKE_MS
+from eggproto import MAX_JOLTS, MAX_PEAK_MG, MAX_SHAKE_MS
 
 
 class ShakeDetector:
@@ -60,4 +60,7 @@ class ShakeDetector:
         if self._jolts < self.min_jolts:
             return None
         self._ready_at = now_ms + self.refractory_ms
-        return min(self._last - self._start, self.max_ms), int(self._peak), self._jolts
+        # Never more than the protocol allows (eggproto): a glitched reading's peak is
+        # sent as the ceiling, since the shake itself happened.
+        return (min(self._last - self._start, self.max_ms), int(min(self._peak, MAX_PEAK_MG)),
+                min(self._jolts, MAX_JOLTS))

@@ -83,6 +83,18 @@ def test_a_shake_that_goes_on_is_reported_at_the_longest_a_shake_may_last() -> N
     assert jolts > 3
 
 
+def test_a_shake_reports_no_more_than_the_protocol_allows() -> None:
+    # A glitched accelerometer reading (an ADXL345 register read as 32767 counts is 128 g)
+    # made a peak the host refuses: the shake happened, so it is sent at the ceiling.
+    from eggproto import MAX_PEAK_MG
+
+    d = ShakeDetector()
+    feed_wave(d, 0, 300, 2500)
+    d.feed(300, 127_800.0, 127_800.0, 127_800.0)
+    ((_, (_, peak, _)),) = feed_wave(d, 310, 300, 2500) + feed_wave(d, 610, 400, 0)
+    assert peak == MAX_PEAK_MG
+
+
 # --- draw detection ----------------------------------------------------------------
 
 

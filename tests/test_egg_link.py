@@ -423,6 +423,18 @@ def test_a_shake_longer_than_a_shake_can_last_is_refused_and_the_link_carries_on
     assert link.stats.bad_fields == 1 and link.state == LinkState.CONNECTED
 
 
+def test_a_shake_with_an_impossible_peak_or_jolts_is_refused(scripted) -> None:
+    egg, link, events = scripted
+    egg.send("SHAKE", 1180, 4294967295, 13)
+    assert events.wait("device_error").data["code"] == "BADMSG"
+    refused(events, f"SHAKE: peak acceleration 4294967295 is outside 0..{eggproto.MAX_PEAK_MG}")
+    egg.send("SHAKE", 1180, 2710, 4294967295)
+    refused(events, f"SHAKE: jolts 4294967295 is outside 0..{eggproto.MAX_JOLTS}")
+    egg.send("SHAKE", 1180, eggproto.MAX_PEAK_MG, eggproto.MAX_JOLTS)
+    assert events.wait("shake").data["peak_g"] == eggproto.MAX_PEAK_MG / 1000
+    assert link.stats.bad_fields == 2 and link.state == LinkState.CONNECTED
+
+
 def test_a_120_byte_line_with_crlf_is_taken_and_121_bytes_refused(scripted) -> None:
     egg, link, events = scripted
     egg.send("ERR", "CRASH", "a", size=120, ending=b"\r\n")

@@ -118,8 +118,8 @@ def parse(kind: str, fields: Sequence[str]) -> Message | None:
         return Heartbeat(whole("uptime", f[0], U32), f[1])
     if kind == eggproto.SHAKE:
         return Shake(whole("duration", f[0], eggproto.MAX_SHAKE_MS),
-                     whole("peak acceleration", f[1], U32),
-                     whole("jolts", f[2], U32))
+                     whole("peak acceleration", f[1], eggproto.MAX_PEAK_MG),
+                     whole("jolts", f[2], eggproto.MAX_JOLTS))
     if kind == eggproto.DRAW:
         gain = whole("gain", f[5], U16)
         if gain not in GAINS:
