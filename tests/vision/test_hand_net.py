@@ -132,3 +132,16 @@ def _cells(q_r):
     from companion.rules.peepwar.board import cells_of
 
     return cells_of(q_r)
+
+
+@pytest.mark.parametrize("argv", [["--seeds", "50000-50001"],
+                                  ["--seeds", "90000-90001", "--night-frames", "25"],
+                                  ["--seeds", "80000-80001"]])
+def test_training_samples_refuse_frames_outside_the_development_seeds(argv, tmp_path) -> None:
+    # Held-out frames (single tables or game nights) are never trained on; nor is a night
+    # seed read as a table of its own (its cache is another).
+    from vision.peepwar.training.hand_samples import main
+
+    with pytest.raises(SystemExit, match="not a development seed"):
+        main(["--generator", "3d", *argv, "--out", str(tmp_path)])
+    assert not any(tmp_path.iterdir())

@@ -30,6 +30,9 @@ T = TypeVar("T")
 GENERATOR_VERSION = 1
 DEV_SEEDS = range(40000, 41000)  # rules and thresholds may be looked at and tuned on these
 HELD_OUT_SEEDS = range(50000, 51000)  # never tuned on: only measured
+# Game nights (``Spec3D.night_frames``: 25 frames of one table): the same split.
+DEV_NIGHT_SEEDS = range(80000, 90000)
+HELD_OUT_NIGHT_SEEDS = range(90000, 100000)
 
 
 def cache_root(kind: str = "scenes3d") -> Path:

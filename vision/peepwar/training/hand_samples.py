@@ -9,6 +9,8 @@ the share of it the truth says a hand covers, and the share the frame does not s
         --out DIR/2d
     python -m vision.peepwar.training.hand_samples --generator 3d --seeds 40000-40169 \
         --looks 3 --out DIR/3d
+    python -m vision.peepwar.training.hand_samples --generator 3d --seeds 80000-80299 \
+        --night-frames 25 --out DIR/nights
 
 2D scenes come from seed 300000 on (the benchmarks read 0-9999, the bean net trained
 from 100000); only the path-traced generator's development seeds are accepted, never its
@@ -107,16 +109,19 @@ def _scenes_2d(seeds: range, photometric: float, hand_scenes: float):
         yield f"2d-{seed}", frame, profiles.for_looks(scene.truth.looks), scene.truth.hand_cover
 
 
-def _scenes_3d(seeds: range, looks: int):
-    from vision.render3d.cache import DEV_SEEDS, cached_scene
+def _scenes_3d(seeds: range, looks: int, night_frames: int = 0):
+    from vision.render3d.cache import DEV_NIGHT_SEEDS, DEV_SEEDS, cached_scene
     from vision.render3d.card import card_profile, scene_profile
     from vision.render3d.game import Spec3D
 
     card = card_profile(0)
+    dev = DEV_NIGHT_SEEDS if night_frames else DEV_SEEDS
     for seed in seeds:
-        if seed not in DEV_SEEDS:
-            raise SystemExit(f"3D seed {seed} is not a development seed ({DEV_SEEDS})")
-        scene = cached_scene(seed, Spec3D(size=(1280, 720)), render=False)
+        if seed not in dev:
+            raise SystemExit(f"3D seed {seed} is not a development seed ({dev.start}-"
+                             f"{dev.stop - 1}): held-out frames are never trained on")
+        scene = cached_scene(seed, Spec3D(size=(1280, 720), night_frames=night_frames),
+                             render=False)
         if scene is None:
             continue
         profile = scene_profile(card, scene.truth.players)
@@ -134,6 +139,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--generator", choices=("2d", "3d"), required=True)
     ap.add_argument("--seeds", required=True, help="e.g. 300000-301999")
     ap.add_argument("--looks", type=int, default=1, help="3d: copies of each frame (default 1)")
+    ap.add_argument("--night-frames", type=int, default=0,
+                    help="3d: frames of game nights of N frames each (seeds 80000 on), as "
+                         "bench/correction_learning.py reads them")
     ap.add_argument("--photometric", type=float, default=0.5,
                     help="2d: chance a frame is randomised first (default 0.5)")
     ap.add_argument("--hand-scenes", type=float, default=0.7,
@@ -145,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     seeds = parse_seeds(args.seeds)
     scenes = (_scenes_2d(seeds, args.photometric, args.hand_scenes) if args.generator == "2d"
-              else _scenes_3d(seeds, args.looks))
+              else _scenes_3d(seeds, args.looks, args.night_frames))
     made = 0
     for name, frame, profile, cover in scenes:
         path = out / f"{name}.npz"
