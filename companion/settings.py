@@ -115,6 +115,12 @@ _KEYS: dict[tuple[str, str], tuple[str, type]] = {
     ("buttons", "enabled"): ("buttons_enabled", bool),
 }
 
+# The [buttons] pins, as companion.inputs.buttons.ButtonPins names them (that module loads
+# gpiozero, which reading the settings must not): a misspelt one is refused with the file
+# named, not shown as fine and refused only once serve starts the buttons.
+BUTTON_PINS = ("end_turn", "undo", "confirm", "next_phase", "draw", "led_waiting",
+               "led_problem")
+
 # What each number in the file may be, and how to say it. Outside these the camera loop
 # misbehaves without a word: a NaN fps spins with no pause (the loop only floors fps at
 # 0.1), and a NaN or negative stable_seconds or threshold means the table is never read.
@@ -206,6 +212,9 @@ def apply_settings(settings: Settings, data: dict[str, Any], where: str) -> Sett
                             f"not {_toml_kind(values, section)}")
         for key, value in values.items():
             if section == "buttons" and key != "enabled":
+                if key not in BUTTON_PINS:
+                    raise UserError(f"{where}: unknown setting {clipped(key)} in [buttons]; "
+                                    f"known: enabled, {', '.join(BUTTON_PINS)}")
                 if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 27:
                     raise UserError(f"{where}: [buttons] {clipped(key)} must be a BCM pin "
                                     "number 0-27")

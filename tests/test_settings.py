@@ -265,3 +265,27 @@ def test_a_nul_character_in_a_setting_is_one_line(tmp_path: Path, capsys, sectio
     err = capsys.readouterr().err
     assert err == (f"companion serve: error: {path}: [{section}] {key} must not hold a NUL "
                    "character (\\u0000), not 'games\\x00.sqlite'\n")
+
+
+@pytest.mark.parametrize(("key", "shown"), [("endturn", "endturn"),
+                                            ("x" * 5000, "x" * 59 + "…")],
+                         ids=["misspelt", "runaway"])
+def test_an_unknown_button_is_named_by_the_settings_command(tmp_path: Path, capsys, key: str,
+                                                            shown: str) -> None:
+    # 'companion settings' showed a misspelt button as fine; serve --buttons then refused it
+    # without naming the file, and repeated a runaway name whole.
+    path = tmp_path / "s.toml"
+    path.write_text(f"[buttons]\nenabled = true\n{key} = 17\n", encoding="utf-8")
+    assert main(["settings", "--file", str(path)]) == 2
+    assert capsys.readouterr().err == (
+        f"companion settings: error: {path}: unknown setting {shown} in [buttons]; known: "
+        "enabled, end_turn, undo, confirm, next_phase, draw, led_waiting, led_problem\n")
+
+
+def test_the_button_settings_are_the_panels_pins() -> None:
+    from dataclasses import fields
+
+    from companion.inputs.buttons import ButtonPins
+    from companion.settings import BUTTON_PINS
+
+    assert tuple(f.name for f in fields(ButtonPins)) == BUTTON_PINS
