@@ -10,6 +10,10 @@ breaks the page (browsers' JSON refuses it).
 {'a': [1, 2.5]}
 >>> unknown_fields({"cell": "0,0/c", "peices": {}, 3: 1}, {"cell", "pieces"})
 '3, peices'
+>>> json.loads('{"a": 1, "a": 2}', object_pairs_hook=no_repeated_keys)
+Traceback (most recent call last):
+...
+companion.rules.json_values.RepeatedKey: the key 'a' is written twice: write each once
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ import json
 import math
 from collections.abc import Collection, Mapping
 from typing import Any
+
+from companion.errors import quoted
 
 
 def finite_number(value: Any) -> float | None:
@@ -43,3 +49,19 @@ def unknown_fields(data: Mapping[Any, Any], known: Collection[str]) -> str:
     field is refused by name rather than ignored, which would act as if it were absent."""
     # str(): a Mapping built in code may have non-string keys, which sorted() cannot mix.
     return ", ".join(sorted(str(k) for k in data if k not in known))
+
+
+class RepeatedKey(ValueError):
+    """An object in a user's file with one key written twice; the message names the key."""
+
+
+def no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads``'s ``object_pairs_hook`` for a file a user edits: JSON keeps the last of
+    a key written twice without a word, so an area copied and not renamed would drop the
+    first; raises :class:`RepeatedKey` instead."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise RepeatedKey(f"the key {quoted(key)} is written twice: write each once")
+        out[key] = value
+    return out

@@ -18,7 +18,7 @@ from typing import Any
 
 from companion.bounded_read import NotText, TooLarge, read_text_at_most
 from companion.errors import PATH_ECHO, clipped, quoted
-from companion.rules.json_values import plain_copy
+from companion.rules.json_values import RepeatedKey, no_repeated_keys, plain_copy
 from companion.rules.peloponnesian.mapdata import CITIES
 
 DEFAULT_CHITS = Path(__file__).with_name("data") / "chits.json"
@@ -109,9 +109,11 @@ def load_chits(source: str | Path | Mapping[str, Any] | None) -> ChitSet:
     except (TooLarge, NotText) as e:
         raise BadChits(str(e)) from None
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=no_repeated_keys)
     except json.JSONDecodeError as e:
         raise BadChits(f"{path} is not valid JSON ({e})".splitlines()[0]) from None
+    except RepeatedKey as e:
+        raise BadChits(f"{path}: {e}") from None
     except RecursionError:
         raise BadChits(f"{path} is not a chit file (its JSON is nested too deep)") from None
     except ValueError:

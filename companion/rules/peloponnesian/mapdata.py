@@ -28,7 +28,7 @@ from typing import Any
 
 from companion.bounded_read import NotText, TooLarge, read_text_at_most
 from companion.errors import PATH_ECHO, clipped, quoted
-from companion.rules.json_values import finite_number, plain_copy
+from companion.rules.json_values import RepeatedKey, finite_number, no_repeated_keys, plain_copy
 
 DEFAULT_MAP = Path(__file__).with_name("maps") / "greece.json"
 # The shipped map of Greece is under 4 KB; a hand-drawn map with ten times the areas is
@@ -134,10 +134,12 @@ def load_map(source: str | Path | Mapping[str, Any] | None) -> GreekMap:
     except (TooLarge, NotText) as e:
         raise BadMap(str(e)) from None
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=no_repeated_keys)
     except json.JSONDecodeError as e:
         raise BadMap(f"{path} is not valid JSON (line {e.lineno}, column {e.colno}: "
                      f"{e.msg})") from None
+    except RepeatedKey as e:
+        raise BadMap(f"{path}: {e}") from None
     except RecursionError:
         raise BadMap(f"{path} is not a map (its JSON is nested too deep)") from None
     except ValueError:

@@ -31,7 +31,7 @@ from typing import Any
 
 from companion.bounded_read import NotText, TooLarge, read_text_at_most
 from companion.errors import PATH_ECHO, clipped, quoted
-from companion.rules.json_values import finite_number
+from companion.rules.json_values import RepeatedKey, finite_number, no_repeated_keys
 
 KINDS = ("egg", "sleeping", "awake")
 SET_SIZES = ("core", "full")
@@ -323,9 +323,11 @@ def load_catalog(path: str | Path) -> Catalog:
         raise CatalogError(f"{shown} is not a readable JSON catalog "
                            f"({e.strerror or type(e).__name__})") from None
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=no_repeated_keys)
     except json.JSONDecodeError as e:
         raise CatalogError(f"{shown} is not a readable JSON catalog ({e})") from None
+    except RepeatedKey as e:
+        raise CatalogError(f"{shown}: {e}") from None
     except ValueError:
         # json turns a number of more than 4300 digits into a plain ValueError, in Python's
         # words ("use sys.set_int_max_str_digits()").
