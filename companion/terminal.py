@@ -59,7 +59,9 @@ class TextReferee:
 
     def handle(self, line: str) -> bool:
         """Rule on one line; False when the player asked to quit."""
-        text = line.split("#", 1)[0].strip()
+        # Commands piped in from a file Windows Notepad saved start with its byte-order
+        # mark, which strip() keeps: the first command would be unknown.
+        text = line.lstrip("\ufeff").split("#", 1)[0].strip()
         if not text:
             return True
         word = text.lower()

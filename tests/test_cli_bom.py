@@ -58,3 +58,22 @@ def test_a_profile_cut_short_after_a_byte_order_mark_may_still_be_replaced(
                  "--out", str(damaged)]) == 2
     err = capsys.readouterr().err
     assert "is not a colour profile" not in err and "no-photo.jpg" in err
+
+
+def test_commands_piped_in_with_a_byte_order_mark_play_the_first_one(tmp_path: Path,
+                                                                     capsys) -> None:
+    # 'companion play < moves.txt': the mark was read as part of the first command
+    # ("unknown command '\ufeffhex'"), and the next line went to the wrong player.
+    import subprocess
+    import sys
+
+    log = tmp_path / "g.sqlite"
+    played = subprocess.run(
+        [sys.executable, "-m", "companion", "play", "--log", str(log), "--players", "red,blue"],
+        input=BOM + b"hex -1,1\nhex 1,0\n", capture_output=True, timeout=60,
+        cwd=Path(__file__).resolve().parents[1])
+    assert played.returncode == 0, played.stderr
+    assert b"unknown command" not in played.stdout
+    assert main(["replay", "--log", str(log)]) == 0
+    out = capsys.readouterr().out
+    assert "red: hex -1,1" in out and "blue: hex 1,0" in out
