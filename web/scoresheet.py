@@ -121,6 +121,13 @@ def score_request(body: Any, photo: ScoredPhoto) -> dict[str, Any]:
     if len(pieces) > MAX_PIECES or len(joins) > 6 * MAX_PIECES:
         raise ScoreInputError(f"a reading holds at most {MAX_PIECES} pieces and their joins")
     reading = LayoutReading.from_json(raw)
+    ids: set[str] = set()
+    for p in reading.pieces:
+        if p.uid in ids:
+            # A join names its pieces by id: with two pieces of one id it could be either's.
+            raise ScoreInputError(f"two pieces have the id {quoted(p.uid)}: give each piece "
+                                  "its own id")
+        ids.add(p.uid)
     allowed = photo.allowed_teams()
     for p in reading.pieces:
         if p.team not in allowed:

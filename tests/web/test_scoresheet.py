@@ -249,6 +249,25 @@ def test_a_runaway_value_in_a_correction_is_echoed_cut(photo, change, extra, wor
     assert resp.status_code == 400 and words in error and len(error) < 300, error
 
 
+@pytest.mark.parametrize("uid, shown", [("blue:E1#2", "'blue:E1#2'"), (RUNAWAY, f"'{CUT}'")],
+                         ids=["short", "runaway"])
+def test_two_pieces_with_one_id_are_refused_by_the_id(photo, uid, shown) -> None:
+    # Two pieces sent with one id were scored, a join naming the id taken for either.
+    client = create_score_app(photo).test_client()
+    token, initial = _page(client)
+    reading = copy.deepcopy(initial["photo"]["reading"])
+    a, b = [p for p in reading["pieces"] if p["team"] == "blue"][:2]
+    for j in reading["joins"]:
+        for end in ("a", "b"):
+            if j[end] in (a["uid"], b["uid"]):
+                j[end] = uid
+    a["uid"] = b["uid"] = uid
+    resp = _score(client, token, photo.id, reading)
+    error = resp.get_json()["error"]
+    assert resp.status_code == 400, error
+    assert error == f"two pieces have the id {shown}: give each piece its own id"
+
+
 def test_posts_need_the_pages_token_and_this_site(photo) -> None:
     client = create_score_app(photo).test_client()
     token, initial = _page(client)
