@@ -23,7 +23,7 @@ import secrets
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -144,9 +144,24 @@ def score_result(reading: LayoutReading, catalog: Catalog,
     """The sheet, what goes beside it (:func:`describe`), and the winner when the reading
     looks like a layout (:func:`vision.peltapeeps.verdict.outcome`): what the command
     prints and the page shows."""
-    sheet = score_reading(reading, catalog, seats, unplayed)
+    sheet = score_reading(_face_up_once(reading), catalog, seats, unplayed)
     out = {"sheet": sheet, **describe(reading, catalog, seats, unplayed)}
     return out | outcome(sheet, Verdict(**out["verdict"]))
+
+
+def _face_up_once(reading: LayoutReading) -> LayoutReading:
+    """The reading as the sheet counts face-up points: a piece read twice (two blue E1s,
+    which :func:`describe` warns of) scores them once, as a set has one of each; each
+    copy's joins still count, as the photo shows them."""
+    up: set[tuple[str, str]] = set()
+    pieces = []
+    for p in reading.pieces:
+        if p.face_up and (p.team, p.piece) in up:
+            p = replace(p, face_up=False)
+        elif p.face_up:
+            up.add((p.team, p.piece))
+        pieces.append(p)
+    return replace(reading, pieces=pieces)
 
 
 def parse_seats(raw: Any, allowed: Sequence[str]) -> list[tuple[str, str]] | None:

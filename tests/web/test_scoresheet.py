@@ -176,6 +176,19 @@ def test_a_duplicate_or_seen_unplayed_piece_is_flagged(scene, photo) -> None:
     assert any("counted as unplayed but the photo shows it" in w for w in body["warnings"])
 
 
+def test_a_piece_read_twice_scores_its_face_up_points_once(scene, photo) -> None:
+    # The copy was warned of, but its face-up points were added again to the sheet.
+    client = create_score_app(photo).test_client()
+    token, initial = _page(client)
+    base = initial["result"]["sheet"]
+    reading = copy.deepcopy(initial["photo"]["reading"])
+    up = next(p for p in reading["pieces"] if p["face_up"])
+    reading["pieces"].append(up | {"uid": up["uid"] + "#2"})
+    body = _score(client, token, photo.id, reading).get_json()
+    assert any(f"2 pieces are read as {up['team']} {up['piece']}" in w for w in body["warnings"])
+    assert body["sheet"] == base
+
+
 @pytest.mark.parametrize("body, words", [
     ("not json", "send the corrected reading as a JSON object"),
     ({"reading": {"pieces": [], "joins": []}}, "needs pieces, joins and image_size"),
