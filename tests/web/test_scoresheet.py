@@ -248,8 +248,17 @@ CUT = "x" * 59 + "…"
      f"blue is given to A{'x' * 38}… and B{'x' * 38}…"),
     (None, {"unplayed": {"blue": [RUNAWAY]}}, f"unplayed piece blue:{CUT} is not in"),
     (None, {"unplayed": {RUNAWAY: []}}, f"unplayed pieces of '{CUT}': not one of"),
+    (lambda r: r["joins"][0].update(a=RUNAWAY), {},
+     f"join {'x' * 39}…-{{b}} names a piece that is not in the reading"),
+    (lambda r: r["joins"][0].update(kind=RUNAWAY), {}, f"kind '{'x' * 39}…' is not one of"),
+    (lambda r: r["pieces"][0].update(piece=RUNAWAY), {}, f"'{'x' * 39}…' is not in"),
+    (lambda r: _rename(r, "green", RUNAWAY), {"seats": [["Ann", "blue"]]},
+     f"piece {CUT} is green, which no seat plays"),
+    (lambda r: r["pieces"][0].update(radius_px=RUNAWAY), {},
+     "could not convert string to float: 'xxx"),
 ], ids=["piece-colour", "seat-colour", "seat-no-name", "seat-names", "unplayed-piece",
-        "unplayed-colour"])
+        "unplayed-colour", "join-piece", "join-kind", "catalog-piece", "no-seat",
+        "not-a-number"])
 def test_a_runaway_value_in_a_correction_is_echoed_cut(photo, change, extra, words) -> None:
     # The page's refusals repeated the value sent whole: a 5,000-character error.
     client = create_score_app(photo).test_client()
@@ -259,7 +268,18 @@ def test_a_runaway_value_in_a_correction_is_echoed_cut(photo, change, extra, wor
         change(reading)
     resp = _score(client, token, photo.id, reading, **extra)
     error = resp.get_json()["error"]
+    words = words.replace("{b}", reading["joins"][0]["b"])
     assert resp.status_code == 400 and words in error and len(error) < 300, error
+
+
+def _rename(reading: dict, team: str, uid: str) -> None:
+    """Give the first piece of ``team`` the id ``uid``, in its joins too."""
+    piece = next(p for p in reading["pieces"] if p["team"] == team)
+    for j in reading["joins"]:
+        for end in ("a", "b"):
+            if j[end] == piece["uid"]:
+                j[end] = uid
+    piece["uid"] = uid
 
 
 @pytest.mark.parametrize("uid, shown", [("blue:E1#2", "'blue:E1#2'"), (RUNAWAY, f"'{CUT}'")],

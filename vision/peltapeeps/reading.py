@@ -117,14 +117,21 @@ class LayoutReading:
             size = (int(data["image_size"][0]), int(data["image_size"][1]))
             warnings = [str(w) for w in data.get("warnings", [])]
         except (KeyError, TypeError, ValueError, IndexError) as e:
-            raise ReadingError(f"a layout reading needs pieces, joins and image_size ({e!r})"
+            # Python's own words repeat a bad value whole ("could not convert string to
+            # float: 'xxx...'"): cut, as companion.errors.clipped cuts a runaway value.
+            why = repr(e) if len(repr(e)) <= 120 else repr(e)[:119] + "…"
+            raise ReadingError(f"a layout reading needs pieces, joins and image_size ({why})"
                                ) from None
         uids = {p.uid for p in pieces}
         for j in joins:
+            # The ids and kind a request sent, a runaway one cut as companion.errors.clipped
+            # cuts (40 characters each), so the error stays one line.
             if j.kind not in JOIN_KINDS:
-                raise ReadingError(f"join {j.a}-{j.b}: kind {j.kind!r} is not one of {JOIN_KINDS}")
+                a, b, kind = (t if len(t) <= 40 else t[:39] + "…" for t in (j.a, j.b, j.kind))
+                raise ReadingError(f"join {a}-{b}: kind {kind!r} is not one of {JOIN_KINDS}")
             if j.a not in uids or j.b not in uids:
-                raise ReadingError(f"join {j.a}-{j.b} names a piece that is not in the reading")
+                a, b = (t if len(t) <= 40 else t[:39] + "…" for t in (j.a, j.b))
+                raise ReadingError(f"join {a}-{b} names a piece that is not in the reading")
         return LayoutReading(pieces, joins, size, warnings, float(data.get("seconds", 0.0)))
 
 
@@ -172,7 +179,8 @@ def score_reading(reading: LayoutReading, catalog: Catalog | Mapping[str, Catalo
     owner = owners(reading, seats)
     for p in reading.pieces:
         if p.team not in owner:
-            raise ReadingError(f"piece {p.uid} is {p.team}, which no seat plays: "
+            uid = p.uid if len(p.uid) <= 60 else p.uid[:59] + "…"  # cut: see from_json
+            raise ReadingError(f"piece {uid} is {p.team}, which no seat plays: "
                                "add the colour to the seats")
     sheet = {pl: dict.fromkeys(SHEET_LINES, 0) for pl in dict.fromkeys(owner.values())}
 
@@ -184,7 +192,8 @@ def score_reading(reading: LayoutReading, catalog: Catalog | Mapping[str, Catalo
         try:
             kinds[p.uid] = cat(p.team).piece(p.piece).kind
         except (KeyError, ValueError):
-            raise ReadingError(f"piece {p.uid}: {p.piece!r} is not in {p.team}'s catalog"
+            uid, pid = (t if len(t) <= 40 else t[:39] + "…" for t in (p.uid, p.piece))
+            raise ReadingError(f"piece {uid}: {pid!r} is not in {p.team}'s catalog"
                                ) from None
         if p.face_up:
             sheet[owner[p.team]]["face_up"] += FACE_UP_POINTS[kinds[p.uid]]
