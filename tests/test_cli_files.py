@@ -247,3 +247,36 @@ def test_a_runaway_value_in_a_profile_is_one_short_line(files, tmp_path, change,
         load_egg_colours(bad) if "egg" in data else load_profile(bad)
     line = str(e.value).split(str(bad), 1)[1]  # past the path, as long as the tmp folder
     assert said in line and "\n" not in line and len(line) < 250, line[:300]
+
+
+@pytest.mark.parametrize(("item", "options"), [
+    ("card", ["--players", "2", "--out", "{d}/card.png", "--json", "{json}"]),
+    ("petri-board", ["--out", "{d}/board.png", "--json", "{json}"]),
+])
+@pytest.mark.parametrize("json_is", ["folder", "in no folder"])
+def test_print_with_a_json_it_cannot_write_writes_nothing(tmp_path, capsys, item, options,
+                                                          json_is) -> None:
+    # The PNG was written, then the JSON failed: a card without its layout, and an error.
+    layout = tmp_path / "layout.json" if json_is == "folder" else tmp_path / "no" / "l.json"
+    if json_is == "folder":
+        layout.mkdir()
+    args = [w.format(d=tmp_path, json=layout) for w in options]
+    assert main(["print", item, *args]) == 2
+    err = capsys.readouterr().err
+    said = (f"--json {layout} is a folder: name a file to write" if json_is == "folder" else
+            f"--json {layout}: there is no folder {layout.parent} to write it in")
+    assert err == f"companion print: error: {said} (nothing was written)\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == (
+        ["layout.json"] if json_is == "folder" else [])
+
+
+def test_print_card_failing_at_the_layout_leaves_no_card(tmp_path, capsys) -> None:
+    # Past the checks, the layout cannot be written (its file's place beside it is taken by
+    # a folder): the card is not put in place either.
+    (tmp_path / "layout.json.part").mkdir()
+    assert main(["print", "card", "--players", "2", "--out", str(tmp_path / "card.png"),
+                 "--json", str(tmp_path / "layout.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("companion print: error: cannot write the card layout to ")
+    assert err.count("\n") == 1
+    assert [p.name for p in tmp_path.iterdir()] == ["layout.json.part"]

@@ -14,10 +14,12 @@ format written there (``--out map.png`` for a PDF).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 from pathlib import Path
 
-from companion.errors import UserError, quoted
+from companion.errors import PATH_ECHO, UserError, clipped, quoted
 from vision.kit_sizes import MAX_PLAYERS, MAX_TILES
 
 DPI_RANGE = (50.0, 1200.0)
@@ -139,6 +141,45 @@ def _suffix(option: str, path: str, suffix: str, what: str) -> None:
         raise UserError(str(e)) from None
 
 
+def _outputs(args: argparse.Namespace) -> None:
+    """UserError, before anything is drawn or written, when ``--out`` or ``--json`` cannot
+    be a file: a folder, or in a folder that does not exist. An item writing two files
+    (the card and its layout) would otherwise write the first and fail on the second."""
+    for name in ("out", "json"):
+        path = getattr(args, name, None)
+        if name not in args.takes or path is None:
+            continue
+        p = Path(path)
+        try:
+            folder, parent = p.is_dir(), p.parent.is_dir()
+        except OSError:  # a name too long for the system: writing it says so
+            continue
+        if folder:
+            raise UserError(f"--{name} {clipped(path, PATH_ECHO)} is a folder: name a file "
+                            "to write (nothing was written)")
+        if not parent:
+            raise UserError(f"--{name} {clipped(path, PATH_ECHO)}: there is no folder "
+                            f"{clipped(str(p.parent), PATH_ECHO)} to write it in (nothing "
+                            "was written)")
+
+
+def _write_all(files: list[tuple[str, str, bytes]]) -> None:
+    """Write every ``(what, path, data)``, or none: each goes to a file beside its path
+    first, and only when all are written are they put in place."""
+    temps: list[Path] = []
+    try:
+        for what, path, data in files:
+            tmp = Path(path).with_name(Path(path).name + ".part")
+            temps.append(tmp)
+            _write(what, path, lambda _p, tmp=tmp, data=data: tmp.write_bytes(data))
+        for (what, path, _), tmp in zip(files, temps, strict=True):
+            _write(what, path, lambda p, tmp=tmp: os.replace(tmp, p))
+    finally:
+        for tmp in temps:
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
+
+
 def _write(what: str, path: str, write) -> None:
     try:
         write(Path(path))
@@ -152,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
     from vision.card_art import card_image, card_layout
     from vision.pdf_pages import PAPER_MM, write_pdf
     from vision.peepwar.tile_art import tile_image
-    from vision.png_dpi import write_png
+    from vision.png_dpi import png_bytes, write_png
     from vision.print_kit import kit_pages
 
     if args.kind is None:
@@ -160,6 +201,7 @@ def run(args: argparse.Namespace) -> int:
                         "sheet (see --help)")
     _takes_only(args)
     if getattr(args, "printable", None):
+        _outputs(args)
         from companion import games
 
         if "dpi" in args.takes:
@@ -186,13 +228,14 @@ def run(args: argparse.Namespace) -> int:
         _need(args, "players", "out", "json")
         _suffix("--out", args.out, ".png", "the card")
         _suffix("--json", args.json, ".json", "the card's layout")
+        _outputs(args)
         n = _players(args.players)
         dpi = _dpi(args.dpi)
         img = card_image(n, dpi / 25.4)
         layout = card_layout(n)
-        _write("the card", args.out, lambda p: write_png(p, img, dpi))
-        _write("the card layout", args.json,
-               lambda p: p.write_text(json.dumps(layout.to_json(), indent=2) + "\n"))
+        _write_all([("the card", args.out, png_bytes(img, dpi)),
+                    ("the card layout", args.json,
+                     (json.dumps(layout.to_json(), indent=2) + "\n").encode())])
         print(f"card for {n} players written to {args.out} and {args.json} "
               f"({layout.width_mm:g} x {layout.height_mm:g} mm)")
     elif args.kind == "kit":
