@@ -175,6 +175,15 @@ class GameLog:
             if is_busy(e):
                 raise UserError(busy_message(e, self.path)) from e
             raise UserError(f"{self.path} is not a usable game log ({e})") from e
+        if not tables:
+            # An empty file (0 bytes, or a database with no tables yet) is a new, empty log,
+            # as play and new take it: read as an empty log held in memory, so that a
+            # command that only reads writes nothing to the file.
+            self._db.close()
+            self._db = sqlite3.connect(":memory:", isolation_level=None,
+                                       check_same_thread=False)
+            self._db.executescript(_SCHEMA)
+            return
         if not self._ours(tables):
             raise UserError(f"{self.path} is not a Table Companion game log")
 

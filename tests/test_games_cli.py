@@ -27,6 +27,24 @@ def test_resume_and_undo_refuse_a_missing_log_and_make_none(tmp_path: Path, caps
         assert not log.exists()
 
 
+def test_an_empty_file_is_an_empty_log_for_every_command(tmp_path: Path, capsys) -> None:
+    # games and replay called it "not a Table Companion game log" while play and new took
+    # it as a new log; the commands that only read it write nothing to it.
+    log = tmp_path / "empty.sqlite"
+    log.touch()
+    assert main(["games", "--log", str(log)]) == 0
+    assert capsys.readouterr().out == f"no games in {log}\n"
+    assert main(["replay", "--log", str(log)]) == 2
+    assert capsys.readouterr().err == (f"companion replay: error: {log} holds no game yet; "
+                                       "start one with 'companion new'\n")
+    assert [p.name for p in tmp_path.iterdir()] == ["empty.sqlite"]
+    assert log.stat().st_size == 0
+    assert main(["new", "--log", str(log), "--players", "red,blue"]) == 0
+    capsys.readouterr()
+    assert main(["games", "--log", str(log)]) == 0
+    assert "Peep War: red, blue" in capsys.readouterr().out
+
+
 def test_games_lists_players_plainly_and_the_result(tmp_path: Path, capsys) -> None:
     log = str(tmp_path / "g.sqlite")
     assert main(["new", "--log", log, "--players", "red,blue,green"]) == 0
