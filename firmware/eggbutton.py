@@ -1,13 +1,17 @@
 """The egg's push button, debounced by waiting for the level to hold still.
 
 A contact chatters for a few milliseconds when pressed or released; a change
-counts only once the new level has held for ``settle_ms``.
+counts only once the new level has held for ``settle_ms``. A press held longer than
+``max_held_ms`` is reported as that long, the longest the protocol allows.
 """
+
+from eggproto import MAX_HELD_MS
 
 
 class Debouncer:
-    def __init__(self, settle_ms=30):
+    def __init__(self, settle_ms=30, max_held_ms=MAX_HELD_MS):
         self.settle_ms = settle_ms
+        self.max_held_ms = max_held_ms
         self.pressed = False
         self._raw = False
         self._since = 0
@@ -25,4 +29,4 @@ class Debouncer:
         if pressed:
             self._down_at = self._since
             return "down", 0
-        return "up", self._since - self._down_at
+        return "up", min(self._since - self._down_at, self.max_held_ms)

@@ -23,6 +23,7 @@ from eggproto import (
     HELLO,
     HI,
     LED,
+    MAX_UPTIME_S,
     PING,
     PONG,
     SHAKE,
@@ -187,7 +188,7 @@ class Egg:
         if self.now >= self._next_hb:
             self._next_hb = self.now + self.cfg.HEARTBEAT_MS
             flags = ("A" if self.accel else "-") + ("C" if self.colour else "-")
-            self.send(HEARTBEAT, self.now // 1000, flags)
+            self.send(HEARTBEAT, min(self.now // 1000, MAX_UPTIME_S), flags)
         if (self.accel is None or self.colour is None) and self.now >= self._next_retry:
             self._next_retry = self.now + self.cfg.SENSOR_RETRY_MS
             self.find_sensors()

@@ -16,10 +16,10 @@ MAX_TYPE = 8  # type names are 1..8 upper-case letters
 
 # Device -> host
 HELLO = "HELLO"  # proto, firmware version, heartbeat ms, capabilities
-HEARTBEAT = "HB"  # uptime s, sensor flags
+HEARTBEAT = "HB"  # uptime s (at most MAX_UPTIME_S), sensor flags
 SHAKE = "SHAKE"  # duration ms, peak mg, jolts (at most MAX_SHAKE_MS, MAX_PEAK_MG, MAX_JOLTS)
 DRAW = "DRAW"  # n, r, g, b, c, gain, integration ms
-BUTTON = "BTN"  # held ms
+BUTTON = "BTN"  # held ms (at most MAX_HELD_MS)
 ERROR = "ERR"  # code, text
 PONG = "PONG"  # token
 # Host -> device
@@ -40,6 +40,18 @@ MAX_PEAK_MG = 50000
 # The most jolts in one shake: one a reading, at the accelerometers' 100 readings a second,
 # for the longest shake (a real jolt takes two readings or more).
 MAX_JOLTS = MAX_SHAKE_MS // 10
+# The longest press of the egg's button, in ms: a player's press, even one held on purpose
+# for a long press (1 s), lasts seconds, so a minute is past any real one. The egg sends a
+# longer hold (the egg left lying on its button, then picked up) as this length, still a
+# long press, and the host refuses a longer time as a fault (a wrapped clock or a
+# corrupted count), not a press: 4294967295 ms would be 49 days.
+MAX_HELD_MS = 60000
+# The longest uptime, in seconds: ten years (10 x 365 days). The egg runs on the host's USB
+# power, so it starts again whenever that machine is restarted or loses power; one left
+# plugged in for weeks or months is well within this, none for ten years. The egg sends a
+# longer uptime as this ceiling, and the host refuses more as a fault: 4294967295 (a count
+# gone below 0) would be 136 years, and milliseconds sent for seconds pass it within 4 days.
+MAX_UPTIME_S = 315360000
 
 _FORBIDDEN = b"$*,"
 

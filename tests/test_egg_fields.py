@@ -55,6 +55,8 @@ def with_field(index: int, value: str) -> list[str]:
          "peak acceleration 4294967295 is outside 0..50000"),
         ("SHAKE", ["1180", "2710", "4294967295"], "jolts 4294967295 is outside 0..6000"),
         ("BTN", ["-1.5"], "held time '-1.5' is negative"),
+        ("BTN", ["4294967295"], "held time 4294967295 is outside 0..60000"),
+        ("HB", ["4294967295", "AC"], "uptime 4294967295 is outside 0..315360000"),
         ("DRAW", with_field(2, "+12"), "g count '+12' is not written as plain digits 0-9"),
         ("DRAW", with_field(3, " 12"), "b count ' 12' is not written as plain digits"),
         ("DRAW", with_field(3, "1e3"), "b count '1e3' is not written as plain digits"),

@@ -148,6 +148,37 @@ def test_the_button_counts_a_press_once_it_has_settled() -> None:
     assert b.feed(531, False) == ("up", 490)
 
 
+def test_a_button_held_on_and_on_is_reported_at_the_longest_a_press_may_last() -> None:
+    # An egg left lying on its button, then picked up: the held time (an hour here) was
+    # sent whole, a time the host refuses; it is still a long press, sent at the ceiling.
+    from eggproto import MAX_HELD_MS
+
+    b = Debouncer(settle_ms=30)
+    b.feed(0, True)
+    assert b.feed(30, True) == ("down", 0)
+    b.feed(3_600_000, False)
+    assert b.feed(3_600_030, False) == ("up", MAX_HELD_MS)
+
+
+def test_the_heartbeat_uptime_stops_at_the_longest_the_protocol_allows() -> None:
+    # An uptime past ten years would be refused by the host: the egg sends the ceiling.
+    import eggloop
+    import eggproto
+    from eggrig import egg_config
+
+    sent = []
+    machine.reset_board()  # no sensors: the heartbeat alone
+    cfg = egg_config()
+    link = type("Link", (), {"read": lambda self: b"", "write": lambda self, d: sent.append(d)})
+    egg = eggloop.Egg(link(), machine.I2C(cfg.I2C_ID), machine.Pin(cfg.BUTTON_PIN, machine.Pin.IN,
+                      machine.Pin.PULL_UP), machine.Pin(cfg.LED_PIN, machine.Pin.OUT), cfg)
+    for now_s in (7 * 24 * 3600, eggproto.MAX_UPTIME_S + 1000):
+        egg.now = egg._next_hb = now_s * 1000
+        egg.step()
+    uptimes = [int(f[0]) for _, kind, f in map(eggproto.decode, sent) if kind == "HB"]
+    assert uptimes == [7 * 24 * 3600, eggproto.MAX_UPTIME_S]
+
+
 # --- drivers against the simulated chips -----------------------------------------------
 
 

@@ -435,6 +435,25 @@ def test_a_shake_with_an_impossible_peak_or_jolts_is_refused(scripted) -> None:
     assert link.stats.bad_fields == 2 and link.state == LinkState.CONNECTED
 
 
+def test_a_press_or_uptime_longer_than_can_be_is_refused_and_the_link_carries_on(
+        scripted) -> None:
+    # 4294967295 ms held (49 days) reached the referee as a long press, and an uptime of
+    # 136 years passed as a heartbeat: faults (a wrapped clock, a corrupted count).
+    egg, link, events = scripted
+    egg.send("BTN", 4294967295)
+    error = events.wait("device_error")
+    assert error.data["code"] == "BADMSG" and "held time 4294967295" in error.data["message"]
+    refused(events, f"BTN: held time 4294967295 is outside 0..{eggproto.MAX_HELD_MS}")
+    egg.send("HB", 4294967295, "AC")
+    refused(events, f"HB: uptime 4294967295 is outside 0..{eggproto.MAX_UPTIME_S}")
+    egg.send("HB", eggproto.MAX_UPTIME_S, "A-")  # ten years up: taken
+    egg.send("BTN", eggproto.MAX_HELD_MS)  # the longest press there can be
+    press = events.wait("egg_button")
+    assert press.data == {"held_ms": eggproto.MAX_HELD_MS, "long": True}
+    assert link.sensor_flags == "A-"
+    assert link.stats.bad_fields == 2 and link.state == LinkState.CONNECTED
+
+
 def test_a_120_byte_line_with_crlf_is_taken_and_121_bytes_refused(scripted) -> None:
     egg, link, events = scripted
     egg.send("ERR", "CRASH", "a", size=120, ending=b"\r\n")

@@ -115,7 +115,7 @@ def parse(kind: str, fields: Sequence[str]) -> Message | None:
     if kind == eggproto.HEARTBEAT:
         if not _FLAGS.fullmatch(f[1]):
             raise FieldError(f"sensor flags {f[1]!r} are not two characters: A or -, then C or -")
-        return Heartbeat(whole("uptime", f[0], U32), f[1])
+        return Heartbeat(whole("uptime", f[0], eggproto.MAX_UPTIME_S), f[1])
     if kind == eggproto.SHAKE:
         return Shake(whole("duration", f[0], eggproto.MAX_SHAKE_MS),
                      whole("peak acceleration", f[1], eggproto.MAX_PEAK_MG),
@@ -128,7 +128,7 @@ def parse(kind: str, fields: Sequence[str]) -> Message | None:
         reading = ColourReading(*counts, gain, tenths("integration time", f[6], *INTEGRATION_MS))
         return Draw(whole("draw number", f[0], U32), reading)
     if kind == eggproto.BUTTON:
-        return Button(whole("held time", f[0], U32))
+        return Button(whole("held time", f[0], eggproto.MAX_HELD_MS))
     if kind == eggproto.ERROR:
         if not _CODE.fullmatch(f[0]):
             raise FieldError(f"error code {f[0]!r} is not 1-8 upper-case letters and digits")
