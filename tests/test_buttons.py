@@ -203,6 +203,19 @@ def test_no_pins_at_all_is_off() -> None:
     assert ButtonPanel.open(none).status().message == "buttons are off: no button pins are set"
 
 
+@pytest.mark.parametrize(("mapping", "said"), [
+    ({"x" * 5000: 4}, f"unknown button setting(s) {'x' * 39}…; known: end_turn, undo, "),
+    ({f"b{i}": 4 for i in range(2000)}, "unknown button setting(s) b0, b1, b10, b100, "),
+    ({"draw": "x" * 5000}, f"the draw pin must be a BCM GPIO number 0..27 or null, not "
+                           f"'{'x' * 59}…'"),
+])
+def test_a_runaway_button_name_or_pin_is_quoted_cut(mapping, said) -> None:
+    # The names and the pin were repeated whole: a 5,000-character error line.
+    with pytest.raises(UserError) as e:
+        ButtonPins.from_mapping(mapping)
+    assert str(e.value).startswith(said) and len(str(e.value)) < 300, str(e.value)
+
+
 def test_settings_are_checked() -> None:
     assert ButtonPins.from_mapping({"undo": 4, "led_problem": None}).undo == 4
     with pytest.raises(UserError, match="unknown button setting.*undoo"):

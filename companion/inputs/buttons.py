@@ -38,7 +38,7 @@ from typing import Any
 
 from gpiozero import LED, BadPinFactory, Button, GPIOZeroError, PinFactoryFallback
 
-from companion.errors import UserError
+from companion.errors import UserError, clipped, quoted
 from companion.inputs import events as ev
 from companion.inputs.events import InputEvent
 from companion.inputs.source import Emit, SourceStatus
@@ -78,7 +78,7 @@ class ButtonPins:
                 continue
             if isinstance(pin, bool) or not isinstance(pin, int) or not 0 <= pin <= MAX_BCM:
                 raise UserError(f"the {LABELS[f.name]} pin must be a BCM GPIO number 0..{MAX_BCM} "
-                                f"or null, not {pin!r}")
+                                f"or null, not {quoted(pin)}")
             if pin in seen:
                 raise UserError(f"GPIO{pin} is given to both the {LABELS[seen[pin]]} and the "
                                 f"{LABELS[f.name]}: give each its own pin")
@@ -90,8 +90,9 @@ class ButtonPins:
         known = [f.name for f in fields(cls)]
         unknown = sorted(set(data) - set(known))
         if unknown:
-            raise UserError(f"unknown button setting(s) {', '.join(unknown)}; "
-                            f"known: {', '.join(known)}")
+            # Names as the caller gave them: a runaway one (or thousands) is cut.
+            names = clipped(", ".join(clipped(str(n), 40) for n in unknown), 120)
+            raise UserError(f"unknown button setting(s) {names}; known: {', '.join(known)}")
         return cls(**dict(data))
 
     def buttons(self) -> dict[str, int]:
