@@ -201,6 +201,7 @@ TOO_LONG = "/tmp/" + "n" * 5000  # one name past any file system's limit (255 by
     ["play", "--script", "{bad}", "--log", "{log}"],
     ["score", "peltapeeps", "{photo}", "--profile", "{bad}"],
     ["detect", "{photo}", "--profile", "{bad}"],
+    ["print", "peepwar-tile", "--id", "0", "--out", "{bad}.png"],
 ])
 def test_a_path_too_long_for_the_system_is_one_short_line(files, tmp_path, monkeypatch, capsys,
                                                           words: list[str]) -> None:

@@ -184,7 +184,8 @@ def _write(what: str, path: str, write) -> None:
     try:
         write(Path(path))
     except OSError as e:
-        raise UserError(f"cannot write {what} to {path} ({e.strerror}): check the folder") from None
+        raise UserError(f"cannot write {what} to {clipped(path, PATH_ECHO)} ({e.strerror}): "
+                        "check the folder") from None
 
 
 def run(args: argparse.Namespace) -> int:
