@@ -274,10 +274,22 @@ def test_print_with_a_json_it_cannot_write_writes_nothing(tmp_path, capsys, item
 def test_print_card_failing_at_the_layout_leaves_no_card(tmp_path, capsys) -> None:
     # Past the checks, the layout cannot be written (its file's place beside it is taken by
     # a folder): the card is not put in place either.
-    (tmp_path / "layout.json.part").mkdir()
+    taken = f".companion-print-{os.getpid()}-1.part"
+    (tmp_path / taken).mkdir()
     assert main(["print", "card", "--players", "2", "--out", str(tmp_path / "card.png"),
                  "--json", str(tmp_path / "layout.json")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("companion print: error: cannot write the card layout to ")
     assert err.count("\n") == 1
-    assert [p.name for p in tmp_path.iterdir()] == ["layout.json.part"]
+    assert [p.name for p in tmp_path.iterdir()] == [taken]
+
+
+def test_print_card_writes_a_layout_whose_name_is_as_long_as_the_system_allows(
+        tmp_path, capsys) -> None:
+    # The layout went first to its name with ".part" added: past 255 bytes, so a card whose
+    # layout's name is 251-255 bytes long was refused ("File name too long").
+    layout = tmp_path / ("n" * 250 + ".json")
+    assert main(["print", "card", "--players", "2", "--out", str(tmp_path / "card.png"),
+                 "--json", str(layout)]) == 0, capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["card.png", layout.name]
+    assert json.loads(layout.read_text(encoding="utf-8"))

@@ -165,11 +165,13 @@ def _outputs(args: argparse.Namespace) -> None:
 
 def _write_all(files: list[tuple[str, str, bytes]]) -> None:
     """Write every ``(what, path, data)``, or none: each goes to a file beside its path
-    first, and only when all are written are they put in place."""
+    first, and only when all are written are they put in place. The file beside it has a
+    short name of its own: the path's name with more added could pass the system's limit
+    (255 bytes) where the name itself does not."""
     temps: list[Path] = []
     try:
-        for what, path, data in files:
-            tmp = Path(path).with_name(Path(path).name + ".part")
+        for n, (what, path, data) in enumerate(files):
+            tmp = Path(path).with_name(f".companion-print-{os.getpid()}-{n}.part")
             temps.append(tmp)
             _write(what, path, lambda _p, tmp=tmp, data=data: tmp.write_bytes(data))
         for (what, path, _), tmp in zip(files, temps, strict=True):
