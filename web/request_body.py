@@ -14,6 +14,7 @@ from typing import Any
 from flask import request
 
 from companion.errors import clipped, quoted
+from companion.rules.json_values import RepeatedKey, no_repeated_keys
 
 MAX_BODY = 64_000  # bytes in a request's body (a photo upload sets its own, larger limit)
 MAX_DEPTH = 16  # nesting of a request's JSON: the page's requests need 4
@@ -40,12 +41,17 @@ def json_body() -> dict[str, Any]:
         raise NotJsonType(f"send the body as {JSON_TYPE} (it came as {sent})")
     try:
         body = json.loads(raw, parse_int=_whole, parse_float=_finite,
-                          parse_constant=_no_constant, object_pairs_hook=_no_repeats)
+                          parse_constant=_no_constant, object_pairs_hook=no_repeated_keys)
     except RecursionError:
         raise ValueError(f"the JSON is nested deeper than {MAX_DEPTH} levels") from None
     except UnicodeDecodeError:
         raise ValueError("the body is not UTF-8 text") from None
-    except (_Repeated, _TooLong) as e:
+    except RepeatedKey as e:
+        # {"text": "hex 1,0", "text": "hex -1,0"} would silently be the last: say which is
+        # meant.
+        raise ValueError(f"the field {quoted(e.key, 40)} is given twice: send it once"
+                         ) from None
+    except _TooLong as e:
         raise ValueError(str(e)) from None
     except ValueError as e:
         raise ValueError(f"the body is not JSON ({clipped(str(e), MAX_ECHO)})") from None
@@ -74,20 +80,6 @@ def _finite(text: str) -> float:
     if value in (float("inf"), float("-inf")):
         raise ValueError(f"the number {clipped(text, 40)} is too large")
     return value
-
-
-class _Repeated(ValueError):
-    """A field given twice in one object: JSON, but not one meaning."""
-
-
-def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    # {"text": "hex 1,0", "text": "hex -1,0"} would silently be the last: say which is meant.
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise _Repeated(f"the field {quoted(key, 40)} is given twice: send it once")
-        out[key] = value
-    return out
 
 
 def _no_constant(text: str) -> float:

@@ -52,16 +52,21 @@ def unknown_fields(data: Mapping[Any, Any], known: Collection[str]) -> str:
 
 
 class RepeatedKey(ValueError):
-    """An object in a user's file with one key written twice; the message names the key."""
+    """An object with one key written twice; the message names the key, and ``key`` holds
+    it for a caller with its own words (a request's body calls it a field)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"the key {quoted(key)} is written twice: write each once")
+        self.key = key
 
 
 def no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """``json.loads``'s ``object_pairs_hook`` for a file a user edits: JSON keeps the last of
-    a key written twice without a word, so an area copied and not renamed would drop the
-    first; raises :class:`RepeatedKey` instead."""
+    """``json.loads``'s ``object_pairs_hook`` for a file a user edits or a request's body:
+    JSON keeps the last of a key written twice without a word, so an area copied and not
+    renamed would drop the first; raises :class:`RepeatedKey` instead."""
     out: dict[str, Any] = {}
     for key, value in pairs:
         if key in out:
-            raise RepeatedKey(f"the key {quoted(key)} is written twice: write each once")
+            raise RepeatedKey(key)
         out[key] = value
     return out
