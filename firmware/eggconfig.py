@@ -4,7 +4,7 @@ Edit this file on the Pico to match the egg (docs/hardware.md has the wiring).
 The host tests pass a copy with shorter times.
 """
 
-FIRMWARE_VERSION = "1.1.0"
+FIRMWARE_VERSION = "1.2.0"
 
 I2C_ID = 0
 SDA_PIN = 4  # GP4, Pico pin 6 (I2C0 SDA)

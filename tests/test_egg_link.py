@@ -73,11 +73,11 @@ def link(rig: EggRig) -> Iterator[tuple[EggLink, EventLog]]:
 def test_handshake_gives_the_firmware_version_capabilities_and_heartbeat(link, rig) -> None:
     egg, events = link
     assert egg.state == LinkState.CONNECTED
-    assert egg.hello == {"protocol": 1, "firmware": "1.1.0", "heartbeat_ms": 100,
+    assert egg.hello == {"protocol": 1, "firmware": "1.2.0", "heartbeat_ms": 100,
                          "capabilities": ["lis3dh", "tcs34725", "button", "led"]}
     status = egg.status()
     assert status.state == "connected"
-    assert status.message.startswith(f"egg connected on {rig.port}: firmware 1.1.0")
+    assert status.message.startswith(f"egg connected on {rig.port}: firmware 1.2.0")
 
 
 def test_heartbeats_keep_arriving_with_the_sensor_flags(link) -> None:
