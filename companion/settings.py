@@ -18,6 +18,7 @@ from platformdirs import user_config_dir
 
 from companion.bounded_read import NotText, TooLarge, read_text_at_most
 from companion.errors import PATH_ECHO, UserError, clipped, quoted
+from companion.inputs.pins import MAX_BCM, default_pins
 
 DEFAULT_TEXT = """\
 # Table Companion settings. Command-line options override what is set here.
@@ -115,11 +116,11 @@ _KEYS: dict[tuple[str, str], tuple[str, type]] = {
     ("buttons", "enabled"): ("buttons_enabled", bool),
 }
 
-# The [buttons] pins, as companion.inputs.buttons.ButtonPins names them (that module loads
-# gpiozero, which reading the settings must not): a misspelt one is refused with the file
-# named, not shown as fine and refused only once serve starts the buttons.
-BUTTON_PINS = ("end_turn", "undo", "confirm", "next_phase", "draw", "led_waiting",
-               "led_problem")
+# The [buttons] pins and their defaults, as companion.inputs.pins.ButtonPins names them
+# (that module does not load gpiozero, which reading the settings must not): a misspelt
+# one, or one on another's pin, is refused with the file named, not shown as fine and
+# refused only once serve starts the buttons.
+BUTTON_PINS = tuple(default_pins())
 
 # What each number in the file may be, and how to say it. Outside these the camera loop
 # misbehaves without a word: a NaN fps spins with no pause (the loop only floors fps at
@@ -215,9 +216,10 @@ def apply_settings(settings: Settings, data: dict[str, Any], where: str) -> Sett
                 if key not in BUTTON_PINS:
                     raise UserError(f"{where}: unknown setting {clipped(key)} in [buttons]; "
                                     f"known: enabled, {', '.join(BUTTON_PINS)}")
-                if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 27:
+                if (not isinstance(value, int) or isinstance(value, bool)
+                        or not 0 <= value <= MAX_BCM):
                     raise UserError(f"{where}: [buttons] {clipped(key)} must be a BCM pin "
-                                    "number 0-27")
+                                    f"number 0-{MAX_BCM}")
                 settings.buttons[key] = value
                 continue
             if (section, key) not in _KEYS:
@@ -252,14 +254,25 @@ def apply_settings(settings: Settings, data: dict[str, Any], where: str) -> Sett
                         f"(127.0.0.1 for this machine, 0.0.0.0 for the home network), "
                         f"not {quoted(settings.host)}")
     # The panel refuses a shared pin too, but only once serve starts it; checked here so
-    # 'companion settings' never shows such a file as fine.
+    # 'companion settings' never shows such a file as fine. A pin left out keeps its
+    # default, so 'draw = 17' shares GPIO17 with end_turn as surely as 'end_turn = 17' does.
     holder: dict[int, str] = {}
-    for name, pin in settings.buttons.items():
+    for name, default in default_pins().items():
+        pin = settings.buttons.get(name, default)
+        if pin is None:
+            continue
         if pin in holder:
-            raise UserError(f"{where}: [buttons] {clipped(holder[pin])} and {clipped(name)} "
-                            f"are both on GPIO{pin}: give each its own pin")
+            raise UserError(f"{where}: [buttons] {_pin_owner(holder[pin], settings)} and "
+                            f"{_pin_owner(name, settings)} are both on GPIO{pin}: give each "
+                            "its own pin")
         holder[pin] = name
     return settings
+
+
+def _pin_owner(name: str, settings: Settings) -> str:
+    """A button or LED as a shared-pin refusal names it: one the file leaves out is on its
+    default pin, which the file does not show."""
+    return name if name in settings.buttons else f"{name} (not set: its default)"
 
 
 def _toml_kind(value: object, name: str) -> str:

@@ -189,6 +189,44 @@ def test_two_buttons_on_one_pin_are_refused_naming_both(tmp_path: Path, capsys) 
     assert load_settings(path).buttons == {"end_turn": 17, "undo": 18}
 
 
+@pytest.mark.parametrize("command", ["settings", "serve"])
+def test_a_button_on_another_buttons_default_pin_is_refused_naming_the_file(
+        tmp_path: Path, capsys, command: str) -> None:
+    # end_turn keeps GPIO17 when the file leaves it out: 'draw = 17' put two buttons on one
+    # pin, shown as fine by 'companion settings' and refused by serve --buttons without
+    # naming the file.
+    path = tmp_path / "s.toml"
+    path.write_text("[buttons]\nenabled = true\ndraw = 17\n")
+    args = (["settings", "--file", str(path)] if command == "settings" else
+            ["serve", "--settings", str(path), "--log", str(tmp_path / "g.sqlite")])
+    assert main(args) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == (f"companion {command}: error: {path}: [buttons] end_turn "
+                                 "(not set: its default) and draw are both on GPIO17: give "
+                                 "each its own pin\n")
+    assert not (tmp_path / "g.sqlite").exists()
+    path.write_text("[buttons]\nled_waiting = 27\nundo = 4\n")  # undo's default, moved
+    assert load_settings(path).buttons == {"led_waiting": 27, "undo": 4}
+
+
+def test_the_settings_command_loads_no_gpiozero(tmp_path: Path) -> None:
+    # The default pins are read to check the file, without the library behind the buttons.
+    path = tmp_path / "s.toml"
+    write_default(path)
+    code = ("import sys; from companion.cli import main; "
+            f"r = main(['settings', '--file', {str(path)!r}]); "
+            "print('gpiozero' in sys.modules, r)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=60)
+    assert r.stdout.strip().splitlines()[-1] == "False 0", r.stderr[-2000:]
+
+
+def test_the_documented_default_pins_are_the_panels_defaults(tmp_path: Path) -> None:
+    from companion.inputs.pins import default_pins
+
+    assert load_settings(write_default(tmp_path / "s.toml")).buttons == default_pins()
+
+
 @pytest.mark.parametrize("kind", ["big", "zero"])
 def test_a_settings_file_past_the_size_cap_is_one_line(tmp_path: Path, capsys, kind) -> None:
     # Valid TOML after the blank lines, so only the size can refuse it; /dev/zero as the

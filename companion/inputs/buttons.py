@@ -32,71 +32,23 @@ from __future__ import annotations
 import threading
 import time
 import warnings
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields
+from collections.abc import Callable
 from typing import Any
 
 from gpiozero import LED, BadPinFactory, Button, GPIOZeroError, PinFactoryFallback
 
-from companion.errors import UserError, clipped, quoted
 from companion.inputs import events as ev
 from companion.inputs.events import InputEvent
+from companion.inputs.pins import LABELS, ButtonPins
 from companion.inputs.source import Emit, SourceStatus
 
+# ButtonPins lives in companion.inputs.pins (no gpiozero there) and is named here too.
+__all__ = ["ButtonPanel", "ButtonPins", "ButtonsUnavailable"]
+
 SOURCE = "buttons"
-ROLES = ("end_turn", "undo", "confirm", "next_phase", "draw")
 SHORT = {"end_turn": ev.END_TURN, "undo": ev.UNDO, "confirm": ev.CONFIRM,
          "next_phase": ev.NEXT_PHASE, "draw": ev.DRAW}
 LONG = {**SHORT, "undo": ev.UNDO_TURN}
-LABELS = {"end_turn": "end turn", "undo": "undo", "confirm": "confirm",
-          "next_phase": "next phase", "draw": "draw", "led_waiting": "waiting LED",
-          "led_problem": "problem LED"}
-MAX_BCM = 27  # GPIO0..GPIO27 are on the 40-pin header
-
-
-@dataclass(frozen=True)
-class ButtonPins:
-    """BCM GPIO numbers for each button and LED; None leaves it out.
-
-    The defaults keep clear of I2C (GPIO2/3), the UART (GPIO14/15) and SPI
-    (GPIO7-11), so they can share a Pi with other hats; see docs/hardware.md.
-    """
-
-    end_turn: int | None = 17
-    undo: int | None = 27
-    confirm: int | None = 22
-    next_phase: int | None = 23
-    draw: int | None = 24
-    led_waiting: int | None = 5
-    led_problem: int | None = 6
-
-    def __post_init__(self) -> None:
-        seen: dict[int, str] = {}
-        for f in fields(self):
-            pin = getattr(self, f.name)
-            if pin is None:
-                continue
-            if isinstance(pin, bool) or not isinstance(pin, int) or not 0 <= pin <= MAX_BCM:
-                raise UserError(f"the {LABELS[f.name]} pin must be a BCM GPIO number 0..{MAX_BCM} "
-                                f"or null, not {quoted(pin)}")
-            if pin in seen:
-                raise UserError(f"GPIO{pin} is given to both the {LABELS[seen[pin]]} and the "
-                                f"{LABELS[f.name]}: give each its own pin")
-            seen[pin] = f.name
-
-    @classmethod
-    def from_mapping(cls, data: Mapping[str, Any]) -> ButtonPins:
-        """Pins from the settings file's ``buttons`` table; unknown names are refused."""
-        known = [f.name for f in fields(cls)]
-        unknown = sorted(set(data) - set(known))
-        if unknown:
-            # Names as the caller gave them: a runaway one (or thousands) is cut.
-            names = clipped(", ".join(clipped(str(n), 40) for n in unknown), 120)
-            raise UserError(f"unknown button setting(s) {names}; known: {', '.join(known)}")
-        return cls(**dict(data))
-
-    def buttons(self) -> dict[str, int]:
-        return {role: pin for role in ROLES if (pin := getattr(self, role)) is not None}
 
 
 class ButtonsUnavailable(RuntimeError):
