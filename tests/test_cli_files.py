@@ -271,6 +271,24 @@ def test_print_with_a_json_it_cannot_write_writes_nothing(tmp_path, capsys, item
         ["layout.json"] if json_is == "folder" else [])
 
 
+@pytest.mark.parametrize("depth", ["in it", "below it"])
+@pytest.mark.parametrize("option", ["out", "json"])
+def test_print_into_a_file_named_as_its_folder_says_it_is_not_a_folder(
+        tmp_path, capsys, option, depth) -> None:
+    # 'there is no folder X to write it in' when X is there, as a file.
+    afile = tmp_path / "afile"
+    afile.write_text("kept")
+    name = "x.png" if option == "out" else "x.json"
+    target = afile / name if depth == "in it" else afile / "sub" / name
+    paths = {"out": tmp_path / "card.png", "json": tmp_path / "card.json", option: target}
+    assert main(["print", "card", "--players", "2", "--out", str(paths["out"]),
+                 "--json", str(paths["json"])]) == 2
+    assert capsys.readouterr().err == (f"companion print: error: --{option} {target}: {afile} "
+                                       "is not a folder (nothing was written)\n")
+    assert [p.name for p in tmp_path.iterdir()] == ["afile"]
+    assert afile.read_text() == "kept"
+
+
 def test_print_card_failing_at_the_layout_leaves_no_card(tmp_path, capsys) -> None:
     # Past the checks, the layout cannot be written (its file's place beside it is taken by
     # a folder): the card is not put in place either.

@@ -143,8 +143,9 @@ def _suffix(option: str, path: str, suffix: str, what: str) -> None:
 
 def _outputs(args: argparse.Namespace) -> None:
     """UserError, before anything is drawn or written, when ``--out`` or ``--json`` cannot
-    be a file: a folder, or in a folder that does not exist. An item writing two files
-    (the card and its layout) would otherwise write the first and fail on the second."""
+    be a file: a folder, or in a folder that does not exist or is a file. An item writing
+    two files (the card and its layout) would otherwise write the first and fail on the
+    second."""
     for name in ("out", "json"):
         path = getattr(args, name, None)
         if name not in args.takes or path is None:
@@ -152,11 +153,18 @@ def _outputs(args: argparse.Namespace) -> None:
         p = Path(path)
         try:
             folder, parent = p.is_dir(), p.parent.is_dir()
+            # The nearest of the folders above it that is there: a file where a folder
+            # belongs is said as such, not as a folder that is missing.
+            there = next((a for a in p.parents if a.exists()), None)
         except OSError:  # a name too long for the system: writing it says so
             continue
         if folder:
             raise UserError(f"--{name} {clipped(path, PATH_ECHO)} is a folder: name a file "
                             "to write (nothing was written)")
+        if not parent and there is not None and not there.is_dir():
+            raise UserError(f"--{name} {clipped(path, PATH_ECHO)}: "
+                            f"{clipped(str(there), PATH_ECHO)} is not a folder (nothing was "
+                            "written)")
         if not parent:
             raise UserError(f"--{name} {clipped(path, PATH_ECHO)}: there is no folder "
                             f"{clipped(str(p.parent), PATH_ECHO)} to write it in (nothing "
