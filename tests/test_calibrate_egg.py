@@ -20,6 +20,8 @@ from pathlib import Path
 import pytest
 
 from companion.cli import main
+from companion.cli.calibrate_egg import write_profile
+from companion.errors import UserError
 from companion.inputs.egg import EggLink
 from companion.inputs.egg_colours import egg_colours_from_profile
 
@@ -208,3 +210,26 @@ def test_a_profile_too_large_or_not_text_is_one_line_before_any_bean(tmp_path, c
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1
     assert err.startswith(f"companion calibrate-egg: error: profile {profile} {why}")
+
+
+def test_a_profile_whose_name_is_as_long_as_the_system_allows_is_written(tmp_path) -> None:
+    # It went first to its name with ".tmp" added: past 255 bytes, so a profile whose name
+    # is 252-255 bytes long was refused ("File name too long").
+    profile = tmp_path / ("p" * 250 + ".json")
+    write_profile(profile, {"version": 1, "egg": {}})
+    assert json.loads(profile.read_text(encoding="utf-8")) == {"version": 1, "egg": {}}
+    assert [p.name for p in tmp_path.iterdir()] == [profile.name]
+
+
+def test_a_profile_that_cannot_be_put_in_place_leaves_nothing_beside_it(tmp_path) -> None:
+    # The profile's place is taken by a folder: the file written first beside it is removed,
+    # the folder kept, and the error is one line with the path cut.
+    taken = tmp_path / ("d" * 250)
+    (taken / "inside").mkdir(parents=True)
+    with pytest.raises(UserError) as e:
+        write_profile(taken, {"version": 1})
+    line = str(e.value)
+    assert line.startswith("profile ") and "… cannot be written (" in line, line
+    assert "\n" not in line and len(line) < 300, line
+    assert [p.name for p in tmp_path.iterdir()] == [taken.name]
+    assert [p.name for p in taken.iterdir()] == ["inside"]

@@ -11,6 +11,7 @@ be followed by a person at the table or by a script watching the output.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import queue
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from companion.cli.game_options import seconds
-from companion.errors import UserError, quoted
+from companion.errors import PATH_ECHO, UserError, clipped, quoted
 
 if TYPE_CHECKING:
     from companion.inputs.egg import EggLink
@@ -101,14 +102,23 @@ def read_profile(path: Path, players: list[str]) -> dict[str, Any]:
 
 
 def write_profile(path: Path, data: dict[str, Any]) -> None:
-    """Write all of ``data`` at once: a crash midway leaves the old file, never half a file."""
-    tmp = path.with_name(path.name + ".tmp")
+    """Write all of ``data`` at once: a crash midway leaves the old file, never half a file.
+
+    It goes first to a file beside it with a short name of its own (the profile's name with
+    more added could pass the system's limit of 255 bytes where the name itself does not),
+    which is removed if it cannot be put in place."""
+    text = json.dumps(data, indent=2) + "\n"
+    tmp = path.with_name(f".companion-egg-profile-{os.getpid()}.part")
     try:
-        tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-        os.replace(tmp, path)
+        try:
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, path)
+        finally:
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
     except OSError as e:
-        tmp.unlink(missing_ok=True)
-        raise UserError(f"profile {path} cannot be written ({e.strerror})") from None
+        raise UserError(f"profile {clipped(str(path), PATH_ECHO)} cannot be written "
+                        f"({e.strerror})") from None
 
 
 def connect(link: EggLink, events: queue.Queue[Any], timeout: float | None = None) -> None:
