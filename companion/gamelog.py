@@ -130,6 +130,9 @@ class GameLog:
 
     def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
         self.path = Path(path)
+        # True when the file holds no tables (an empty file), read as an empty log held in
+        # memory: nothing is written to the file.
+        self.blank = False
         if self.path.is_dir():
             raise UserError(f"{self.path} is a folder; --log names the game log file")
         if readonly:
@@ -183,6 +186,7 @@ class GameLog:
             self._db = sqlite3.connect(":memory:", isolation_level=None,
                                        check_same_thread=False)
             self._db.executescript(_SCHEMA)
+            self.blank = True
             return
         if not self._ours(tables):
             raise UserError(f"{self.path} is not a Table Companion game log")

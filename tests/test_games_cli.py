@@ -45,6 +45,25 @@ def test_an_empty_file_is_an_empty_log_for_every_command(tmp_path: Path, capsys)
     assert "Peep War: red, blue" in capsys.readouterr().out
 
 
+def test_resume_and_undo_leave_an_empty_file_as_it_was(tmp_path: Path, capsys) -> None:
+    # They wrote the log's tables into it and then said it holds no game.
+    log = tmp_path / "empty.sqlite"
+    log.touch()
+    for command in ("resume", "undo"):
+        assert main([command, "--log", str(log)]) == 2
+        assert capsys.readouterr().err == (f"companion {command}: error: {log} holds no game "
+                                           "yet; start one with 'companion new'\n")
+        assert main([command, "--log", str(log), "--id", "3"]) == 2
+        assert f"there is no game 3 in {log} (games: none)" in capsys.readouterr().err
+    assert [p.name for p in tmp_path.iterdir()] == ["empty.sqlite"]
+    assert log.stat().st_size == 0
+    # It is still a new log for play and new, and then resume and undo act on its game.
+    assert main(["new", "--log", str(log), "--players", "red,blue"]) == 0
+    capsys.readouterr()
+    assert main(["undo", "--log", str(log)]) == 2
+    assert "game 1 has no action to undo" in capsys.readouterr().err
+
+
 def test_games_lists_players_plainly_and_the_result(tmp_path: Path, capsys) -> None:
     log = str(tmp_path / "g.sqlite")
     assert main(["new", "--log", log, "--players", "red,blue,green"]) == 0

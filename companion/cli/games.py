@@ -65,12 +65,25 @@ def rules_from_args(args: argparse.Namespace) -> Ruleset:
 
 def _open_log(args: argparse.Namespace, readonly: bool = False, existing: bool = False
               ) -> GameLog:
-    """The game log; ``existing`` refuses to make a new, empty one where none is."""
+    """The game log; ``existing`` refuses to make a new, empty one where none is, and reads
+    an empty file without writing to it (it holds no game to act on)."""
     path = args.log or default_log_path()
     if existing and not Path(path).exists():
         raise UserError(f"there is no game log at {path}: start a game with 'companion new' "
                         "or 'companion play', or give the log with --log")
+    if existing and not readonly and _is_empty_file(path):
+        log = GameLog(path, readonly=True)
+        if log.blank:  # still empty as it was read: no game in it, and nothing written
+            return log
+        log.close()  # another program wrote to it just then: open it for writing
     return GameLog(path, readonly=readonly)
+
+
+def _is_empty_file(path: str | Path) -> bool:
+    try:
+        return Path(path).stat().st_size == 0
+    except OSError:
+        return False  # opening it says what is wrong
 
 
 # A whole four-player scripted game is under 100 KB; 8 MB is far past any real script and
