@@ -238,17 +238,6 @@ function load(photo, result) {
 
 // --- corrections -------------------------------------------------------------------------
 
-function nearPiece(xy, p) {
-  return Math.hypot(xy[0] - p.centre_px[0], xy[1] - p.centre_px[1]) <= p.radius_px * 1.6;
-}
-
-// Whether a join's end is piece p (by uid; by position too when two pieces share a uid).
-function ownJoin(j, end, p) {
-  if (j[end] !== p.uid) return false;
-  const shared = state.reading.pieces.filter((q) => q.uid === p.uid).length > 1;
-  return !shared || nearPiece(j.at_px, p);
-}
-
 function freeUid(base, i) {
   let uid = base;
   for (let n = 2; state.reading.pieces.some((q, k) => k !== i && q.uid === uid); n++) uid = `${base}#${n}`;
@@ -258,8 +247,9 @@ function freeUid(base, i) {
 function changePiece(i, team, pieceId, faceUp) {
   const p = state.reading.pieces[i];
   const uid = (team === p.team && pieceId === p.piece) ? p.uid : freeUid(`${team}:${pieceId}`, i);
+  // A join names its pieces by uid, which no two pieces share (the companion refuses that).
   state.reading.joins.forEach((j) => {
-    ["a", "b"].forEach((end) => { if (ownJoin(j, end, p)) j[end] = uid; });
+    ["a", "b"].forEach((end) => { if (j[end] === p.uid) j[end] = uid; });
   });
   Object.assign(p, {uid, team, piece: pieceId, face_up: faceUp, confidence: 1.0});
   if (state.seats && !state.seats.some(([, t]) => t === team)) state.seats.push([team, team]);
@@ -267,7 +257,7 @@ function changePiece(i, team, pieceId, faceUp) {
 
 function removePiece(i) {
   const p = state.reading.pieces[i];
-  state.reading.joins = state.reading.joins.filter((j) => !ownJoin(j, "a", p) && !ownJoin(j, "b", p));
+  state.reading.joins = state.reading.joins.filter((j) => j.a !== p.uid && j.b !== p.uid);
   state.reading.pieces.splice(i, 1);
 }
 
