@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from companion.errors import clipped
 from companion.rules.peltapeeps.catalog import Catalog
 from companion.rules.peltapeeps.rules import FACE_UP_POINTS
 
@@ -118,20 +119,20 @@ class LayoutReading:
             warnings = [str(w) for w in data.get("warnings", [])]
         except (KeyError, TypeError, ValueError, IndexError) as e:
             # Python's own words repeat a bad value whole ("could not convert string to
-            # float: 'xxx...'"): cut, as companion.errors.clipped cuts a runaway value.
-            why = repr(e) if len(repr(e)) <= 120 else repr(e)[:119] + "…"
-            raise ReadingError(f"a layout reading needs pieces, joins and image_size ({why})"
+            # float: 'xxx...'"): cut.
+            raise ReadingError("a layout reading needs pieces, joins and image_size "
+                               f"({clipped(repr(e), 120)})"
                                ) from None
         uids = {p.uid for p in pieces}
         for j in joins:
-            # The ids and kind a request sent, a runaway one cut as companion.errors.clipped
-            # cuts (40 characters each), so the error stays one line.
+            # The ids and kind a request sent, a runaway one cut (40 characters each), so
+            # the error stays one line.
             if j.kind not in JOIN_KINDS:
-                a, b, kind = (t if len(t) <= 40 else t[:39] + "…" for t in (j.a, j.b, j.kind))
-                raise ReadingError(f"join {a}-{b}: kind {kind!r} is not one of {JOIN_KINDS}")
+                raise ReadingError(f"join {clipped(j.a, 40)}-{clipped(j.b, 40)}: kind "
+                                   f"{clipped(j.kind, 40)!r} is not one of {JOIN_KINDS}")
             if j.a not in uids or j.b not in uids:
-                a, b = (t if len(t) <= 40 else t[:39] + "…" for t in (j.a, j.b))
-                raise ReadingError(f"join {a}-{b} names a piece that is not in the reading")
+                raise ReadingError(f"join {clipped(j.a, 40)}-{clipped(j.b, 40)} names a piece "
+                                   "that is not in the reading")
         return LayoutReading(pieces, joins, size, warnings, float(data.get("seconds", 0.0)))
 
 
@@ -179,8 +180,7 @@ def score_reading(reading: LayoutReading, catalog: Catalog | Mapping[str, Catalo
     owner = owners(reading, seats)
     for p in reading.pieces:
         if p.team not in owner:
-            uid = p.uid if len(p.uid) <= 60 else p.uid[:59] + "…"  # cut: see from_json
-            raise ReadingError(f"piece {uid} is {p.team}, which no seat plays: "
+            raise ReadingError(f"piece {clipped(p.uid)} is {p.team}, which no seat plays: "
                                "add the colour to the seats")
     sheet = {pl: dict.fromkeys(SHEET_LINES, 0) for pl in dict.fromkeys(owner.values())}
 
@@ -192,8 +192,8 @@ def score_reading(reading: LayoutReading, catalog: Catalog | Mapping[str, Catalo
         try:
             kinds[p.uid] = cat(p.team).piece(p.piece).kind
         except (KeyError, ValueError):
-            uid, pid = (t if len(t) <= 40 else t[:39] + "…" for t in (p.uid, p.piece))
-            raise ReadingError(f"piece {uid}: {pid!r} is not in {p.team}'s catalog"
+            raise ReadingError(f"piece {clipped(p.uid, 40)}: {clipped(p.piece, 40)!r} is not "
+                               f"in {p.team}'s catalog"
                                ) from None
         if p.face_up:
             sheet[owner[p.team]]["face_up"] += FACE_UP_POINTS[kinds[p.uid]]
