@@ -311,3 +311,44 @@ def test_print_card_writes_a_layout_whose_name_is_as_long_as_the_system_allows(
                  "--json", str(layout)]) == 0, capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["card.png", layout.name]
     assert json.loads(layout.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("before", ["nothing", "an older card and layout"])
+def test_print_card_failing_to_put_the_layout_in_place_takes_the_card_back(
+        tmp_path, capsys, monkeypatch, before) -> None:
+    # Both files were written beside their places; the card was put in place, then the
+    # layout's rename failed: the card is taken back and what was there before put back.
+    card, layout = tmp_path / "card.png", tmp_path / "layout.json"
+    if before != "nothing":
+        card.write_bytes(b"old card")
+        layout.write_text("old layout")
+    real = os.replace
+
+    def replace(src, dst):
+        if Path(dst) == layout:
+            raise PermissionError(13, "Permission denied")
+        return real(src, dst)
+
+    monkeypatch.setattr("companion.cli.printkit.os.replace", replace)
+    assert main(["print", "card", "--players", "2", "--out", str(card),
+                 "--json", str(layout)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("companion print: error: cannot write the card layout to ")
+    assert "(Permission denied)" in err and err.count("\n") == 1
+    if before == "nothing":
+        assert list(tmp_path.iterdir()) == []
+    else:
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["card.png", "layout.json"]
+        assert card.read_bytes() == b"old card"
+        assert layout.read_text() == "old layout"
+
+
+def test_print_card_over_older_files_leaves_no_links_beside_them(tmp_path, capsys) -> None:
+    card, layout = tmp_path / "card.png", tmp_path / "layout.json"
+    card.write_bytes(b"old card")
+    layout.write_text("old layout")
+    assert main(["print", "card", "--players", "2", "--out", str(card),
+                 "--json", str(layout)]) == 0, capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["card.png", "layout.json"]
+    assert card.read_bytes().startswith(b"\x89PNG")
+    assert json.loads(layout.read_text(encoding="utf-8"))

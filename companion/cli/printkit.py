@@ -175,19 +175,53 @@ def _write_all(files: list[tuple[str, str, bytes]]) -> None:
     """Write every ``(what, path, data)``, or none: each goes to a file beside its path
     first, and only when all are written are they put in place. The file beside it has a
     short name of its own: the path's name with more added could pass the system's limit
-    (255 bytes) where the name itself does not."""
+    (255 bytes) where the name itself does not.
+
+    Putting them in place is a rename each, and a later one can still fail (the folder's
+    permissions changed, a folder made in the file's place meanwhile): the files already
+    put in place are then taken back, and what was there before is put back, from a hard
+    link kept beside it until all are in place."""
     temps: list[Path] = []
+    kept: list[tuple[bool, Path | None]] = []  # per file: was one there, a link to it
+    placed: list[Path] = []
     try:
         for n, (what, path, data) in enumerate(files):
             tmp = Path(path).with_name(f".companion-print-{os.getpid()}-{n}.part")
             temps.append(tmp)
             _write(what, path, lambda _p, tmp=tmp, data=data: tmp.write_bytes(data))
-        for (what, path, _), tmp in zip(files, temps, strict=True):
-            _write(what, path, lambda p, tmp=tmp: os.replace(tmp, p))
+        try:
+            for n, ((what, path, _), tmp) in enumerate(zip(files, temps, strict=True)):
+                kept.append(_keep(Path(path), n))
+                _write(what, path, lambda p, tmp=tmp: os.replace(tmp, p))
+                placed.append(Path(path))
+        except UserError:
+            for path, (was, old) in zip(placed, kept, strict=False):
+                with contextlib.suppress(OSError):
+                    if old is not None:
+                        os.replace(old, path)
+                    elif not was:
+                        path.unlink()
+            raise
     finally:
-        for tmp in temps:
+        for leftover in [*temps, *(old for _, old in kept if old is not None)]:
             with contextlib.suppress(OSError):
-                tmp.unlink(missing_ok=True)
+                leftover.unlink(missing_ok=True)
+
+
+def _keep(path: Path, n: int) -> tuple[bool, Path | None]:
+    """Whether a file is at ``path`` now, and a hard link beside it to that file so it can
+    be put back (None when there is none, or the file system has no hard links: the new
+    file then stays, as a single file written over another does)."""
+    link = path.with_name(f".companion-print-{os.getpid()}-{n}.old")
+    was = False
+    try:
+        was = path.is_file()
+        link.unlink(missing_ok=True)
+        if was:
+            os.link(path, link)
+    except OSError:
+        return was, None
+    return was, link if was else None
 
 
 def _write(what: str, path: str, write) -> None:
