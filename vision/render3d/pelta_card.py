@@ -25,6 +25,8 @@ from vision.card_art import card_layout
 from vision.render3d.camera import framing_camera, table_to_world
 from vision.render3d.colours import srgb_to_linear
 from vision.render3d.lights import random_lights
+from vision.render3d.pelta_acrylic import ACRYLIC, ACRYLIC_ROUGHNESS
+from vision.render3d.pelta_cache import GENERATOR_VERSION, cache_root
 from vision.render3d.pelta_shapes import extrude
 from vision.render3d.sensor import develop, random_sensor
 from vision.render3d.textures import card_texture, table_top
@@ -40,7 +42,6 @@ from vision.render3d.tracer import (
 
 CARD_SIZE = (1600, 1200)
 GLINT_MARGIN_MM = 40.0  # a light's reflection this far off the card still spreads onto it
-ACRYLIC_ROUGHNESS = (0.02, 0.12)  # as the pieces' faces
 CARD_SPP = 8
 RETAKES = 4
 
@@ -135,9 +136,6 @@ def render_card(seed: int, colours: Mapping[str, tuple[int, int, int]],
 def card_profile(seed: int = 0) -> Profile:
     """Every acrylic colour calibrated from one card photo (rendered once into the cache).
     A photo the calibration refuses is taken again (the next seed), up to RETAKES times."""
-    from vision.render3d.pelta_cache import GENERATOR_VERSION, cache_root
-    from vision.render3d.peltapeeps import ACRYLIC
-
     keys = list(ACRYLIC)
     where = cache_root() / "cards"
     last: CalibrationError | None = None

@@ -39,7 +39,7 @@ from vision.render.peltapeeps import Truth, TruthPiece
 from vision.render3d.camera import Camera3D, framing_camera, table_to_world
 from vision.render3d.colours import kelvin_rgb, srgb_to_linear
 from vision.render3d.game import out_of_view
-from vision.render3d.pelta_card import ACRYLIC_ROUGHNESS
+from vision.render3d.pelta_acrylic import ACRYLIC, ACRYLIC_ROUGHNESS, RGB
 from vision.render3d.pelta_layout import grow, jittered, outline_on_table, score, seats_for
 from vision.render3d.pelta_paint import FaceStyle, face, random_style
 from vision.render3d.pelta_shapes import CutGeometry, extrude, polygon_area, random_geometry
@@ -57,13 +57,6 @@ from vision.render3d.tracer import (
     radiance_for,
 )
 
-RGB = tuple[int, int, int]
-
-# Coloured acrylic sheet (sRGB), this generator's own choice of shades.
-ACRYLIC: dict[str, RGB] = {
-    "red": (196, 24, 36), "orange": (240, 112, 20), "yellow": (250, 200, 16),
-    "green": (20, 150, 74), "blue": (16, 74, 186), "purple": (112, 44, 160),
-}
 TABLES = ("wood", "cloth", "plain light", "dark", "pattern")
 TABLE_ODDS = (0.3, 0.2, 0.2, 0.15, 0.15)
 
