@@ -21,6 +21,17 @@ confidence of 0.5 or more (a confident wrong reading), and the time of a
 1280x720 frame's read on one core (median wall clock and process CPU time).
 
     nice -n 10 .venv/bin/python bench/petri_vision.py --frames 300
+
+With ``--generator 3d`` the frames come from the path-traced generator
+(:mod:`vision.render3d.petri`, docs/scenes.md) instead, from its cache (rendered
+once: ``python -m vision.render3d.petri_cache --seeds 3500000-3500099``), read
+by the same reader and scored the same way, on its development range (from
+3,000,000) and its held-out range (from 3,500,000) separately. Each box of
+pieces has its profile, made by the real calibration from a path-traced card
+with one of its marbles or pegs per player. ``--cached-only`` reads only the
+frames already in the cache (of the first ``--frames`` seeds of each range).
+
+    .venv/bin/python bench/petri_vision.py --generator 3d --frames 100 --cached-only
 """
 
 from __future__ import annotations
@@ -110,9 +121,44 @@ def run(seeds: range, profiles: dict, verbose: bool) -> dict:
     return {"totals": totals, "by_style": by_style, "wall": walls, "cpu": cpus}
 
 
+def run_3d(seeds: range, cached_only: bool, verbose: bool) -> dict:
+    """As :func:`run`, on the path-traced generator's frames (``by_style`` also has each
+    box of pieces); seeds missing from the cache are skipped with ``cached_only``."""
+    from vision.render3d.petri_cache import cached_petri
+    from vision.render3d.petri_card import set_profile
+
+    totals = Counter()
+    walls, cpus = [], []
+    by_style: dict[str, Counter] = {}
+    for seed in seeds:
+        scene = cached_petri(seed, render=not cached_only)
+        if scene is None:
+            totals.update(missing=1)
+            continue
+        frame = scene.truth
+        reader = PetriReader(set_profile(scene.piece_set), homes=frame.homes)
+        t0, c0 = time.perf_counter(), time.process_time()
+        data = reader.read(frame.image)
+        walls.append(time.perf_counter() - t0)
+        cpus.append(time.process_time() - c0)
+        judged, right, cw, wrong = score(frame, data)
+        exact = judged == right and cw == 0
+        for c in (totals, by_style.setdefault(frame.style, Counter()),
+                  by_style.setdefault(scene.piece_set, Counter())):
+            c.update(frames=1, judged=judged, right=right, confident_wrong=cw, exact=int(exact),
+                     hands=int(bool(frame.occluded or frame.touched)))
+        if verbose and not exact:
+            print(f"  seed {seed} {frame.style} ({scene.piece_set}) tilt {frame.tilt_deg:.0f}: "
+                  f"{'; '.join(wrong[:4])}{' ...' if len(wrong) > 4 else ''}", flush=True)
+    return {"totals": totals, "by_style": by_style, "wall": walls, "cpu": cpus}
+
+
 def report(title: str, res: dict) -> None:
     t = res["totals"]
-    print(f"{title}: {t['frames']} frames ({t['hands']} with a hand)")
+    missing = f", {t['missing']} not in the cache" if t["missing"] else ""
+    print(f"{title}: {t['frames']} frames ({t['hands']} with a hand{missing})")
+    if not t["frames"]:
+        return
     print(f"  holes read exactly: {t['right']}/{t['judged']} = "
           f"{100 * t['right'] / max(t['judged'], 1):.3f} %")
     print(f"  frames read exactly: {t['exact']}/{t['frames']} = "
@@ -121,7 +167,7 @@ def report(title: str, res: dict) -> None:
     for style, c in res["by_style"].items():
         if c["frames"]:
             holes = 100 * c["right"] / max(c["judged"], 1)
-            print(f"    {style:8s} {c['frames']:4d} frames: holes {holes:.3f} %, "
+            print(f"    {style:14s} {c['frames']:4d} frames: holes {holes:.3f} %, "
                   f"frames {100 * c['exact'] / c['frames']:.1f} %")
     print(f"  time per 1280x720 frame: median {1000 * np.median(res['wall']):.1f} ms wall, "
           f"{1000 * np.median(res['cpu']):.1f} ms CPU (90th percentile "
@@ -131,10 +177,24 @@ def report(title: str, res: dict) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--frames", type=int, default=300, help="frames per seed range")
-    parser.add_argument("--tuning-only", action="store_true", help="skip the held-out range")
+    parser.add_argument("--tuning-only", action="store_true",
+                        help="skip the held-out range (3d: read the development range only)")
     parser.add_argument("--verbose", action="store_true", help="list every frame not read exactly")
+    parser.add_argument("--generator", choices=("2d", "3d"), default="2d",
+                        help="2d: the compositing renderer (default); 3d: the path-traced one")
+    parser.add_argument("--cached-only", action="store_true",
+                        help="3d: read only frames already rendered into the cache")
     args = parser.parse_args()
     cv2.setNumThreads(1)
+    if args.generator == "3d":
+        from vision.render3d.petri_cache import DEV_SEEDS, HELD_OUT_SEEDS
+
+        ranges3d = (("development seeds", DEV_SEEDS.start),
+                    ("held-out seeds", HELD_OUT_SEEDS.start))
+        for title, start in ranges3d[:1] if args.tuning_only else ranges3d:
+            res = run_3d(range(start, start + args.frames), args.cached_only, args.verbose)
+            report(f"path-traced {title} {start}..{start + args.frames - 1}", res)
+        return
     profiles = {(k, g): make_profile(k, g) for k in LAMPS for g in (True, False)}
     ranges = (("tuning seeds", 0), ("held-out seeds", HELD_OUT))
     for title, start in ranges[:1] if args.tuning_only else ranges:
