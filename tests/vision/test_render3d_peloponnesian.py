@@ -98,3 +98,25 @@ def test_cache_round_trip(tmp_path, monkeypatch):
     assert again.frame.chits == first.frame.chits
     assert again.frame.covered == first.frame.covered
     assert cached_pelo(4_000_004, SMALL, render=False) is None
+
+
+def test_bench_scores_the_3d_truth(tmp_path, monkeypatch):
+    """The benchmark's scoring takes the 3D truth as it takes the 2D one: a reading that
+    says exactly the truth is exact everywhere; a missing cached frame is skipped."""
+    import importlib.util
+    from pathlib import Path
+
+    bench = Path(__file__).resolve().parents[2] / "bench" / "peloponnesian_vision.py"
+    spec = importlib.util.spec_from_file_location("pelo_bench", bench)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    lay = map_layout(None)
+    for seed in (4_000_004, 4_000_011):
+        frame = render_pelo3d(seed, SMALL, picture=False).frame
+        data = {"areas": {a: {"counters": frame.counters.get(a, {}),
+                              "chits": frame.chits.get(a, [])} for a in lay.areas}}
+        c, wrong = mod.score(frame, data, list(lay.areas))
+        assert not wrong
+        assert c["counters_ok"] == c["chits_ok"] == c["judged"] == len(lay.areas) - c["touched"]
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert mod.frames_3d(cached_only=True)(4_500_999) is None

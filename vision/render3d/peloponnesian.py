@@ -221,17 +221,19 @@ def _camera(rng: np.random.Generator, pose: SheetPose, spec: PeloSpec3D):
     return framing_camera(rng, pose.to_world(edge), spec.size, spec.max_tilt_deg, spec.fill)
 
 
-def _side_colours(rng: np.random.Generator, owners: list[str]) -> np.ndarray:
-    """Counters' sides: grey board under the print, or painted in the city's colour."""
+def _side_colours(rng: np.random.Generator, owners: list[str]) -> tuple[np.ndarray, str]:
+    """Counters' sides: grey board under the print, or painted in the city's colour
+    (per vertex of the sides' mesh), and which."""
     from vision.peloponnesian.art import PLAYER_BGR
 
     if rng.uniform() < 0.5:
         board = srgb_to_linear(np.array([rng.uniform(150, 215)] * 3) * [1.0, 0.97, 0.9])
-        cols = [board] * len(owners)
+        cols, kind = [board] * len(owners), "board"
     else:
         cols = [srgb_to_linear(np.array(PLAYER_BGR[p][::-1]) * rng.uniform(0.7, 0.95))
                 for p in owners]
-    return np.repeat(np.array(cols, float), 12, axis=0)  # 12 vertices a token's ring
+        kind = "painted"
+    return np.repeat(np.array(cols, float).reshape(-1, 3), 12, axis=0), kind  # 12 a ring
 
 
 # ----- truth --------------------------------------------------------------------------
@@ -301,7 +303,7 @@ def render_pelo3d(seed: int, spec: PeloSpec3D | None = None, picture: bool = Tru
     paper, ink = float(rng.uniform(0.78, 0.9)), float(rng.uniform(0.018, 0.035))
     glossy_paper = float(rng.uniform(0.15, 0.4)) if rng.uniform() < 0.3 else None
     glossy_counters = float(rng.uniform(0.1, 0.35)) if rng.uniform() < 0.4 else None
-    side_cols = _side_colours(rng, owners)
+    side_cols, sides = _side_colours(rng, owners)
     sensor = random_sensor(rng, illuminant)
     render_seed = int(rng.integers(2 ** 31))
 
@@ -366,6 +368,7 @@ def render_pelo3d(seed: int, spec: PeloSpec3D | None = None, picture: bool = Tru
               "sheet": {"roll_mm": round(pose.roll_mm, 2), "corner_mm": round(pose.corner_mm, 2),
                         "angle_deg": round(pose.angle_deg, 2)},
               "counter_mm": round(counter_tokens[0].thickness_mm, 2) if counter_tokens else None,
+              "counter_sides": sides, "glossy_counters": glossy_counters,
               "chit_mm": round(card, 2), "stacked": stacked,
               "glossy_paper": glossy_paper, "sensor": sensor.to_json(), "spp": spec.spp,
               "render_s": round(time.perf_counter() - t0, 2) if picture else None}
