@@ -322,8 +322,9 @@ def _own_peaks(st: FrameState, batches: list[_Batch], ran: np.ndarray) -> list[_
     strays: list[_Peak] = []  # nearer another region than their box's
     orphans: list[_Peak] = []
     by_box: dict[int, list[tuple[tuple[float, float], int]]] = {}
-    for peak in _peaks(batches, bean_net.MIXTURE_FLOOR):
-        region = _nearest_region(st, peak.at, ran)
+    peaks = _peaks(batches, bean_net.MIXTURE_FLOOR)
+    for peak, region in zip(peaks, _nearest_regions(st, [p.at for p in peaks], ran),
+                            strict=True):
         by_box.setdefault(peak.box, []).append((peak.at, region))
         if region == peak.box:
             kept.append(peak)
@@ -421,6 +422,38 @@ def _nearest_region(st: FrameState, at: tuple[float, float], ran: np.ndarray) ->
     near = nearest(lab, x, y, int(math.ceil(bean_net.CONTEXT_MM * st.s)),
                    lambda win: ran[win])
     return 0 if near is None else near[0]
+
+
+def _nearest_regions(st: FrameState, points: list[tuple[float, float]], ran: np.ndarray
+                     ) -> list[int]:
+    """:func:`_nearest_region` of each of ``points``, looked for all at once: the same
+    regions (the nearest pixel of one, the first in row order of equals, as
+    :func:`~vision.peepwar.passes.state.nearest` finds it)."""
+    if not points:
+        return []
+    lab = st.regions[1]
+    H, W = lab.shape
+    x = np.array([int(round(a[0])) for a in points], np.intp)
+    y = np.array([int(round(a[1])) for a in points], np.intp)
+    out = np.zeros(len(points), np.intp)
+    inside = (x >= 0) & (x < W) & (y >= 0) & (y < H)
+    on = np.zeros(len(points), np.intp)
+    on[inside] = lab[y[inside], x[inside]]
+    here = inside & ran[on]
+    out[here] = on[here]
+    look = np.flatnonzero(inside & ~here)
+    if len(look):
+        r = int(math.ceil(bean_net.CONTEXT_MM * st.s))
+        dy, dx = (v.ravel() for v in np.mgrid[-r:r + 1, -r:r + 1])  # row by row
+        ys, xs = y[look, None] + dy, x[look, None] + dx
+        seen = (ys >= 0) & (ys < H) & (xs >= 0) & (xs < W)
+        labels = lab[np.where(seen, ys, 0), np.where(seen, xs, 0)]
+        wanted = seen & ran[labels]
+        d = np.where(wanted, dy * dy + dx * dx, np.iinfo(np.intp).max)
+        k = d.argmin(axis=1)
+        rows = np.arange(len(look))
+        out[look] = np.where(wanted[rows, k], labels[rows, k], 0)
+    return out.tolist()
 
 
 def net_bean(st: FrameState, at: tuple[float, float], heat: float,
