@@ -314,8 +314,12 @@ def run_mirrored(inputs: np.ndarray, first: np.ndarray | None = None) -> np.ndar
     if inputs.shape[2] % STRIDE or inputs.shape[3] % STRIDE:
         raise ValueError(f"input {inputs.shape[2:]} is not a multiple of {STRIDE}")
     outs = [run(inputs) if first is None else first]
-    for axes in FLIPS:
-        out = np.flip(run(np.ascontiguousarray(np.flip(inputs, axes))), axes).copy()
+    # The three mirror images in one run (each image's answer is its own, whatever the
+    # batch: the net's scales are fixed): one call, not three.
+    n = len(inputs)
+    flipped = run(np.concatenate([np.flip(inputs, axes) for axes in FLIPS]))
+    for k, axes in enumerate(FLIPS):
+        out = np.flip(flipped[k * n:(k + 1) * n], axes).copy()
         if 3 in axes:
             out[:, 1] *= -1.0  # x offsets
         if 2 in axes:

@@ -304,8 +304,12 @@ class _Occlusion:
         box[on_board > 0] = 0
         if cv2.countNonZero(box) < finger:
             return False
-        d = roi.astype(np.int32) - np.round(colour).astype(np.int32)
-        same = (((d * d).sum(axis=2) < same_as * same_as) & (box > 0)).view(np.uint8)
+        # The distance to the colour is measured only inside the box, which holds every
+        # pixel that near it (a ball lies inside its cube).
+        inside = np.flatnonzero(box)
+        d = roi.reshape(-1, 3)[inside].astype(np.int32) - np.round(colour).astype(np.int32)
+        same = np.zeros(box.shape, np.uint8)
+        same.ravel()[inside[(d * d).sum(axis=1) < same_as * same_as]] = 1
         if cv2.countNonZero(same) < finger:
             return False
         # Flecks of the table's own grain in that colour are thinner than a finger.

@@ -29,7 +29,7 @@ import numpy as np
 
 from vision.peepwar import bean_net
 from vision.peepwar.passes.assembly import DOUBT_CONFIDENCE
-from vision.peepwar.passes.state import CountedBean, cell_at, cell_near, nearest
+from vision.peepwar.passes.state import CountedBean, cell_at, cell_near, nearest, round_window
 from vision.peepwar.piece_pixels import nearest_bean
 
 if TYPE_CHECKING:
@@ -165,6 +165,8 @@ def count_beans(st: FrameState) -> None:
         st.peak_heats = [peak.heat for peak in found]
         frame = bean_net.frame_threshold(st.peak_heats)
     _thresholds(st, frame)
+    # Whose bean each peak is, read for them all at once (the two steps below ask).
+    st.whose_at = _whose_many(st, [peak.at for peak in found if peak.heat >= bean_net.DOUBT_LOW])
     found, doubled = _one_bean_two_peaks(st, batches, found)
     for k, (region, at, heat, _) in enumerate(found):
         if heat < bean_net.DOUBT_LOW:
@@ -174,6 +176,7 @@ def count_beans(st: FrameState) -> None:
         else:
             orphans.append((heat, *at))
     _grey_beans_on_markers(st, ran, orphans, [box for _, box in boxes])
+    st.whose_at = {}
 
 
 def _heat_along(out: np.ndarray, a: tuple[float, float], b: tuple[float, float]) -> float:
@@ -319,8 +322,9 @@ def _own_peaks(st: FrameState, batches: list[_Batch], ran: np.ndarray) -> list[_
     strays: list[_Peak] = []  # nearer another region than their box's
     orphans: list[_Peak] = []
     by_box: dict[int, list[tuple[tuple[float, float], int]]] = {}
-    for peak in _peaks(batches, bean_net.MIXTURE_FLOOR):
-        region = _nearest_region(st, peak.at, ran)
+    peaks = _peaks(batches, bean_net.MIXTURE_FLOOR)
+    for peak, region in zip(peaks, _nearest_regions(st, [p.at for p in peaks], ran),
+                            strict=True):
         by_box.setdefault(peak.box, []).append((peak.at, region))
         if region == peak.box:
             kept.append(peak)
@@ -418,6 +422,38 @@ def _nearest_region(st: FrameState, at: tuple[float, float], ran: np.ndarray) ->
     near = nearest(lab, x, y, int(math.ceil(bean_net.CONTEXT_MM * st.s)),
                    lambda win: ran[win])
     return 0 if near is None else near[0]
+
+
+def _nearest_regions(st: FrameState, points: list[tuple[float, float]], ran: np.ndarray
+                     ) -> list[int]:
+    """:func:`_nearest_region` of each of ``points``, looked for all at once: the same
+    regions (the nearest pixel of one, the first in row order of equals, as
+    :func:`~vision.peepwar.passes.state.nearest` finds it)."""
+    if not points:
+        return []
+    lab = st.regions[1]
+    H, W = lab.shape
+    x = np.array([int(round(a[0])) for a in points], np.intp)
+    y = np.array([int(round(a[1])) for a in points], np.intp)
+    out = np.zeros(len(points), np.intp)
+    inside = (x >= 0) & (x < W) & (y >= 0) & (y < H)
+    on = np.zeros(len(points), np.intp)
+    on[inside] = lab[y[inside], x[inside]]
+    here = inside & ran[on]
+    out[here] = on[here]
+    look = np.flatnonzero(inside & ~here)
+    if len(look):
+        r = int(math.ceil(bean_net.CONTEXT_MM * st.s))
+        dy, dx = (v.ravel() for v in np.mgrid[-r:r + 1, -r:r + 1])  # row by row
+        ys, xs = y[look, None] + dy, x[look, None] + dx
+        seen = (ys >= 0) & (ys < H) & (xs >= 0) & (xs < W)
+        labels = lab[np.where(seen, ys, 0), np.where(seen, xs, 0)]
+        wanted = seen & ran[labels]
+        d = np.where(wanted, dy * dy + dx * dx, np.iinfo(np.intp).max)
+        k = d.argmin(axis=1)
+        rows = np.arange(len(look))
+        out[look] = np.where(wanted[rows, k], labels[rows, k], 0)
+    return out.tolist()
 
 
 def net_bean(st: FrameState, at: tuple[float, float], heat: float,
@@ -521,6 +557,9 @@ def _whose(st: FrameState, at: tuple[float, float]) -> tuple[int, float, int]:
     margin there and the commonest runner-up; (-1, 0, -1) when no player's colour is near."""
     s = st.s
     x, y = int(round(at[0])), int(round(at[1]))
+    known = st.whose_at.get((x, y))
+    if known is not None:
+        return known
     n_players = len(st.px.players)
     for radius_mm, off_peeps in ((WHOSE_MM, True), (WHOSE_FAR_MM, True),
                                  (WHOSE_MM, False)):
@@ -556,6 +595,61 @@ def _whose(st: FrameState, at: tuple[float, float]) -> tuple[int, float, int]:
     # foreground read as a whole names the player whose bean it is, if any is near.
     pi = _whole_bean(st, x, y)
     return (pi, math.inf, -1) if pi >= 0 else (-1, 0.0, -1)
+
+
+def _whose_many(st: FrameState, points: list[tuple[float, float]]
+                ) -> dict[tuple[int, int], tuple[int, float, int]]:
+    """:func:`_whose` of many mosaic points at once, by pixel (x, y), for the points its
+    first look settles (WHOSE_MM round them, off the peeps, enough of some player's colour
+    and not a dark bean's few pixels): the same answers to the last bit (each window's
+    pixels are taken in the same order, votes summed and medians taken as it does), for
+    a fraction of the cost of a look apiece. The other points are left out."""
+    n_players = len(st.px.players)
+    if not points or not n_players:
+        return {}
+    s = st.s
+    H, W = st.px.label.shape
+    r = int(math.ceil(WHOSE_MM * s))
+    oy, ox = np.nonzero(round_window(r))  # row by row, as a window's pixels are taken
+    xy = np.array(sorted({(int(round(a[0])), int(round(a[1]))) for a in points}), np.intp)
+    nb = len(xy)
+    ys, xs = xy[:, 1:] + (oy - r), xy[:, :1] + (ox - r)
+    inside = (ys >= 0) & (ys < H) & (xs >= 0) & (xs < W)
+    ys, xs = np.where(inside, ys, 0), np.where(inside, xs, 0)
+    bean, k = np.nonzero(inside & (st.body[ys, xs] == 0))  # point by point, in order
+    ys, xs = ys[bean, k], xs[bean, k]
+    labels = st.px.label[ys, xs]
+    mine = labels < n_players
+    n_mine = np.bincount(bean[mine], minlength=nb)
+    n_near = np.bincount(bean, minlength=nb)
+    settled = (n_mine >= WHOSE_MIN_MM2 * s * s) & ~(n_mine < WHOSE_DARK_SHARE * n_near)
+    if not settled.any():
+        return {}
+    margins = st.px.margin[ys, xs]
+    vote = mine & settled[bean]
+    sure = np.minimum(np.maximum(margins[vote], VOTE_MIN), VOTE_MAX)
+    votes = np.bincount(bean[vote] * n_players + labels[vote], weights=sure,
+                        minlength=nb * n_players).reshape(nb, n_players)
+    pi = votes.argmax(axis=1)
+    theirs = settled[bean] & (labels == pi[bean])
+    seconds = st.px.runner_up[ys[theirs], xs[theirs]]
+    if len(seconds) and int(seconds.max()) >= n_players:
+        return {}  # (no runner-up is out of range; if one were, each point is read alone)
+    bt, mt = bean[theirs], margins[theirs]
+    # Each point's median margin: its own margins sorted, the middle two averaged.
+    ordered = mt[np.lexsort((mt, bt))]
+    count = np.bincount(bt, minlength=nb)
+    start = np.cumsum(count) - count
+    at = np.flatnonzero(settled)
+    lo = ordered[start[at] + (count[at] - 1) // 2]
+    hi = ordered[start[at] + count[at] // 2]
+    median = (lo + hi) / lo.dtype.type(2)
+    runner = np.bincount(bt * n_players + seconds, minlength=nb * n_players
+                         ).reshape(nb, n_players)
+    runner[np.arange(nb), pi] = -1
+    second = runner.argmax(axis=1)
+    return {(int(xy[b, 0]), int(xy[b, 1])): (int(pi[b]), m, int(second[b]))
+            for b, m in zip(at.tolist(), median.tolist(), strict=True)}
 
 
 def _whole_bean(st: FrameState, x: int, y: int) -> int:

@@ -79,6 +79,9 @@ class FrameState:
         self.bean_threshold: list[float] = []  # each player's, once the beans pass asks
         self.beans_counted: list[CountedBean] = []
         self.peak_heats: list[float] = []  # every peak of the net, down to MIXTURE_FLOOR
+        # Whose bean lies at a mosaic pixel (x, y), as the beans pass read it for many peaks
+        # at once (passes.beans._whose: player, margin, runner-up); while it counts.
+        self.whose_at: dict[tuple[int, int], tuple[int, float, int]] = {}
 
     def mm2(self, px_count: float) -> float:
         return px_count / (self.s * self.s)
@@ -120,7 +123,7 @@ class FrameState:
         r = int(math.ceil(radius_mm * self.s))
         y0, x0 = max(y - r, 0), max(x - r, 0)
         sl = (slice(y0, min(y + r + 1, H)), slice(x0, min(x + r + 1, W)))
-        return sl, _round_window(r)[y0 - y + r:sl[0].stop - y + r, x0 - x + r:sl[1].stop - x + r]
+        return sl, round_window(r)[y0 - y + r:sl[0].stop - y + r, x0 - x + r:sl[1].stop - x + r]
 
 
 def cell_at(mosaic: Mosaic, pt) -> int:
@@ -163,7 +166,7 @@ def near_border(mosaic: Mosaic, pt, cell: int) -> int:
 
 
 @cache
-def _round_window(r: int) -> np.ndarray:
+def round_window(r: int) -> np.ndarray:
     """The pixels within ``r`` of the middle of a (2r+1)-square."""
     yy, xx = np.ogrid[-r:r + 1, -r:r + 1]
     window = yy * yy + xx * xx <= r * r
