@@ -186,3 +186,44 @@ def test_a_peak_too_faint_to_count_is_no_other_end() -> None:
     out = _heat_map([(33.5, 41.5, 6.5, 4.0, 0.9), (45.5, 41.5, 2.0, 2.0, 0.45)])
     kept, doubted = _pairs(out, [(33.5, 41.5, 0.9), (45.5, 41.5, 0.45)])
     assert len(kept) == 2 and doubted == set()
+
+
+# Two frames with beans heaped against peeps, photographed beans and a hand (2D seeds).
+@pytest.mark.parametrize("seed", [3, 57])
+def test_the_beans_pass_looks_for_many_peaks_at_once_as_it_looks_for_each(
+        seed, monkeypatch) -> None:
+    # ``_whose_many`` and ``_nearest_regions`` answer for every peak at once what ``_whose``
+    # and ``_nearest_region`` answer for one, to the last bit; both are kept (one peak at a
+    # time is still asked where the first look does not settle it), so a change to one that
+    # the other lacks would change readings quietly.
+    from pathlib import Path
+
+    from vision.peepwar.table import prepare_reader, read_table
+    from vision.render.game_scene import GameSpec, LookProfiles, flavour_cutouts, render_game
+
+    photos = Path(__file__).resolve().parents[2] / ".." / "shared" / "photos" / "jellybeans"
+    scene = render_game(seed, GameSpec(size=(1280, 720)), flavour_cutouts(str(photos.resolve())))
+    asked = {"whose": 0, "regions": 0}
+    many, regions = beans._whose_many, beans._nearest_regions
+
+    def whose_many(st, points):
+        answers = many(st, points)
+        kept, st.whose_at = st.whose_at, {}
+        for (x, y), answer in answers.items():
+            assert beans._whose(st, (float(x), float(y))) == answer
+        st.whose_at = kept
+        asked["whose"] += len(answers)
+        return answers
+
+    def nearest_regions(st, points, ran):
+        answers = regions(st, points, ran)
+        assert answers == [beans._nearest_region(st, at, ran) for at in points]
+        asked["regions"] += len(answers)
+        return answers
+
+    monkeypatch.setattr(beans, "_whose_many", whose_many)
+    monkeypatch.setattr(beans, "_nearest_regions", nearest_regions)
+    profile = LookProfiles().for_looks(scene.truth.looks)
+    prepare_reader(profile)
+    read_table(scene.frame, profile)
+    assert asked["whose"] > 10 and asked["regions"] > 10
