@@ -63,7 +63,7 @@ MARBLE_SETS: dict[str, PieceSet] = {s.name: s for s in (
         "red": (215, 45, 50), "orange": (250, 135, 40), "yellow": (250, 220, 70),
         "green": (60, 180, 90), "blue": (50, 110, 220), "purple": (145, 70, 190)}),
     PieceSet("cat's eyes", "marble", "catseye", {
-        "red": (215, 25, 30), "orange": (250, 110, 10), "yellow": (250, 210, 20),
+        "red": (215, 20, 35), "orange": (255, 150, 0), "yellow": (250, 225, 20),
         "green": (25, 160, 55), "blue": (20, 70, 205), "purple": (120, 40, 170)}),
     PieceSet("solid glass", "marble", "solid", {
         "red": (190, 25, 35), "orange": (235, 110, 20), "yellow": (240, 200, 30),
@@ -373,7 +373,7 @@ def catseye_vane(rng: np.random.Generator, centre: np.ndarray, radius: float
     yaw = rng.uniform(0, 180)
     tilt = rng.uniform(-40, 40)
     for k in range(3):
-        blade = meshes.ellipsoid((0.78 * radius, 0.12 * radius, 0.6 * radius), 6, 10)
+        blade = meshes.ellipsoid((0.86 * radius, 0.2 * radius, 0.72 * radius), 6, 10)
         rot = meshes.rotation(yaw + 60 * k, tilt, rng.uniform(-20, 20))
         parts.append(meshes.posed(blade, rot, tuple(centre)))
     return meshes.merge(parts)
