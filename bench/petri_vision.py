@@ -53,7 +53,7 @@ import numpy as np  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from calibration.colour import calibrate_card  # noqa: E402
+from calibration.colour import CalibrationError, calibrate_card  # noqa: E402
 from calibration.profile import Profile  # noqa: E402
 from vision.petri.holes import HOLE_NAMES  # noqa: E402
 from vision.petri.reader import PetriReader  # noqa: E402
@@ -123,7 +123,8 @@ def run(seeds: range, profiles: dict, verbose: bool) -> dict:
 
 def run_3d(seeds: range, cached_only: bool, verbose: bool) -> dict:
     """As :func:`run`, on the path-traced generator's frames (``by_style`` also has each
-    box of pieces); seeds missing from the cache are skipped with ``cached_only``."""
+    box of pieces); seeds missing from the cache are skipped with ``cached_only``, and
+    frames of a box whose card the calibration refuses are counted, not read."""
     from vision.render3d.petri_cache import cached_petri
     from vision.render3d.petri_card import set_profile
 
@@ -136,7 +137,14 @@ def run_3d(seeds: range, cached_only: bool, verbose: bool) -> dict:
             totals.update(missing=1)
             continue
         frame = scene.truth
-        reader = PetriReader(set_profile(scene.piece_set), homes=frame.homes)
+        try:
+            profile = set_profile(scene.piece_set)
+        except CalibrationError as e:  # a box a user could not calibrate: not read, counted
+            totals.update(no_profile=1)
+            if verbose:
+                print(f"  seed {seed}: no profile for the {scene.piece_set} ({e})", flush=True)
+            continue
+        reader = PetriReader(profile, homes=frame.homes)
         t0, c0 = time.perf_counter(), time.process_time()
         data = reader.read(frame.image)
         walls.append(time.perf_counter() - t0)
@@ -156,6 +164,8 @@ def run_3d(seeds: range, cached_only: bool, verbose: bool) -> dict:
 def report(title: str, res: dict) -> None:
     t = res["totals"]
     missing = f", {t['missing']} not in the cache" if t["missing"] else ""
+    if t["no_profile"]:
+        missing += f", {t['no_profile']} not read: the calibration refused their box's card"
     print(f"{title}: {t['frames']} frames ({t['hands']} with a hand{missing})")
     if not t["frames"]:
         return
