@@ -45,6 +45,10 @@ RECT_PITCH = 20  # px between holes in the top-down picture
 PIECE_SHARE = 0.3  # share of a hole's middle in one player's colour: a piece
 DOUBT_SHARE = 0.15  # ... at least this much: a doubtful piece (low confidence, warning)
 EMPTY_NCC = 0.5  # correlation with the frame's empty holes above which a hole is empty
+LOOKS_EMPTY = 3.0  # distance from the frame's empty holes' colour within which a hole is like them
+EMPTY_DOUBT = 0.4  # top confidence of a hole whose colour is a player's and also an empty hole's
+_LOOK_WEIGHT = np.array([1.0, 1.0, 0.5])  # lightness counts half: a lamp's falloff, a dish's shade
+_LOOK_FLOOR = np.array([0.03, 0.03, 0.06])  # least spread of the empty holes' colour
 
 
 @dataclass
@@ -235,6 +239,56 @@ def _classify(blurred: np.ndarray, colours: PieceColours, gains: np.ndarray,
     return order[:, 0], top, second
 
 
+def _hole_colours(blurred: np.ndarray, gains: np.ndarray) -> np.ndarray:
+    """(121, 3) the median features of each hole's middle."""
+    pts = _CENTRES[:, None, :] + _CORE[None, :, :]
+    px = blurred[pts[..., 1], pts[..., 0]]
+    return np.median(pixel_features(px.reshape(-1, 3), gains).reshape(*px.shape[:2], 3), axis=1)
+
+
+def _empty_look(cols: np.ndarray, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The colour of this frame's empty holes (mean, inverse covariance of the features).
+
+    A player has at most 15 pieces, so the tightest group of 20 holes' colours is the
+    board's own empty holes (a dish, a drilled hole, a printed ring); the group is then
+    widened to every hole within LOOKS_EMPTY of it and refitted."""
+    idx = np.nonzero(ok)[0]
+    if len(idx) < 30:
+        return None
+    x = cols[idx]
+    k = min(20, len(idx) // 3)
+    d = np.linalg.norm((x[:, None] - x[None]) * _LOOK_WEIGHT, axis=2)
+    members = np.argsort(d[np.argmin(np.sort(d, axis=1)[:, k])])[:k + 1]
+    mean, inv = x.mean(axis=0), np.eye(3)
+    for _ in range(3):
+        mean = x[members].mean(axis=0)
+        inv = np.linalg.inv(np.cov(x[members], rowvar=False) + np.diag(_LOOK_FLOOR**2))
+        dm = _mahalanobis(x, mean, inv)
+        if (dm < LOOKS_EMPTY).sum() < k // 2:
+            break
+        members = np.nonzero(dm < LOOKS_EMPTY)[0]
+    return mean, inv
+
+
+_AROUND = np.array([[1, 1], [2, -1], [1, -2], [-1, -1], [-2, 1], [-1, 2]], float) / 3
+
+
+def _surroundings(blurred: np.ndarray, gains: np.ndarray) -> np.ndarray:
+    """(121, 2) the median chromaticity of the board's surface round each hole: the six
+    points midway between it and its neighbours' pairs, outside any piece's disc."""
+    pts = np.round(apply_h(_RECT, (HOLE_QR[:, None, :] + _AROUND[None]).reshape(-1, 2)))
+    h, w = blurred.shape[:2]
+    xs = np.clip(pts[:, 0].astype(int), 0, w - 1)
+    ys = np.clip(pts[:, 1].astype(int), 0, h - 1)
+    f = pixel_features(blurred[ys, xs], gains)[:, :2].reshape(len(HOLE_QR), len(_AROUND), 2)
+    return np.median(f, axis=1)
+
+
+def _mahalanobis(x: np.ndarray, mean: np.ndarray, inv: np.ndarray) -> np.ndarray:
+    d = x - mean
+    return np.sqrt(np.maximum(np.einsum("ni,ij,nj->n", d, inv, d), 0))
+
+
 def _detrender(half: int) -> np.ndarray:
     """The matrix removing a patch's mean and linear slope (a shadow's edge, the lamp's
     falloff), so that only the hole's own pattern is compared."""
@@ -336,6 +390,23 @@ def read_board(frame: np.ndarray, print_colours: PieceColours, card_white: np.nd
         for i in np.nonzero(empty)[0]:
             states[i] = ""
             conf[i] = float(np.clip((ncc[i] - 0.3) / 0.4, 0.0, 1.0))
+    # A hole of a player's colour that is also the colour of this frame's empty holes
+    # (varnished wood under a warm lamp, a home's coloured plastic) is no confident piece:
+    # empty (doubtfully) when its pattern is an empty hole's, else the piece, doubtfully.
+    cols = _hole_colours(blurred, gains)
+    look = _empty_look(cols, view & (foreign < FOREIGN_SHARE))
+    if look is not None and plain.sum() >= 5:
+        like = _mahalanobis(cols, *look) < LOOKS_EMPTY
+        if surface is not None:
+            like |= _mahalanobis(cols[:, :2] - _surroundings(blurred, gains), np.zeros(2),
+                                 surface[1]) < LOOKS_EMPTY
+        like &= view & (top >= DOUBT_SHARE)
+        for i in np.nonzero(like)[0]:
+            if ncc[i] >= EMPTY_NCC and contrast[i] >= floor and foreign[i] < FOREIGN_SHARE:
+                states[i] = ""
+                conf[i] = min(float(np.clip((ncc[i] - 0.3) / 0.4, 0.0, 1.0)), EMPTY_DOUBT)
+            else:
+                conf[i] = min(conf[i], EMPTY_DOUBT)
     t2 = time.perf_counter()
 
     turn_known = kind == "print"
