@@ -116,7 +116,7 @@ def run(seeds: range, verbose: bool, source=None) -> dict:
         cpus.append(time.process_time() - c0)
         c, wrong = score(frame, data, areas)
         totals.update(c)
-        if not data.get("areas") and any("no map" in w for w in data.get("warnings", [])):
+        if any("no map" in w for w in data.get("warnings", [])):
             totals.update(no_map=1, no_map_wrong=c["confident_wrong"])
         totals.update(frames=1, exact=int(not wrong), hands=int(bool(frame.touched)))
         if verbose and wrong:
@@ -140,7 +140,7 @@ def report(title: str, res: dict) -> None:
     print(f"  confident wrong readings: {t['confident_wrong']} "
           f"({t['touched']} areas under a hand, read occluded or right)")
     if t["no_map"]:
-        print(f"  frames where no map was found (a warning, every area read empty): "
+        print(f"  frames where no map was found (a warning, every area read occluded): "
               f"{t['no_map']}, with {t['no_map_wrong']} of the confident wrong readings")
     print(f"  time per 1280x720 frame: median {1000 * np.median(res['wall']):.1f} ms wall, "
           f"{1000 * np.median(res['cpu']):.1f} ms CPU (90th percentile "

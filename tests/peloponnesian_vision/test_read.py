@@ -86,7 +86,9 @@ def test_areas_under_a_hand_are_occluded_or_right() -> None:
 def test_no_map_and_half_a_map_say_so() -> None:
     blank = np.full((720, 1280, 3), 90, np.uint8)
     data = read_map(blank, map_layout(None)).data
-    assert data["areas"] == {} and data["warnings"] == [NO_MAP]
+    # Nothing of the map seen: every area unknown (occluded), not empty.
+    assert data["areas"] == {a: {"occluded": True} for a in map_layout(None).areas}
+    assert data["warnings"] == [NO_MAP]
     half = render_table(TABLE, 2, hand=False, shift=(0.45, 0.0), max_tilt_deg=10)
     data = read_map(half.image, map_layout(None)).data
     assert PART_OUT in data["warnings"]

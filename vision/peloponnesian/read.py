@@ -480,13 +480,19 @@ def read_map(frame: np.ndarray, lay: MapLayout) -> Reading:
     """The observation JSON (table standard, section 8) of one frame."""
     t0 = time.perf_counter()
     data: dict[str, Any] = {"game": "peloponnesian", "areas": {}, "warnings": []}
+    # A map not seen says nothing of its areas: each is reported occluded, as those outside
+    # a map partly in view are. Left out, an area would read empty (section 8), and every
+    # piece on the table would be read gone, surely.
+    unseen = {aid: {"occluded": True} for aid in lay.areas}
     if frame is None or frame.ndim != 3 or frame.shape[2] != 3:
         data["warnings"].append("the frame is not a colour picture")
+        data["areas"] = unseen
         return Reading(data, None)
     view = find_map(frame, lay)
     t1 = time.perf_counter()
     if view is None:
         data["warnings"].append(NO_MAP)
+        data["areas"] = unseen
         data["timings_ms"] = {"map": round((t1 - t0) * 1000, 2), "areas": 0.0}
         return Reading(data, None)
     rect = _rectify(frame, view, lay)
