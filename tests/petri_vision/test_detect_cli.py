@@ -55,7 +55,8 @@ def test_detect_on_a_photo_of_no_board_warns_in_one_line(stand_in, marbles, tmp_
                  "--profile", str(tmp_path / "me.json")]) == 0
     captured = capsys.readouterr()
     data = json.loads(captured.out)
-    assert data["holes"] == {}
+    assert len(data["holes"]) == 121
+    assert all(r == {"occluded": True} for r in data["holes"].values())
     assert any("no Petri board found" in w for w in data["warnings"])
     err = captured.err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("companion detect: warning: ")

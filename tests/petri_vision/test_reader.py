@@ -79,7 +79,8 @@ def test_no_board_in_the_frame_is_a_warning(marbles):
     rng = np.random.default_rng(1)
     table = to_srgb(table_texture(rng, (1280, 720)))
     data = make_reader(marbles).read(table)
-    assert data["holes"] == {}
+    # Nothing of the board seen: every hole unknown (occluded), not empty.
+    assert data["holes"] == {name: {"occluded": True} for name in HOLE_NAMES}
     assert any("no Petri board found" in w for w in data["warnings"])
 
 
@@ -88,7 +89,8 @@ def test_bad_frames_are_a_warning_not_a_traceback(marbles):
     for bad in (np.zeros((10, 10, 3), np.uint8), np.zeros((480, 640), np.uint8),
                 np.full((720, 1280, 3), 128, np.uint8)):
         data = reader.read(bad)
-        assert data["holes"] == {} and data["warnings"]
+        assert data["warnings"]
+        assert data["holes"] == {name: {"occluded": True} for name in HOLE_NAMES}
 
 
 def test_a_board_half_out_of_view_reports_those_holes_occluded(marbles):

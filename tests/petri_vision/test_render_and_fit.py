@@ -77,3 +77,18 @@ def test_the_lattice_is_found_with_holes_missing_and_clutter(tilt):
 def test_too_few_points_are_no_board():
     assert fit_lattice(np.random.default_rng(0).uniform(0, 500, (8, 2)),
                        np.random.default_rng(0)) is None
+
+
+def test_a_degenerate_refit_is_no_lattice_not_a_division_by_zero(monkeypatch) -> None:
+    # OpenCV can return a fit whose corner is zero for points that nearly line up: the
+    # refit is then refused (no lattice there), with no NumPy warning on the way.
+    import warnings
+
+    from vision.petri import lattice_fit
+
+    flat = np.array([[1.0, 0, 0], [0, 1.0, 0], [0, 0, 0]])
+    monkeypatch.setattr(lattice_fit.cv2, "findHomography", lambda *a, **k: (flat, None))
+    pts = np.array([[q, r] for q in range(-2, 3) for r in range(-2, 3)], float)  # the lattice
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert lattice_fit._grow(np.eye(3), pts)[1] == 0

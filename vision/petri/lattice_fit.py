@@ -121,7 +121,9 @@ def _grow(h0: np.ndarray, pts: np.ndarray) -> tuple[np.ndarray, int]:
         if len(idx) < 6:
             return h, 0
         hn, _ = cv2.findHomography(nodes, pts[idx], 0)
-        if hn is None:
+        # A degenerate fit (points along one line) can come back with a zero in its
+        # corner: no homography, not a division by zero.
+        if hn is None or not abs(hn[2, 2]) > 1e-12:
             return h, 0
         h = hn / hn[2, 2]
         count = len(idx)

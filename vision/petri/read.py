@@ -330,8 +330,13 @@ def read_board(frame: np.ndarray, print_colours: PieceColours, card_white: np.nd
     t0 = time.perf_counter()
     warnings: list[str] = []
     data: dict[str, Any] = {"game": "petri", "holes": {}, "warnings": warnings}
+    # A board not seen says nothing of its holes: each is reported occluded, as the holes
+    # of a board partly out of view are. Left out, a hole would read empty (section 7),
+    # and every piece on the board would be read gone, surely.
+    unseen = {name: {"occluded": True} for name in HOLE_NAMES}
     if frame is None or frame.ndim != 3 or frame.shape[2] != 3 or min(frame.shape[:2]) < 64:
         warnings.append("not a colour camera frame: the board cannot be read")
+        data["holes"] = unseen
         data["timings_ms"] = {"total": 0.0}
         return Reading(data, None)
     hq, seen = find_printed(frame)
@@ -345,6 +350,7 @@ def read_board(frame: np.ndarray, print_colours: PieceColours, card_white: np.nd
     t1 = time.perf_counter()
     if hq is None:
         warnings.append("no Petri board found: put the whole board in view, lit and in focus")
+        data["holes"] = unseen
         data["timings_ms"] = {"board": round((t1 - t0) * 1000, 2),
                               "total": round((t1 - t0) * 1000, 2)}
         return Reading(data, None)
