@@ -140,6 +140,31 @@ def seeds_and_size(args: argparse.Namespace) -> tuple[range, tuple[int, int]] | 
         return None
 
 
+def cache_parser(description: str, seeds: str, size: str, spp: int) -> argparse.ArgumentParser:
+    """A cache command's options: ``--seeds`` (``seeds`` shows an example), ``--size``
+    (default ``size``) and ``--spp`` (default ``spp``); a command adds its own."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--seeds", required=True, help=f"inclusive range, e.g. {seeds}")
+    ap.add_argument("--size", default=size, help=f"frame size WxH (default {size})")
+    ap.add_argument("--spp", type=int, default=spp, help="samples a pixel")
+    return ap
+
+
+def render_command(args: argparse.Namespace, spec_for: Callable[[tuple[int, int]], T],
+                   cached: Callable[[int, T, bool], object], what: str,
+                   folder: Callable[[T], Path]) -> int:
+    """Render the seeds of a cache command's ``args`` that are missing, each with the spec
+    ``spec_for(size)``; 2, with one line on stderr, when the seeds or size are bad."""
+    got = seeds_and_size(args)
+    if got is None:
+        return 2
+    seeds, size = got
+    spec = spec_for(size)
+    render_missing(seeds, lambda seed, render=True: cached(seed, spec, render), what,
+                   folder(spec))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Render missing 3D scenes into the cache.")
     ap.add_argument("--seeds", required=True, help="inclusive range, e.g. 50000-50499")

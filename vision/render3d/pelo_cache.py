@@ -15,15 +15,14 @@ used to choose anything in any reader.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 import numpy as np
 
 from vision.render.peloponnesian import PeloFrame
+from vision.render3d.cache import cache_parser, read_pair, render_command, write_pair
 from vision.render3d.cache import cache_root as shared_root
-from vision.render3d.cache import read_pair, render_missing, seeds_and_size, write_pair
 from vision.render3d.peloponnesian import (
     DEV_SEEDS,
     HELD_OUT_SEEDS,
@@ -77,22 +76,12 @@ def cached_pelo(seed: int, spec: PeloSpec3D | None = None, render: bool = True
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(
-        description="Render missing path-traced A Peloponnesian War photos into the cache.")
-    ap.add_argument("--seeds", required=True,
-                    help="inclusive range, e.g. 4000000-4000029 (development) or "
-                         "4500000-4500099 (held out)")
-    ap.add_argument("--size", default="1280x720", help="frame size WxH (default 1280x720)")
-    ap.add_argument("--spp", type=int, default=PeloSpec3D().spp, help="samples a pixel")
+    ap = cache_parser("Render missing path-traced A Peloponnesian War photos into the cache.",
+                      "4000000-4000029 (development) or 4500000-4500099 (held out)",
+                      "1280x720", PeloSpec3D().spp)
     args = ap.parse_args(argv)
-    got = seeds_and_size(args)
-    if got is None:
-        return 2
-    seeds, (w, h) = got
-    spec = PeloSpec3D(size=(w, h), spp=args.spp)
-    render_missing(seeds, lambda seed, render=True: cached_pelo(seed, spec, render), "photos",
-                   scene_dir(spec))
-    return 0
+    return render_command(args, lambda size: PeloSpec3D(size=size, spp=args.spp),
+                          cached_pelo, "photos", scene_dir)
 
 
 if __name__ == "__main__":

@@ -13,15 +13,14 @@ and tuned on them); 70000-70999 are held out: only measured, never tuned on.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 import numpy as np
 
 from vision.render.peltapeeps import Truth, TruthPiece
+from vision.render3d.cache import cache_parser, read_pair, render_command, write_pair
 from vision.render3d.cache import cache_root as shared_root
-from vision.render3d.cache import read_pair, render_missing, seeds_and_size, write_pair
 from vision.render3d.peltapeeps import PeltaScene3D, PeltaSpec3D, render_pelta3d
 
 GENERATOR_VERSION = 2  # 2: cut sizes from the catalog, pieces pushed until they meet
@@ -85,21 +84,14 @@ def cached_pelta(seed: int, spec: PeltaSpec3D | None = None, render: bool = True
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Render missing 3D PeltaPeeps photos into the cache.")
-    ap.add_argument("--seeds", required=True, help="inclusive range, e.g. 70000-70099")
-    ap.add_argument("--size", default="4000x3000", help="photo size WxH (default 12 MP)")
-    ap.add_argument("--spp", type=int, default=PeltaSpec3D().spp, help="samples a pixel")
+    ap = cache_parser("Render missing 3D PeltaPeeps photos into the cache.", "70000-70099",
+                      "4000x3000", PeltaSpec3D().spp)
     ap.add_argument("--scale", type=float, default=PeltaSpec3D().render_scale,
                     help="share of the width and height the tracer renders (then enlarged)")
     args = ap.parse_args(argv)
-    got = seeds_and_size(args)
-    if got is None:
-        return 2
-    seeds, (w, h) = got
-    spec = PeltaSpec3D(size=(w, h), spp=args.spp, render_scale=args.scale)
-    render_missing(seeds, lambda seed, render=True: cached_pelta(seed, spec, render), "photos",
-                   scene_dir(spec))
-    return 0
+    return render_command(args, lambda size: PeltaSpec3D(size=size, spp=args.spp,
+                                                          render_scale=args.scale),
+                          cached_pelta, "photos", scene_dir)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -14,15 +14,14 @@ only measured, never used to choose anything in any reader.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 import numpy as np
 
 from vision.render.petri import PetriFrame
+from vision.render3d.cache import cache_parser, read_pair, render_command, write_pair
 from vision.render3d.cache import cache_root as shared_root
-from vision.render3d.cache import read_pair, render_missing, seeds_and_size, write_pair
 from vision.render3d.petri import PetriScene3D, PetriSpec3D, render_petri3d
 
 GENERATOR_VERSION = 1
@@ -78,23 +77,13 @@ def cached_petri(seed: int, spec: PetriSpec3D | None = None, render: bool = True
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Render missing path-traced Petri frames into the "
-                                             "cache.")
-    ap.add_argument("--seeds", required=True,
-                    help="inclusive range, e.g. 3500000-3500099 (development "
-                         f"{DEV_SEEDS.start}-{DEV_SEEDS.stop - 1}, held out "
-                         f"{HELD_OUT_SEEDS.start}-{HELD_OUT_SEEDS.stop - 1})")
-    ap.add_argument("--size", default="1280x720", help="frame size WxH (default 1280x720)")
-    ap.add_argument("--spp", type=int, default=PetriSpec3D().spp, help="samples a pixel")
+    ap = cache_parser("Render missing path-traced Petri frames into the cache.",
+                      f"3500000-3500099 (development {DEV_SEEDS.start}-{DEV_SEEDS.stop - 1}, "
+                      f"held out {HELD_OUT_SEEDS.start}-{HELD_OUT_SEEDS.stop - 1})",
+                      "1280x720", PetriSpec3D().spp)
     args = ap.parse_args(argv)
-    got = seeds_and_size(args)
-    if got is None:
-        return 2
-    seeds, (w, h) = got
-    spec = PetriSpec3D(size=(w, h), spp=args.spp)
-    render_missing(seeds, lambda seed, render=True: cached_petri(seed, spec, render), "frames",
-                   scene_dir(spec))
-    return 0
+    return render_command(args, lambda size: PetriSpec3D(size=size, spp=args.spp),
+                          cached_petri, "frames", scene_dir)
 
 
 if __name__ == "__main__":
