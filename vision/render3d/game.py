@@ -11,7 +11,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, replace
 
-import cv2
 import numpy as np
 
 from companion.rules.peepwar.board import R_MM, cells_of, hexagon_mm
@@ -20,6 +19,7 @@ from vision.kit_layout import tile_slots
 from vision.render3d import meshes
 from vision.render3d.camera import Camera3D, framing_camera, table_to_world
 from vision.render3d.content import Layout, Tile, random_layout
+from vision.render3d.cover import cover_shares
 from vision.render3d.hands import random_hand
 from vision.render3d.lights import random_lights
 from vision.render3d.pieces import bean_mesh, egg_mesh, gather, peep_mesh
@@ -171,19 +171,9 @@ def _masks(index: np.ndarray, names: list[str]) -> dict[str, np.ndarray]:
 
 
 def _hand_cover(layout: Layout, cam: Camera3D, hand_px: np.ndarray) -> dict[str, float]:
-    cover = {}
-    w, h = cam.size
-    for t in layout.tiles:
-        for name in cells_of(t.hex):
-            px = cam.project(table_to_world(t.cell_outline(name), TILE_THICKNESS_MM))
-            poly = np.zeros((h, w), np.uint8)
-            cv2.fillPoly(poly, [np.round(px * 4).astype(np.int32)], 1, cv2.LINE_8, 2)
-            inside = poly.astype(bool)
-            if inside.any():
-                share = float(hand_px[inside].mean())
-                if share > 0:
-                    cover[name] = round(share, 4)
-    return cover
+    return cover_shares({name: cam.project(table_to_world(t.cell_outline(name),
+                                                          TILE_THICKNESS_MM))
+                         for t in layout.tiles for name in cells_of(t.hex)}, hand_px)
 
 
 def _out_of_frame(layout: Layout, cam: Camera3D, k1: float, k2: float) -> dict[str, float]:

@@ -52,6 +52,7 @@ from vision.peloponnesian.layout import (
 )
 from vision.render.peloponnesian import PeloFrame
 from vision.render3d.colours import kelvin_rgb, srgb_to_linear
+from vision.render3d.cover import cover_shares
 from vision.render3d.game import out_of_view
 from vision.render3d.hands import random_hand
 from vision.render3d.pelo_pieces import (
@@ -252,20 +253,6 @@ def _area_px(lay: MapLayout, pose: SheetPose, cam) -> dict[str, np.ndarray]:
     return out
 
 
-def _hand_cover(areas_px: dict[str, np.ndarray], hand_px: np.ndarray) -> dict[str, float]:
-    h, w = hand_px.shape
-    cover = {}
-    for a, px in areas_px.items():
-        poly = np.zeros((h, w), np.uint8)
-        cv2.fillPoly(poly, [np.round(px * 4).astype(np.int32)], 1, cv2.LINE_8, 2)
-        inside = poly.astype(bool)
-        if inside.any():
-            share = float(hand_px[inside].mean())
-            if share > 0:
-                cover[a] = round(share, 4)
-    return cover
-
-
 def _homography(pose: SheetPose, cam, sensor) -> np.ndarray:
     """Sheet mm -> frame px, fitted to the distorted projection of the (curled) paper."""
     gx, gy = np.meshgrid(np.linspace(0, pose.width_mm, 9), np.linspace(0, pose.height_mm, 7))
@@ -353,7 +340,7 @@ def render_pelo3d(seed: int, spec: PeloSpec3D | None = None, picture: bool = Tru
     for i, name in enumerate(names):
         if name in ("hands", "sleeves"):
             hand_px |= index == i + 1
-    cover = _hand_cover(_area_px(lay, pose, cam), hand_px)
+    cover = cover_shares(_area_px(lay, pose, cam), hand_px)
     frame = develop(linear, sensor, cam.focal_px, rng) if linear is not None else \
         np.zeros((spec.size[1], spec.size[0], 3), np.uint8)
 
