@@ -202,8 +202,9 @@ def main() -> None:
         ranges3d = (("development seeds", DEV_SEEDS.start),
                     ("held-out seeds", HELD_OUT_SEEDS.start))
         for title, start in ranges3d[:1] if args.tuning_only else ranges3d:
-            res = run_3d(range(start, start + args.frames), args.cached_only, args.verbose)
-            report(f"path-traced {title} {start}..{start + args.frames - 1}", res)
+            n = min(args.frames, len(DEV_SEEDS if start == DEV_SEEDS.start else HELD_OUT_SEEDS))
+            res = run_3d(range(start, start + n), args.cached_only, args.verbose)
+            report(f"path-traced {title} {start}..{start + n - 1}", res)
         return
     profiles = {(k, g): make_profile(k, g) for k in LAMPS for g in (True, False)}
     ranges = (("tuning seeds", 0), ("held-out seeds", HELD_OUT))

@@ -49,3 +49,17 @@ def test_empty_holes_of_a_players_colour_are_not_read_as_that_player(marbles):
                   and not data["holes"].get(n, {}).get("player")
                   and not data["holes"].get(n, {}).get("occluded")]
     assert len(empty_read) >= 0.9 * (len(HOLE_NAMES) - len(frame.pieces))
+
+
+def test_the_empty_holes_colour_is_not_learnt_from_too_few_holes() -> None:
+    # With 45 holes seen (a third are one player's marbles, the empty holes' colours
+    # spread), the tightest group could be those marbles and a few empty holes: no fit.
+    from vision.petri.read import _empty_look
+
+    rng = np.random.default_rng(0)
+    cols = np.vstack([rng.normal([0.3, 0.1, 0.4], 0.08, (30, 3)),
+                      np.tile([0.6, 0.25, 0.5], (15, 1)) + rng.normal(0, 0.002, (15, 3))])
+    assert _empty_look(cols, np.ones(45, bool)) is None
+    many = np.vstack([rng.normal([0.3, 0.1, 0.4], 0.02, (60, 3)), cols[30:]])
+    mean, _ = _empty_look(many, np.ones(75, bool))
+    assert np.allclose(mean, [0.3, 0.1, 0.4], atol=0.02)

@@ -45,6 +45,7 @@ RECT_PITCH = 20  # px between holes in the top-down picture
 PIECE_SHARE = 0.3  # share of a hole's middle in one player's colour: a piece
 DOUBT_SHARE = 0.15  # ... at least this much: a doubtful piece (low confidence, warning)
 EMPTY_NCC = 0.5  # correlation with the frame's empty holes above which a hole is empty
+EMPTY_GROUP = 20  # the group of holes the frame's empty-hole colour starts from, less one
 LOOKS_EMPTY = 3.0  # distance from the frame's empty holes' colour within which a hole is like them
 EMPTY_DOUBT = 0.4  # top confidence of a hole whose colour is a player's and also an empty hole's
 _LOOK_WEIGHT = np.array([1.0, 1.0, 0.5])  # lightness counts half: a lamp's falloff, a dish's shade
@@ -249,14 +250,16 @@ def _hole_colours(blurred: np.ndarray, gains: np.ndarray) -> np.ndarray:
 def _empty_look(cols: np.ndarray, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """The colour of this frame's empty holes (mean, inverse covariance of the features).
 
-    A player has at most 15 pieces, so the tightest group of 20 holes' colours is the
-    board's own empty holes (a dish, a drilled hole, a printed ring); the group is then
-    widened to every hole within LOOKS_EMPTY of it and refitted."""
+    A player has at most 15 pieces, so the tightest group of EMPTY_GROUP + 1 holes'
+    colours is the board's own empty holes (a dish, a drilled hole, a printed ring); the
+    group is then widened to every hole within LOOKS_EMPTY of it and refitted. None when
+    fewer than three times EMPTY_GROUP holes are seen (a board mostly out of view or under
+    a hand): there the tightest group may be one player's pieces and a few empty holes."""
     idx = np.nonzero(ok)[0]
-    if len(idx) < 30:
+    k = EMPTY_GROUP
+    if len(idx) < 3 * k:  # the empty holes might not outnumber one player's pieces enough
         return None
     x = cols[idx]
-    k = min(20, len(idx) // 3)
     d = np.linalg.norm((x[:, None] - x[None]) * _LOOK_WEIGHT, axis=2)
     members = np.argsort(d[np.argmin(np.sort(d, axis=1)[:, k])])[:k + 1]
     mean, inv = x.mean(axis=0), np.eye(3)
@@ -401,6 +404,7 @@ def read_board(frame: np.ndarray, print_colours: PieceColours, card_white: np.nd
     # empty (doubtfully) when its pattern is an empty hole's, else the piece, doubtfully.
     cols = _hole_colours(blurred, gains)
     look = _empty_look(cols, view & (foreign < FOREIGN_SHARE))
+    like_empty: set[int] = set()
     if look is not None and plain.sum() >= 5:
         like = _mahalanobis(cols, *look) < LOOKS_EMPTY
         if surface is not None:
@@ -413,6 +417,7 @@ def read_board(frame: np.ndarray, print_colours: PieceColours, card_white: np.nd
                 conf[i] = min(float(np.clip((ncc[i] - 0.3) / 0.4, 0.0, 1.0)), EMPTY_DOUBT)
             else:
                 conf[i] = min(conf[i], EMPTY_DOUBT)
+                like_empty.add(i)  # still the player's, doubtfully: named in a warning
     t2 = time.perf_counter()
 
     turn_known = kind == "print"
@@ -447,6 +452,8 @@ def read_board(frame: np.ndarray, print_colours: PieceColours, card_white: np.nd
             hidden.append(i)
         elif s:
             holes[name] = {"player": s, "confidence": round(min(float(conf[i]), cap), 2)}
+            if i in like_empty:
+                doubtful.append(name)
         elif conf[i] < 0.5:
             holes[name] = {"confidence": round(float(conf[i]), 2)}  # empty, doubtfully
             doubtful.append(name)
