@@ -8,6 +8,7 @@ import pytest
 
 from calibration.profile import Profile
 from vision.errors import VisionError
+from vision.geometry import apply_h
 from vision.petri.holes import HOLE_NAMES
 from vision.petri.reader import PetriReader, make_reader
 from vision.render.layers import table_texture
@@ -104,6 +105,24 @@ def test_a_board_half_out_of_view_reports_those_holes_occluded(marbles):
     occluded = [h for h, r in data["holes"].items() if r.get("occluded")]
     assert len(occluded) >= 121 - seen
     assert wrong_holes_in_view(frame, data) == []
+
+
+def test_a_board_seen_only_in_its_middle_reads_every_hole_doubtfully(marbles):
+    # Only the middle of a plain board in view: the lattice is found, but which holes of
+    # the star these are cannot be told (any shift by a hole fits as well), so every hole
+    # would carry a neighbour's name as readily as its own. Nothing is read as sure.
+    frame = render_petri(4, style="wood", kelvin=KELVIN, hand=False)
+    centre = apply_h(frame.homography, np.zeros((1, 2)))[0]
+    step = np.linalg.norm(apply_h(frame.homography, np.array([[frame.pitch_mm, 0.0]]))[0]
+                          - centre)
+    r, (x, y) = round(3.5 * step), centre.round().astype(int)
+    crop = np.ascontiguousarray(frame.image[y - r:y + r, x - r:x + r])
+    data = PetriReader(marbles, homes=frame.homes).read(crop)
+    assert any("where the holes lie on the star is uncertain" in w for w in data["warnings"])
+    seen = {h: e for h, e in data["holes"].items() if not e.get("occluded")}
+    empties = [e for e in seen.values() if "player" not in e]
+    assert len(seen) >= 20 and len(empties) >= 5  # empty holes are listed, with their doubt
+    assert all(e["confidence"] <= 0.3 for e in seen.values())
 
 
 def wrong_holes_in_view(frame: PetriFrame, data: dict) -> list[str]:

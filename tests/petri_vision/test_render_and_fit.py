@@ -74,6 +74,27 @@ def test_the_lattice_is_found_with_holes_missing_and_clutter(tilt):
     assert d.max() < 1.0
 
 
+@pytest.mark.parametrize("tilt", [0.0, 30.0])
+def test_the_lattice_is_found_on_a_grainy_table_whose_specks_lie_closer_than_the_holes(tilt):
+    # A wood-grain or speckled table gives hundreds of dark specks, most of them nearer
+    # each other than two holes are: the holes' nearest neighbours are specks, so the
+    # lattice cannot be guessed from the typical nearest distance.
+    rng = np.random.default_rng(7 + int(tilt))
+    h = _view(tilt)
+    pts = apply_h(h, HOLE_QR)
+    keep = rng.uniform(size=len(pts)) > 0.3
+    specks = rng.uniform((0, 0), (1280, 720), size=(900, 2))
+    cloud = np.vstack([pts[keep], specks])
+    d = np.linalg.norm(cloud[:, None] - cloud[None], axis=2)
+    np.fill_diagonal(d, np.inf)
+    step = np.median(np.linalg.norm(apply_h(h, HOLE_QR + [1, 0]) - pts, axis=1))
+    assert np.median(d.min(axis=1)) < step / 1.6  # the case: specks nearer than holes
+    fit = fit_lattice(cloud, rng)
+    assert fit is not None
+    got = apply_h(fit.homography, HOLE_QR)
+    assert np.linalg.norm(got[:, None] - pts[None], axis=2).min(axis=1).max() < 1.5
+
+
 def test_too_few_points_are_no_board():
     assert fit_lattice(np.random.default_rng(0).uniform(0, 500, (8, 2)),
                        np.random.default_rng(0)) is None

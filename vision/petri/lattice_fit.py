@@ -39,7 +39,7 @@ class LatticeFit:
 
     homography: np.ndarray
     points: int  # candidate points it explains
-    shift_margin: float  # score gap to the next best position on the star (0: ambiguous)
+    shift_margin: int  # holes more on the star than at the next best position (0: ambiguous)
     pitch_px: float
 
 
@@ -130,39 +130,95 @@ def _grow(h0: np.ndarray, pts: np.ndarray) -> tuple[np.ndarray, int]:
     return h, count
 
 
+def _local_scores(us: np.ndarray, vs: np.ndarray, rel: np.ndarray) -> np.ndarray:
+    """For local lattices with steps ``us``, ``vs`` (n x 2) through the origin, the points
+    ``rel`` (m x 2, relative to the origin, all within the same reach) that lie on a node,
+    less those on a triangle's centre between nodes: clutter falls on both alike (twice as
+    much on the centres, which are twice as many), a lattice's holes only on its nodes. A
+    hypothesis through clutter scores below zero; one at twice the step explains a quarter
+    of the holes in reach."""
+    det = us[:, 0] * vs[:, 1] - us[:, 1] * vs[:, 0]
+    inv = np.stack([np.stack([vs[:, 1], -vs[:, 0]], 1), np.stack([-us[:, 1], us[:, 0]], 1)],
+                   1) / det[:, None, None]  # n x 2 x 2
+    lat = inv @ rel.T  # n x 2 x m
+    scores = np.zeros(len(us), int)
+    for offset, sign in ((0.0, 1), (1 / 3, -1), (2 / 3, -1)):
+        x = lat - offset
+        x -= np.round(x)
+        scores += sign * (np.einsum("nim,nim->nm", x, x) < 0.04).sum(axis=1)
+    return scores
+
+
+def _reduced(us: np.ndarray, vs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each basis (u, v) of a lattice as its two shortest steps 60 degrees apart, u to v
+    turning the same way as before (Lagrange-Gauss reduction). A step to a second
+    neighbour (one hole over, the next along) makes a basis of the same lattice that
+    explains the same points, but in it the star is sheared: only the shortest steps
+    name the holes as the star has them."""
+    us, vs = us.copy(), vs.copy()
+    for _ in range(4):  # the neighbours' pairs are a step or two from reduced
+        swap = np.einsum("ij,ij->i", us, us) > np.einsum("ij,ij->i", vs, vs)
+        us[swap], vs[swap] = vs[swap].copy(), us[swap].copy()
+        m = np.round(np.einsum("ij,ij->i", us, vs) / np.einsum("ij,ij->i", us, us))
+        vs -= m[:, None] * us
+    obtuse = np.einsum("ij,ij->i", us, vs) < 0
+    vs[obtuse] += us[obtuse]  # 120 degrees apart: u + v is the step 60 degrees from u
+    flip = us[:, 0] * vs[:, 1] - us[:, 1] * vs[:, 0] < 0
+    us[flip], vs[flip] = vs[flip].copy(), us[flip].copy()
+    return us, vs
+
+
+def _hypotheses(pts: np.ndarray, idx: np.ndarray, which: np.ndarray) -> list[np.ndarray]:
+    """For each point of ``which``, the local lattice (it and two neighbours 35-88
+    degrees apart, among its eight nearest) that scores best by :func:`_local_scores`.
+    No scale is assumed: the nearest neighbours of a hole may be clutter (a grainy table)
+    and its lattice neighbours further off."""
+    which = np.asarray(which, int)
+    steps = pts[idx[which]] - pts[which][:, None, :]  # w x 8 x 2
+    k = steps.shape[1]
+    us = np.repeat(steps, k, axis=1).reshape(-1, 2)  # every ordered pair of neighbours
+    vs = np.tile(steps, (1, k, 1)).reshape(-1, 2)
+    owner = np.repeat(np.arange(len(which)), k * k)
+    cross = us[:, 0] * vs[:, 1] - us[:, 1] * vs[:, 0]
+    lu, lv = np.hypot(*us.T), np.hypot(*vs.T)
+    ratio = lu / np.maximum(lv, 1e-9)
+    cosang = np.einsum("ij,ij->i", us, vs) / np.maximum(lu * lv, 1e-9)
+    ok = ((cross > 0) & (ratio > 0.55) & (ratio < 1.8)
+          & (cosang < math.cos(math.radians(35))) & (cosang > math.cos(math.radians(88))))
+    us, vs = _reduced(us[ok], vs[ok])
+    owner = owner[ok]
+    out: list[tuple[int, np.ndarray]] = []
+    for n, i in enumerate(which):
+        mine = owner == n
+        if not mine.any():
+            continue
+        p = pts[i]
+        # Only points within reach of the two-step neighbourhood can score.
+        rel = pts - p
+        rel = rel[np.hypot(*rel.T) < 3.2 * np.hypot(*steps[n, -1])]
+        scores = _local_scores(us[mine], vs[mine], rel)
+        j = int(np.argmax(scores))
+        u, v = us[mine][j], vs[mine][j]
+        out.append((int(scores[j]), np.array([[u[0], v[0], p[0]], [u[1], v[1], p[1]],
+                                               [0, 0, 1]])))
+    out.sort(key=lambda t: -t[0])
+    return [h for _, h in out]
+
+
 def fit_lattice(pts: np.ndarray, rng: np.random.Generator, tries: int = 24) -> LatticeFit | None:
     """The best lattice through ``pts`` (pixels), placed on the star; None if none is found."""
     if len(pts) < MIN_POINTS:
         return None
-    idx, dist = _neighbours(pts)
-    nn = np.median(dist[:, 0])
-    hyps = []
-    for i in rng.permutation(len(pts))[: tries * 3]:
-        p = pts[i]
-        near = [j for j, d in zip(idx[i], dist[i], strict=True) if d < 1.6 * nn]
-        found = False
-        for a in near:
-            for b in near:
-                u, v = pts[a] - p, pts[b] - p
-                cross = u[0] * v[1] - u[1] * v[0]
-                lu, lv = np.hypot(*u), np.hypot(*v)
-                if cross <= 0 or not 0.55 < lu / lv < 1.8:
-                    continue
-                ang = math.degrees(math.acos(np.clip(u @ v / (lu * lv), -1, 1)))
-                if 35 < ang < 88:
-                    hyps.append(np.array([[u[0], v[0], p[0]], [u[1], v[1], p[1]], [0, 0, 1]]))
-                    found = True
-                    break
-            if found:
-                break
-        if len(hyps) >= tries:
-            break
-    scores = [len(_assign(h, pts, 0.2, 2, unique=False)[0]) for h in hyps]
+    idx, _ = _neighbours(pts, k=8)
+    order = rng.permutation(len(pts))[: 3 * tries]
     best: tuple[int, np.ndarray] | None = None
-    for j in np.argsort(scores)[::-1][:4]:
-        h, count = _grow(hyps[j], pts)
-        if count and (best is None or count > best[0]):
-            best = (count, h)
+    # Batches of points: a clean frame's board is found from the first; a cluttered one
+    # (a grainy or patterned table) may need all three to sample enough holes.
+    for start in range(0, len(order), tries):
+        for h0 in _hypotheses(pts, idx, order[start:start + tries])[:2]:
+            h, count = _grow(h0, pts)
+            if count and (best is None or count > best[0]):
+                best = (count, h)
         if best is not None and best[0] >= 0.8 * len(pts):
             break  # explains nearly every point: no other hypothesis can do much better
     if best is None or best[0] < MIN_POINTS:
@@ -182,7 +238,7 @@ def fit_lattice(pts: np.ndarray, rng: np.random.Generator, tries: int = 24) -> L
     t = np.array([[1, 0, -shift[0]], [0, 1, -shift[1]], [0, 0, 1]], float)
     hb = h @ t
     step = np.linalg.norm(apply_h(hb, np.array([[1.0, 0.0]])) - apply_h(hb, np.zeros((1, 2))))
-    return LatticeFit(hb / hb[2, 2], len(inl), margin, float(step))
+    return LatticeFit(hb / hb[2, 2], len(inl), int(margin), float(step))
 
 
 _STAR_PAD = 17  # the star's grid is padded so any shift of a 17-wide point set fits
@@ -190,9 +246,10 @@ _STAR_MASK = np.pad(_ON_STAR[_GRID - 8:_GRID + 9, _GRID - 8:_GRID + 9].astype(np
                     _STAR_PAD)
 
 
-def _place_on_star(nodes: np.ndarray) -> tuple[tuple[int, int], float]:
+def _place_on_star(nodes: np.ndarray) -> tuple[tuple[int, int], int]:
     """The shift putting the most lattice points on the star and fewest off it, and its
-    score's lead over the next best shift (score = on - 2 off = 3 on - 2 n).
+    lead over the next best shift in points on the star (the score, on - 2 off = 3 on - 2 n,
+    ranks the shifts alike).
 
     Points far from the bulk (clutter beyond the board that happens to fall on the
     lattice) are left out first: no shift can put them on the star with the rest.
@@ -201,11 +258,11 @@ def _place_on_star(nodes: np.ndarray) -> tuple[tuple[int, int], float]:
     d = nodes - mid
     nodes = nodes[np.max(np.abs(np.c_[d, d.sum(axis=1)]), axis=1) <= 13]
     if len(nodes) == 0:
-        return (0, 0), 0.0
+        return (0, 0), 0
     lo = nodes.min(axis=0)
     span = nodes.max(axis=0) - lo
     if span.max() > 2 * _STAR_PAD:
-        return (0, 0), 0.0
+        return (0, 0), 0
     occ = np.zeros((span[0] + 1, span[1] + 1), np.float32)
     occ[nodes[:, 0] - lo[0], nodes[:, 1] - lo[1]] = 1
     on = cv2.matchTemplate(_STAR_MASK, occ, cv2.TM_CCORR)  # on[i, j]: occ placed at (i, j)
@@ -213,7 +270,7 @@ def _place_on_star(nodes: np.ndarray) -> tuple[tuple[int, int], float]:
     i, j = np.unravel_index(int(np.argmax(on)), on.shape)
     # Grid index i holds star q = i - _STAR_PAD - 8 for the point at lo: shift = that - lo.
     shift = (int(i - _STAR_PAD - 8 - lo[0]), int(j - _STAR_PAD - 8 - lo[1]))
-    margin = 3.0 * float(flat[0] - flat[1]) if len(flat) > 1 else 3.0 * float(flat[0])
+    margin = round(float(flat[0] - flat[1])) if len(flat) > 1 else round(float(flat[0]))
     return shift, margin
 
 

@@ -48,6 +48,7 @@ EMPTY_NCC = 0.5  # correlation with the frame's empty holes above which a hole i
 EMPTY_GROUP = 20  # the group of holes the frame's empty-hole colour starts from, less one
 LOOKS_EMPTY = 3.0  # distance from the frame's empty holes' colour within which a hole is like them
 EMPTY_DOUBT = 0.4  # top confidence of a hole whose colour is a player's and also an empty hole's
+PLACEMENT_LEAD = 3  # holes more on the star than at the next placement for the names to be sure
 _LOOK_WEIGHT = np.array([1.0, 1.0, 0.5])  # lightness counts half: a lamp's falloff, a dish's shade
 _LOOK_FLOOR = np.array([0.03, 0.03, 0.06])  # least spread of the empty holes' colour
 
@@ -118,8 +119,9 @@ def find_printed(frame: np.ndarray) -> tuple[np.ndarray | None, int]:
 
 
 def find_plain(frame: np.ndarray, table: np.ndarray | None, seed: int = 0
-               ) -> tuple[np.ndarray | None, list[str]]:
-    """Lattice -> frame homography of a board without markers (up to a turn)."""
+               ) -> tuple[np.ndarray | None, list[str], bool]:
+    """Lattice -> frame homography of a board without markers (up to a turn), warnings,
+    and whether where the holes lie on the star is in doubt."""
     h, w = frame.shape[:2]
     f = max(1.0, w / DETECT_WIDTH)
     small = cv2.resize(frame, (round(w / f), round(h / f)), interpolation=cv2.INTER_AREA) \
@@ -128,14 +130,18 @@ def find_plain(frame: np.ndarray, table: np.ndarray | None, seed: int = 0
     pts = candidate_points(small, players)
     fit = fit_lattice(pts, np.random.default_rng(seed))
     if fit is None:
-        return None, []
+        return None, [], False
     warnings = []
-    if fit.shift_margin < 3:
+    # A lead of a point or two over the next placement is a stray blob's worth: a hand over
+    # the board's edge or a lens's bend leaves that much, and the names would then be off by
+    # a hole.
+    placed_in_doubt = fit.shift_margin < PLACEMENT_LEAD
+    if placed_in_doubt:
         warnings.append("where the holes lie on the star is uncertain (too little of the "
-                        "board's outline is in view)")
+                        "board's outline is in view): every hole is read doubtfully")
     scale = np.array([[f, 0, 0.5 * f - 0.5], [0, f, 0.5 * f - 0.5], [0, 0, 1]])
     hq = scale @ fit.homography
-    return hq / hq[2, 2], warnings
+    return hq / hq[2, 2], warnings, placed_in_doubt
 
 
 def _paper_gains(rect: np.ndarray) -> np.ndarray | None:
@@ -344,11 +350,12 @@ def read_board(frame: np.ndarray, print_colours: PieceColours, card_white: np.nd
         return Reading(data, None)
     hq, seen = find_printed(frame)
     kind = "print"
+    placed_in_doubt = False
     if hq is None:
         kind = "plain"
         if seen == 1:
             warnings.append("only one of the printed board's markers is in view")
-        hq, more = find_plain(frame, table)
+        hq, more, placed_in_doubt = find_plain(frame, table)
         warnings += more
     t1 = time.perf_counter()
     if hq is None:
@@ -432,6 +439,10 @@ def read_board(frame: np.ndarray, print_colours: PieceColours, card_white: np.nd
     names = [f"{a},{b}" for a, b in (rotate(int(q), int(r), turn) for q, r in HOLE_QR)]
     hq_board = board_homography(hq, turn)
     cap = DOUBT_CONFIDENCE if decided.how == "doubt" else 1.0
+    # Holes placed on the star one step off would each carry a neighbour's name: every
+    # reading, empty holes too, is only as sure as the placement.
+    empty_cap = DOUBT_CONFIDENCE if placed_in_doubt else 1.0
+    cap = min(cap, empty_cap)
 
     holes: dict[str, Any] = {}
     hidden, strangers, doubtful = [], [], []
@@ -454,9 +465,11 @@ def read_board(frame: np.ndarray, print_colours: PieceColours, card_white: np.nd
             holes[name] = {"player": s, "confidence": round(min(float(conf[i]), cap), 2)}
             if i in like_empty:
                 doubtful.append(name)
-        elif conf[i] < 0.5:
-            holes[name] = {"confidence": round(float(conf[i]), 2)}  # empty, doubtfully
-            doubtful.append(name)
+        elif min(conf[i], empty_cap) < 0.5:
+            # empty, doubtfully
+            holes[name] = {"confidence": round(float(min(conf[i], empty_cap)), 2)}
+            if empty_cap == 1.0:
+                doubtful.append(name)
     out = int((~view).sum())
     if out:
         warnings.append(f"{out} of the 121 holes are out of view")
