@@ -468,7 +468,7 @@ def read_board(frame: np.ndarray, print_colours: PieceColours, card_white: np.nd
         elif min(conf[i], empty_cap) < 0.5:
             # empty, doubtfully
             holes[name] = {"confidence": round(float(min(conf[i], empty_cap)), 2)}
-            if empty_cap == 1.0:
+            if not placed_in_doubt:  # the warning already says every hole is in doubt
                 doubtful.append(name)
     out = int((~view).sum())
     if out:
