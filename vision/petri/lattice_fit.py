@@ -3,15 +3,17 @@
 1. Candidate hole centres: dark round blobs (empty holes) and blobs of a player's
    colour (pieces), found on a frame shrunk to about 640 pixels across.
 2. The triangular lattice: hypotheses from a point and two of its neighbours
-   (a local affine map, the two steps 60 degrees apart on the board), each grown
-   by refitting a homography from lattice to image on every point it explains,
-   outwards ring by ring; the hypothesis explaining most points wins. Hands and
+   (a local affine map, reduced to the two shortest steps, 60 degrees apart on the
+   board), scored by the points on their nodes less those between them; the best are
+   grown by refitting a homography from lattice to image on every point it explains,
+   outwards ring by ring, and the one explaining most points wins. Hands and
    pieces hide holes, so nothing needs to be seen but a good share of the star.
 3. Where on the star the points lie: the integer shift that puts the most points
-   on the star's holes and fewest off it (the star's outline is not a lattice's).
+   on the star's holes and fewest off it (the star's outline is not a lattice's),
+   and its lead over the next shift, which says how sure the holes' names are.
 
 The lattice is found up to a turn of 60 degrees, which only the players' homes
-(or the caller's convention) can settle; see :mod:`vision.petri.board_find`.
+(or the game, or the caller's convention) can settle; see :mod:`vision.petri.turn`.
 """
 
 from __future__ import annotations
@@ -91,11 +93,11 @@ def _neighbours(pts: np.ndarray, k: int = 7) -> tuple[np.ndarray, np.ndarray]:
     return idx, np.take_along_axis(d, idx, axis=1)
 
 
-def _assign(h: np.ndarray, pts: np.ndarray, tol: float, radius: float | None,
-            unique: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """Points within ``tol`` (share of the local step) of a lattice node, and those nodes;
-    with ``radius``, only nodes that far (lattice steps) from the origin; with ``unique``,
-    one point per node (the closest)."""
+def _assign(h: np.ndarray, pts: np.ndarray, tol: float, radius: float | None
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """Points within ``tol`` (share of the local step) of a lattice node, one per node
+    (the closest), and those nodes; with ``radius``, only nodes that far (lattice steps)
+    from the origin."""
     lat = apply_h(np.linalg.inv(h), pts)
     node = np.round(lat)
     # The error in lattice units is the pixel error over the local step, to first order.
@@ -104,7 +106,7 @@ def _assign(h: np.ndarray, pts: np.ndarray, tol: float, radius: float | None,
     if radius is not None:
         ok &= np.max(np.abs(np.c_[node, node.sum(axis=1)]), axis=1) <= radius
     idx = np.nonzero(ok)[0]
-    if unique and len(idx):
+    if len(idx):
         idx = idx[np.argsort(err[idx])]
         key = (node[idx, 0] + 64) * 256 + node[idx, 1] + 64
         _, first = np.unique(key, return_index=True)
