@@ -134,7 +134,8 @@ def _grow(h0: np.ndarray, pts: np.ndarray) -> tuple[np.ndarray, int]:
 
 def _local_scores(us: np.ndarray, vs: np.ndarray, rel: np.ndarray) -> np.ndarray:
     """For local lattices with steps ``us``, ``vs`` (n x 2) through the origin, the points
-    ``rel`` (m x 2, relative to the origin, all within the same reach) that lie on a node,
+    ``rel`` (n x m x 2, each lattice's own, relative to its origin, within its reach; NaN
+    for none) that lie on a node,
     less those on a triangle's centre between nodes: clutter falls on both alike (twice as
     much on the centres, which are twice as many), a lattice's holes only on its nodes. A
     hypothesis through clutter scores below zero; one at twice the step explains a quarter
@@ -142,7 +143,7 @@ def _local_scores(us: np.ndarray, vs: np.ndarray, rel: np.ndarray) -> np.ndarray
     det = us[:, 0] * vs[:, 1] - us[:, 1] * vs[:, 0]
     inv = np.stack([np.stack([vs[:, 1], -vs[:, 0]], 1), np.stack([-us[:, 1], us[:, 0]], 1)],
                    1) / det[:, None, None]  # n x 2 x 2
-    lat = inv @ rel.T  # n x 2 x m
+    lat = inv @ np.swapaxes(rel, -1, -2)  # n x 2 x m
     scores = np.zeros(len(us), int)
     for offset, sign in ((0.0, 1), (1 / 3, -1), (2 / 3, -1)):
         x = lat - offset
@@ -189,18 +190,23 @@ def _hypotheses(pts: np.ndarray, idx: np.ndarray, which: np.ndarray) -> list[np.
           & (cosang < math.cos(math.radians(35))) & (cosang > math.cos(math.radians(88))))
     us, vs = _reduced(us[ok], vs[ok])
     owner = owner[ok]
+    if not len(owner):
+        return []
+    # Each sampled point's neighbourhood, padded to one length with points that fall on
+    # nothing (NaN), so that every pair of every point is scored at once.
+    rel = pts[None, :, :] - pts[which][:, None, :]  # w x N x 2
+    reach = 3.2 * np.hypot(*steps[:, -1].T)
+    near = np.hypot(rel[..., 0], rel[..., 1]) < reach[:, None]
+    width = int(near.sum(axis=1).max())
+    order = np.argsort(~near, axis=1, kind="stable")[:, :width]
+    local = np.take_along_axis(rel, order[..., None], axis=1)
+    local[~np.take_along_axis(near, order, axis=1)] = np.nan
+    scores = _local_scores(us, vs, local[owner])
     out: list[tuple[int, np.ndarray]] = []
-    for n, i in enumerate(which):
-        mine = owner == n
-        if not mine.any():
-            continue
-        p = pts[i]
-        # Only points within reach of the two-step neighbourhood can score.
-        rel = pts - p
-        rel = rel[np.hypot(*rel.T) < 3.2 * np.hypot(*steps[n, -1])]
-        scores = _local_scores(us[mine], vs[mine], rel)
-        j = int(np.argmax(scores))
-        u, v = us[mine][j], vs[mine][j]
+    for n in np.unique(owner):
+        mine = np.nonzero(owner == n)[0]
+        j = mine[int(np.argmax(scores[mine]))]
+        u, v, p = us[j], vs[j], pts[which[n]]
         out.append((int(scores[j]), np.array([[u[0], v[0], p[0]], [u[1], v[1], p[1]],
                                                [0, 0, 1]])))
     out.sort(key=lambda t: -t[0])
