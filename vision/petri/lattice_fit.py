@@ -246,7 +246,7 @@ def fit_lattice(pts: np.ndarray, rng: np.random.Generator, tries: int = 24) -> L
     t = np.array([[1, 0, -shift[0]], [0, 1, -shift[1]], [0, 0, 1]], float)
     hb = h @ t
     step = np.linalg.norm(apply_h(hb, np.array([[1.0, 0.0]])) - apply_h(hb, np.zeros((1, 2))))
-    return LatticeFit(hb / hb[2, 2], len(inl), int(margin), float(step))
+    return LatticeFit(hb / hb[2, 2], len(inl), margin, float(step))
 
 
 _STAR_PAD = 17  # the star's grid is padded so any shift of a 17-wide point set fits

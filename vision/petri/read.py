@@ -211,7 +211,14 @@ def _foreign(blurred: np.ndarray, colours: PieceColours, gains: np.ndarray,
     return foreign.reshape(px.shape[:2]).mean(axis=1)
 
 
-def _classify(blurred: np.ndarray, colours: PieceColours, gains: np.ndarray,
+def _core(blurred: np.ndarray, gains: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each hole's middle: its pixels (121, M, 3) and their features (121 * M, 3)."""
+    pts = _CENTRES[:, None, :] + _CORE[None, :, :]
+    px = blurred[pts[..., 1], pts[..., 0]]
+    return px, pixel_features(px.reshape(-1, 3), gains)
+
+
+def _classify(px: np.ndarray, feats: np.ndarray, colours: PieceColours,
               table: np.ndarray | None, surface: tuple[np.ndarray, np.ndarray] | None
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per hole: best player index, its share of the hole's middle, the runner-up's share.
@@ -220,11 +227,8 @@ def _classify(blurred: np.ndarray, colours: PieceColours, gains: np.ndarray,
     to it than to the board's surface (a wooden board can be as orange as a marble's
     shaded side)."""
     n_p = len(colours.players)
-    pts = _CENTRES[:, None, :] + _CORE[None, :, :]
-    px = blurred[pts[..., 1], pts[..., 0]]  # (121, M, 3)
     shares = np.zeros((len(HOLE_NAMES), max(n_p, 1)))
     if n_p:
-        feats = pixel_features(px.reshape(-1, 3), gains)
         if table is not None:  # the reader's table is for exactly these gains
             best = player_map(px, table).reshape(-1).astype(int)
         else:
@@ -246,11 +250,9 @@ def _classify(blurred: np.ndarray, colours: PieceColours, gains: np.ndarray,
     return order[:, 0], top, second
 
 
-def _hole_colours(blurred: np.ndarray, gains: np.ndarray) -> np.ndarray:
-    """(121, 3) the median features of each hole's middle."""
-    pts = _CENTRES[:, None, :] + _CORE[None, :, :]
-    px = blurred[pts[..., 1], pts[..., 0]]
-    return np.median(pixel_features(px.reshape(-1, 3), gains).reshape(*px.shape[:2], 3), axis=1)
+def _hole_colours(feats: np.ndarray) -> np.ndarray:
+    """(121, 3) the median features of each hole's middle (``feats`` from :func:`_core`)."""
+    return np.median(feats.reshape(len(HOLE_NAMES), -1, 3), axis=1)
 
 
 def _empty_look(cols: np.ndarray, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
@@ -382,7 +384,8 @@ def read_board(frame: np.ndarray, print_colours: PieceColours, card_white: np.nd
     blurred = cv2.blur(rect, (3, 3))
     surface = _surface(rect, gains)
     table = None if kind == "print" else table  # the table is for the card's white
-    best, top, second = _classify(blurred, colours, gains, table, surface)
+    core_px, core_feats = _core(blurred, gains)
+    best, top, second = _classify(core_px, core_feats, colours, table, surface)
     foreign = _foreign(blurred, colours, gains, surface, table)
     states = ["?"] * len(HOLE_NAMES)
     conf = np.zeros(len(HOLE_NAMES))
@@ -409,7 +412,7 @@ def read_board(frame: np.ndarray, print_colours: PieceColours, card_white: np.nd
     # A hole of a player's colour that is also the colour of this frame's empty holes
     # (varnished wood under a warm lamp, a home's coloured plastic) is no confident piece:
     # empty (doubtfully) when its pattern is an empty hole's, else the piece, doubtfully.
-    cols = _hole_colours(blurred, gains)
+    cols = _hole_colours(core_feats)
     look = _empty_look(cols, view & (foreign < FOREIGN_SHARE))
     like_empty: set[int] = set()
     if look is not None and plain.sum() >= 5:
@@ -441,8 +444,8 @@ def read_board(frame: np.ndarray, print_colours: PieceColours, card_white: np.nd
     cap = DOUBT_CONFIDENCE if decided.how == "doubt" else 1.0
     # Holes placed on the star one step off would each carry a neighbour's name: every
     # reading, empty holes too, is only as sure as the placement.
-    empty_cap = DOUBT_CONFIDENCE if placed_in_doubt else 1.0
-    cap = min(cap, empty_cap)
+    placement_cap = DOUBT_CONFIDENCE if placed_in_doubt else 1.0
+    cap = min(cap, placement_cap)
 
     holes: dict[str, Any] = {}
     hidden, strangers, doubtful = [], [], []
@@ -465,9 +468,9 @@ def read_board(frame: np.ndarray, print_colours: PieceColours, card_white: np.nd
             holes[name] = {"player": s, "confidence": round(min(float(conf[i]), cap), 2)}
             if i in like_empty:
                 doubtful.append(name)
-        elif min(conf[i], empty_cap) < 0.5:
+        elif min(conf[i], placement_cap) < 0.5:
             # empty, doubtfully
-            holes[name] = {"confidence": round(float(min(conf[i], empty_cap)), 2)}
+            holes[name] = {"confidence": round(float(min(conf[i], placement_cap)), 2)}
             if not placed_in_doubt:  # the warning already says every hole is in doubt
                 doubtful.append(name)
     out = int((~view).sum())
