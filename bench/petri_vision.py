@@ -53,24 +53,12 @@ import numpy as np  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from calibration.colour import CalibrationError, calibrate_card  # noqa: E402
-from calibration.profile import Profile  # noqa: E402
+from calibration.colour import CalibrationError  # noqa: E402
 from vision.petri.holes import HOLE_NAMES  # noqa: E402
 from vision.petri.reader import PetriReader  # noqa: E402
-from vision.render.petri import PLAYERS, STYLES, PetriFrame, render_card, render_petri  # noqa: E402
+from vision.render.petri import LAMPS, STYLES, PetriFrame, card_profile, frame_spec, render_petri  # noqa: E402
 
-LAMPS = (3000.0, 4500.0, 6500.0)
 HELD_OUT = 1_000_000
-
-
-def frame_spec(seed: int) -> tuple[str, float]:
-    return STYLES[seed % 3], LAMPS[(seed // 3) % 3]
-
-
-def make_profile(kelvin: float, glass: bool) -> Profile:
-    keys = list(PLAYERS)
-    found = calibrate_card(render_card(int(kelvin) + glass, keys, kelvin, glass), keys)
-    return Profile(keys, found.models, extra={"card_white": found.white.tolist()})
 
 
 def score(frame: PetriFrame, data: dict) -> tuple[int, int, int, list[str]]:
@@ -206,7 +194,7 @@ def main() -> None:
             res = run_3d(range(start, start + n), args.cached_only, args.verbose)
             report(f"path-traced {title} {start}..{start + n - 1}", res)
         return
-    profiles = {(k, g): make_profile(k, g) for k in LAMPS for g in (True, False)}
+    profiles = {(k, g): card_profile(k, g) for k in LAMPS for g in (True, False)}
     ranges = (("tuning seeds", 0), ("held-out seeds", HELD_OUT))
     for title, start in ranges[:1] if args.tuning_only else ranges:
         res = run(range(start, start + args.frames), profiles, args.verbose)

@@ -140,7 +140,7 @@ def test_the_bench_reads_and_scores_cached_3d_frames(tmp_path, monkeypatch) -> N
     spec = importlib.util.spec_from_file_location("petri_bench", root / "bench/petri_vision.py")
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
-    profile = bench.make_profile(4500.0, True)
+    profile = bench.card_profile(4500.0, True)
     monkeypatch.setattr(petri_card, "set_profile", lambda name: profile)
     seed = SEEDS[1]
     scene = render_petri3d(seed, PetriSpec3D(size=(640, 360), spp=2))

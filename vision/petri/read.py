@@ -34,7 +34,9 @@ import numpy as np
 
 from vision.geometry import apply_h
 from vision.markers import detect_markers
+from vision.petri import hole_model
 from vision.petri.colours import PieceColours, colour_table, pixel_features, player_map
+from vision.petri.hole_model import HoleMeasures, evidence, judge
 from vision.petri.holes import HOLE_NAMES, HOLE_QR, lattice_to_mm, ring, rotate
 from vision.petri.lattice_fit import DETECT_WIDTH, candidate_points, fit_lattice
 from vision.petri.print_board import board_layout
@@ -69,6 +71,8 @@ class Reading:
     data: dict[str, Any]
     view: BoardView | None
     states: dict[str, str] = field(default_factory=dict)  # hole -> player / "" / "?"
+    measures: HoleMeasures | None = None  # in the fitted lattice's order, before the turn
+    names: list[str] = field(default_factory=list)  # board names of the fitted holes
 
 
 def _rect_matrix() -> tuple[np.ndarray, tuple[int, int]]:
@@ -220,8 +224,9 @@ def _core(blurred: np.ndarray, gains: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 def _classify(px: np.ndarray, feats: np.ndarray, colours: PieceColours,
               table: np.ndarray | None, surface: tuple[np.ndarray, np.ndarray] | None
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per hole: best player index, its share of the hole's middle, the runner-up's share.
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per hole: best player index, its share of the hole's middle, the runner-up's share,
+    and every player's share (121, players).
 
     A pixel counts for a player when it is within reach of the player's model and nearer
     to it than to the board's surface (a wooden board can be as orange as a marble's
@@ -247,7 +252,7 @@ def _classify(px: np.ndarray, feats: np.ndarray, colours: PieceColours,
     order = np.argsort(-shares, axis=1)
     top = shares[np.arange(len(shares)), order[:, 0]]
     second = shares[np.arange(len(shares)), order[:, 1]] if n_p > 1 else np.zeros(len(shares))
-    return order[:, 0], top, second
+    return order[:, 0], top, second, shares
 
 
 def _hole_colours(feats: np.ndarray) -> np.ndarray:
@@ -333,11 +338,13 @@ def read_board(frame: np.ndarray, print_colours: PieceColours, card_white: np.nd
                homes: Mapping[str, int], table: np.ndarray | None,
                plain_colours: PieceColours | None = None,
                game_board: Mapping[str, str] | None = None,
-               carried: np.ndarray | None = None) -> Reading:
+               carried: np.ndarray | None = None, by_rules_only: bool = False) -> Reading:
     """The observation JSON of one frame (table standard, section 7); ``print_colours``
     read the printed sheet (paper white), ``plain_colours`` a board with no white.
     ``game_board`` (the game's pieces) and ``carried`` (home 0's tip direction accepted
-    before) say which way round a commercial board lies (:mod:`vision.petri.turn`)."""
+    before) say which way round a commercial board lies (:mod:`vision.petri.turn`).
+    ``by_rules_only`` leaves out the hole model (:mod:`vision.petri.hole_model`): its
+    training reads the rules' measures, with no model or an older one."""
     t0 = time.perf_counter()
     warnings: list[str] = []
     data: dict[str, Any] = {"game": "petri", "holes": {}, "warnings": warnings}
@@ -385,7 +392,7 @@ def read_board(frame: np.ndarray, print_colours: PieceColours, card_white: np.nd
     surface = _surface(rect, gains)
     table = None if kind == "print" else table  # the table is for the card's white
     core_px, core_feats = _core(blurred, gains)
-    best, top, second = _classify(core_px, core_feats, colours, table, surface)
+    best, top, second, shares = _classify(core_px, core_feats, colours, table, surface)
     foreign = _foreign(blurred, colours, gains, surface, table)
     states = ["?"] * len(HOLE_NAMES)
     conf = np.zeros(len(HOLE_NAMES))
@@ -415,11 +422,13 @@ def read_board(frame: np.ndarray, print_colours: PieceColours, card_white: np.nd
     cols = _hole_colours(core_feats)
     look = _empty_look(cols, view & (foreign < FOREIGN_SHARE))
     like_empty: set[int] = set()
+    # How far each hole's colour lies from the board's surface round it.
+    like_surface = (_mahalanobis(cols[:, :2] - _surroundings(blurred, gains), np.zeros(2),
+                                 surface[1]) if surface is not None else None)
     if look is not None and plain.sum() >= 5:
         like = _mahalanobis(cols, *look) < LOOKS_EMPTY
-        if surface is not None:
-            like |= _mahalanobis(cols[:, :2] - _surroundings(blurred, gains), np.zeros(2),
-                                 surface[1]) < LOOKS_EMPTY
+        if like_surface is not None:
+            like |= like_surface < LOOKS_EMPTY
         like &= view & (top >= DOUBT_SHARE)
         for i in np.nonzero(like)[0]:
             if ncc[i] >= EMPTY_NCC and contrast[i] >= floor and foreign[i] < FOREIGN_SHARE:
@@ -428,6 +437,19 @@ def read_board(frame: np.ndarray, print_colours: PieceColours, card_white: np.nd
             else:
                 conf[i] = min(conf[i], EMPTY_DOUBT)
                 like_empty.add(i)  # still the player's, doubtfully: named in a warning
+    measures = HoleMeasures(
+        shares=shares, colour=cols, player_means=colours.means, player_invs=colours.invs,
+        empty_look=look, ncc=ncc,
+        contrast=contrast / max(float(np.median(contrast[plain])), 1e-6) if plain.any()
+        else np.ones(len(HOLE_NAMES)),
+        foreign=foreign,
+        like_surface=like_surface,
+        view=view, state=list(states), confidence=conf.copy(),
+        doubted_as_empty=np.isin(np.arange(len(HOLE_NAMES)), list(like_empty)),
+        printed=kind == "print", placed_in_doubt=placed_in_doubt, homography=hq)
+    if colours.players and not by_rules_only:
+        states, conf = judge(hole_model.load().chances(evidence(measures)), measures,
+                             colours.players)
     t2 = time.perf_counter()
 
     turn_known = kind == "print"
@@ -451,28 +473,20 @@ def read_board(frame: np.ndarray, print_colours: PieceColours, card_white: np.nd
     hidden, strangers, doubtful = [], [], []
     for i, name in enumerate(names):
         s = states[i]
-        if not view[i]:
+        if not view[i] or s == "?":
             holes[name] = {"occluded": True}
+            if view[i]:
+                hidden.append(i)
             continue
-        if s == "?":
-            if top[i] >= DOUBT_SHARE and foreign[i] < FOREIGN_SHARE:
-                p = colours.players[best[i]]
-                holes[name] = {"player": p,
-                               "confidence": round(min(float(top[i]) * 0.5, cap), 2)}
-                doubtful.append(name)
-                states[i] = p
-                continue
-            holes[name] = {"occluded": True}
-            hidden.append(i)
-        elif s:
-            holes[name] = {"player": s, "confidence": round(min(float(conf[i]), cap), 2)}
-            if i in like_empty:
-                doubtful.append(name)
-        elif min(conf[i], placement_cap) < 0.5:
-            # empty, doubtfully
-            holes[name] = {"confidence": round(float(min(conf[i], placement_cap)), 2)}
-            if not placed_in_doubt:  # the warning already says every hole is in doubt
-                doubtful.append(name)
+        c = round(float(min(conf[i], cap if s else placement_cap)), 2)
+        if s:
+            holes[name] = {"player": s, "confidence": c}
+        elif c < 0.5:
+            holes[name] = {"confidence": c}  # empty, doubtfully
+        # Doubtful by its own reading; holes doubted only with the turn or the placement
+        # are named by the warning that says why.
+        if conf[i] < 0.5:
+            doubtful.append(name)
     out = int((~view).sum())
     if out:
         warnings.append(f"{out} of the 121 holes are out of view")
@@ -498,7 +512,7 @@ def read_board(frame: np.ndarray, print_colours: PieceColours, card_white: np.nd
                           "total": round((t3 - t0) * 1000, 2)}
     board_states = {names[i]: states[i] for i in range(len(names))}
     return Reading(data, BoardView(hq_board, kind, turn_known, list(warnings), decided.how),
-                   board_states)
+                   board_states, measures, names)
 
 
 def prepare_table(colours: PieceColours, card_white: np.ndarray | None) -> np.ndarray | None:

@@ -339,10 +339,31 @@ def render_card(seed: int, players: list[str], kelvin: float, glass: bool = True
     return render_card_scene(seed, beans, [None] * len(players), kelvin)
 
 
+LAMPS = (3000.0, 4500.0, 6500.0)  # the benchmark's lamps, in kelvin
+
+
+def frame_spec(seed: int) -> tuple[str, float]:
+    """The board style and lamp of the benchmark's (and the hole model's training) frame
+    ``seed``: the three styles in turn, each under the three lamps."""
+    return STYLES[seed % 3], LAMPS[(seed // 3) % 3]
+
+
+def card_profile(kelvin: float, glass: bool):
+    """The profile a user would make under this lamp: the real calibration of a rendered
+    card with one marble (``glass``) or peg of each player."""
+    from calibration.colour import calibrate_card
+    from calibration.profile import Profile
+
+    keys = list(PLAYERS)
+    found = calibrate_card(render_card(int(kelvin) + glass, keys, kelvin, glass), keys)
+    return Profile(keys, found.models, extra={"card_white": found.white.tolist()})
+
+
 def project_holes(frame: PetriFrame) -> np.ndarray:
     """(121, 2) image positions of the holes (ground truth, for tests and the bench)."""
     pts = np.array([_hole_xy(q, r, frame.pitch_mm) for q, r in HOLES])
     return apply_h(frame.homography, pts)
 
 
-__all__ = ["PetriFrame", "render_petri", "render_card", "project_holes", "STYLES", "TIPS"]
+__all__ = ["PetriFrame", "render_petri", "render_card", "project_holes", "frame_spec",
+           "card_profile", "STYLES", "LAMPS", "TIPS"]
