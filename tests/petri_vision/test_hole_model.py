@@ -127,6 +127,21 @@ def test_training_labels_each_hole_by_where_it_lies(marbles):
     assert (y == 1).sum() == len(HOLE_NAMES) - len(frame.pieces)
 
 
+def test_training_teaches_holes_under_a_hand_as_hidden(marbles, pegs):
+    for seed in range(100_010, 100_030):
+        frame = render_petri(seed, kelvin=KELVIN, hand=True)
+        if len(frame.occluded | frame.touched) >= 5:
+            break
+    profile = pegs if frame.style == "plastic" else marbles
+    x, y = frame_samples(frame.image, profile, frame)
+    # Every hole is in view; those under or partly under the hand are hidden, the pieces
+    # and empty holes no hand touches their own class.
+    under = frame.occluded | frame.touched
+    assert len(y) == len(HOLE_NAMES)
+    assert (y == 3).sum() == len(under)
+    assert ((y == 0) | (y == 2)).sum() == len(set(frame.pieces) - under)
+
+
 def test_training_never_reads_a_held_out_seed():
     with pytest.raises(SystemExit, match="benchmark"):
         next(frames_2d(range(1_000_000, 1_000_001)))

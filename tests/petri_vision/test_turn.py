@@ -91,7 +91,12 @@ def test_a_board_turned_60_degrees_is_doubtful_alone_and_read_right_with_the_gam
     got = {h: r["player"] for h, r in told["holes"].items() if "player" in r}
     assert got == game
     assert told["board"]["turn_from"] == "game"
-    assert min(r["confidence"] for r in told["holes"].values() if "player" in r) >= 0.5
+    # Told by the game, the groups are read surely. The two lone pieces on the home tips
+    # (read right above) may be asked about: the hole model has learnt that pieces grow
+    # in groups from their homes, and that a lone spot of a player's colour in a home is
+    # often the home's own coloured plastic.
+    conf = {h: r["confidence"] for h, r in told["holes"].items() if "player" in r}
+    assert min(c for h, c in conf.items() if h not in ("6,-3", "-6,3")) >= 0.5
 
     # The next frame, the game forgotten: the turn told before is carried (same camera).
     reader.expect(None)

@@ -14,6 +14,10 @@ same patch:
   occluded, never guessed. A hole partly of a player's colour is reported with
   a low confidence and a warning.
 
+These rules' measures of every hole, and its neighbours', are then weighed together by
+the hole model (:mod:`vision.petri.hole_model`), whose reading is taken; where the
+rules were sure of another, theirs stands, doubtfully.
+
 A commercial board looks the same from six sides. Which tip is home k comes from
 the game's own board when the reader is given it, the players' homes and where
 their pieces are, or the turn accepted in an earlier frame
@@ -36,8 +40,8 @@ from vision.geometry import apply_h
 from vision.markers import detect_markers
 from vision.petri import hole_model
 from vision.petri.colours import PieceColours, colour_table, pixel_features, player_map
-from vision.petri.hole_model import HoleMeasures, evidence, judge
-from vision.petri.holes import HOLE_NAMES, HOLE_QR, lattice_to_mm, ring, rotate
+from vision.petri.hole_model import NEIGHBOURS, HoleMeasures, evidence, judge
+from vision.petri.holes import HOLE_NAMES, HOLE_QR, lattice_to_mm, rotate
 from vision.petri.lattice_fit import DETECT_WIDTH, candidate_points, fit_lattice
 from vision.petri.print_board import board_layout
 from vision.petri.turn import DOUBT_CONFIDENCE, Turn, board_homography, decide
@@ -72,7 +76,6 @@ class Reading:
     view: BoardView | None
     states: dict[str, str] = field(default_factory=dict)  # hole -> player / "" / "?"
     measures: HoleMeasures | None = None  # in the fitted lattice's order, before the turn
-    names: list[str] = field(default_factory=list)  # board names of the fitted holes
 
 
 def _rect_matrix() -> tuple[np.ndarray, tuple[int, int]]:
@@ -493,8 +496,7 @@ def read_board(frame: np.ndarray, print_colours: PieceColours, card_white: np.nd
     # A hidden hole whose neighbours are all seen holds something of no player's colour.
     hidden_set = set(hidden)
     for i in hidden:
-        q, r = HOLE_QR[i]
-        nb = [j for j, (a, b) in enumerate(HOLE_QR) if ring(a - q, b - r) == 1]
+        nb = [int(j) for j in NEIGHBOURS[i] if j >= 0]
         if nb and not any(j in hidden_set for j in nb):
             strangers.append(names[i])
     if strangers:
@@ -512,7 +514,7 @@ def read_board(frame: np.ndarray, print_colours: PieceColours, card_white: np.nd
                           "total": round((t3 - t0) * 1000, 2)}
     board_states = {names[i]: states[i] for i in range(len(names))}
     return Reading(data, BoardView(hq_board, kind, turn_known, list(warnings), decided.how),
-                   board_states, measures, names)
+                   board_states, measures)
 
 
 def prepare_table(colours: PieceColours, card_white: np.ndarray | None) -> np.ndarray | None:

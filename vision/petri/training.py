@@ -37,7 +37,8 @@ NEAR = 0.3  # a fitted hole this far (in hole steps) from a true one has no labe
 
 def frame_samples(image: np.ndarray, profile, frame) -> tuple[np.ndarray, np.ndarray] | None:
     """One frame's (inputs, class) rows, ``frame`` its truth (a ``PetriFrame``); None when
-    no board is found. Holes partly under a hand are left out (either reading is right)."""
+    no board is found. A hole partly under a hand is taught as hidden: reading it
+    occluded is right, and a piece half covered must not be read surely empty."""
     from vision.render.petri import project_holes
 
     rd = PetriReader(profile, homes=frame.homes)
@@ -57,10 +58,8 @@ def frame_samples(image: np.ndarray, profile, frame) -> tuple[np.ndarray, np.nda
     rows, ys = [], []
     for i in np.nonzero(m.view & (dist <= NEAR))[0]:
         name = HOLE_NAMES[near[i]]
-        if name in frame.touched:
-            continue
         truth = frame.pieces.get(name)
-        if name in frame.occluded:
+        if name in frame.occluded or name in frame.touched:
             y = 3
         elif truth is None:
             y = 1
