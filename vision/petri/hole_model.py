@@ -5,14 +5,14 @@ player's colour, a pattern like the frame's empty holes, a colour like theirs, a
 of something foreign). A hole beside a glass marble that spreads its colour, behind a
 tall peg seen at a tilt, or in a home's coloured plastic passes some of them and fails
 others, and each rule's threshold then decides alone. This model sees every measure of
-a hole at once, with the same measures of the holes round it (a peg in front of a hole
-lends that hole its colour when the camera is tilted; a marble's colour spreads to all
-its neighbours), and gives the chance of each of four readings:
+a hole at once, with the same two players' shares in the holes round it (a peg in
+front of a hole lends that hole its colour when the camera is tilted; a marble's colour
+spreads to all its neighbours), and gives the chance of each of four readings:
 
 0. a piece of the player whose colour fills most of the hole's middle,
 1. empty,
 2. a piece of the player whose colour fills the next most of it,
-3. hidden (a hand over it) or another player's piece.
+3. hidden (a hand over it), or a piece of another player or of no player's colour.
 
 It is a small network (:data:`FEATURES` inputs, one hidden layer) run in NumPy from
 ``hole_model.json``, trained by ``python -m vision.petri.training`` on both scene
