@@ -22,6 +22,7 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -30,12 +31,18 @@ from vision.petri.holes import HOLE_NAMES
 from vision.petri.read import read_board
 from vision.petri.reader import PetriReader
 
+if TYPE_CHECKING:
+    from vision.render.petri import PetriFrame
+
+Frames = Iterator[tuple[np.ndarray, Any, "PetriFrame"]]  # image, profile, truth
+
 FIRST_2D_SEED = 100_000
 LAST_2D_SEED = 999_999  # the benchmark's held-out frames start at 1,000,000
 NEAR = 0.3  # a fitted hole this far (in hole steps) from a true one has no label
 
 
-def frame_samples(image: np.ndarray, profile, frame) -> tuple[np.ndarray, np.ndarray] | None:
+def frame_samples(image: np.ndarray, profile: Any, frame: PetriFrame
+                  ) -> tuple[np.ndarray, np.ndarray] | None:
     """One frame's (inputs, class) rows, ``frame`` its truth (a ``PetriFrame``); None when
     no board is found. A hole partly under a hand is taught as hidden: reading it
     occluded is right, and a piece half covered must not be read surely empty."""
@@ -88,7 +95,7 @@ def _fitted_px(hq: np.ndarray) -> np.ndarray:
     return apply_h(hq, HOLE_QR)
 
 
-def frames_2d(seeds: range) -> Iterator[tuple[np.ndarray, object, object]]:
+def frames_2d(seeds: range) -> Frames:
     from vision.render.petri import card_profile, frame_spec, render_petri
 
     profiles: dict = {}
@@ -104,7 +111,7 @@ def frames_2d(seeds: range) -> Iterator[tuple[np.ndarray, object, object]]:
         yield frame.image, profiles[key], frame
 
 
-def frames_3d(seeds: range) -> Iterator[tuple[np.ndarray, object, object]]:
+def frames_3d(seeds: range) -> Frames:
     from calibration.colour import CalibrationError
     from vision.render3d.petri_cache import DEV_SEEDS, cached_petri
     from vision.render3d.petri_card import set_profile
@@ -123,8 +130,7 @@ def frames_3d(seeds: range) -> Iterator[tuple[np.ndarray, object, object]]:
         yield scene.truth.image, profile, scene.truth
 
 
-def gather(frames: Iterator[tuple[np.ndarray, object, object]]
-           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def gather(frames: Frames) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Stacked inputs, classes and each row's frame number."""
     xs, ys, fs = [], [], []
     for k, (image, profile, truth) in enumerate(frames):

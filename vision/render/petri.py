@@ -19,6 +19,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -34,6 +35,9 @@ from vision.render.layers import random_hand
 from vision.render.light import develop_frame, to_linear
 from vision.render.palette import FAMILIES, linear_bgr
 from vision.render.sprites import light_direction
+
+if TYPE_CHECKING:
+    from calibration.profile import Profile
 
 STYLES = ("wood", "plastic", "print")
 WORLD_PPM = 2.0  # px per mm of the top-down board picture (frames show ~1.6 px per mm)
@@ -348,7 +352,7 @@ def frame_spec(seed: int) -> tuple[str, float]:
     return STYLES[seed % 3], LAMPS[(seed // 3) % 3]
 
 
-def card_profile(kelvin: float, glass: bool):
+def card_profile(kelvin: float, glass: bool) -> Profile:
     """The profile a user would make under this lamp: the real calibration of a rendered
     card with one marble (``glass``) or peg of each player."""
     from calibration.colour import calibrate_card
