@@ -150,3 +150,29 @@ def test_annotate_draws_the_holes(marbles):
     out = reader.annotate(frame.image)
     assert out.shape == frame.image.shape
     assert cv2.absdiff(out, frame.image).sum() > 0
+
+
+@pytest.mark.parametrize("seed, shift, lead", [(20, 0.45, 2), (21, 0.45, 1)])
+def test_a_placement_one_or_two_holes_ahead_of_the_next_is_read_doubtfully(
+        seed, shift, lead, marbles, monkeypatch):
+    """Half the board out of view: the best placement on the star leads the next by
+    ``lead`` holes only, so every hole, empty ones too, is reported with confidence 0.3
+    at most, and a warning says why."""
+    import vision.petri.read as read
+
+    leads = []
+    fit = read.fit_lattice
+
+    def spy(*args, **kwargs):
+        found = fit(*args, **kwargs)
+        leads.append(found.shift_margin)
+        return found
+
+    monkeypatch.setattr(read, "fit_lattice", spy)
+    frame = render_petri(seed, style="wood", kelvin=KELVIN, hand=False, shift=(shift, 0.0))
+    data = PetriReader(marbles, homes=frame.homes).read(frame.image)
+    assert leads == [lead]
+    seen = [r for r in data["holes"].values() if not r.get("occluded")]
+    assert len(seen) >= 30
+    assert all(r.get("confidence", 1.0) <= 0.3 for r in seen)
+    assert any("uncertain" in w for w in data["warnings"])
