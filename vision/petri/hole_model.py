@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 
 import numpy as np
@@ -82,6 +82,12 @@ class HoleMeasures:
     placed_in_doubt: bool
     homography: np.ndarray  # lattice (q, r) -> frame pixels, as fitted
 
+    @cached_property
+    def ranked(self) -> np.ndarray:
+        """(121, P) the players by their share of each hole, largest first (ties in the
+        profile's order)."""
+        return np.argsort(-self.shares, axis=1, kind="stable")
+
 
 def tilt_neighbours(hq: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     """Each hole's neighbour nearer the camera and farther from it, and the tilt.
@@ -119,7 +125,7 @@ def evidence(m: HoleMeasures) -> np.ndarray:
     n = len(m.shares)
     rows = np.arange(n)
     p = m.shares.shape[1]
-    order = np.argsort(-m.shares, axis=1, kind="stable")
+    order = m.ranked
     best, runner = order[:, 0], order[:, 1] if p > 1 else order[:, 0]
     top, second = m.shares[rows, best], m.shares[rows, runner] if p > 1 else np.zeros(n)
     nb = NEIGHBOURS
@@ -215,7 +221,7 @@ def judge(chances: np.ndarray, m: HoleMeasures, players: list[str]
     Where the rules were sure of another reading, the two judges disagree: the rules'
     reading stands, doubtfully, so the referee is asked (a frame like the ones the rules
     were made on keeps their reading; one they were not made on is not read surely)."""
-    order = np.argsort(-m.shares, axis=1, kind="stable")
+    order = m.ranked
     pick = chances.argmax(axis=1)
     sure = np.clip(0.5 + (chances.max(axis=1) - SURE) / (2 * (1 - SURE)), 0.0, 1.0)
     states, conf = list(m.state), sure.copy()

@@ -409,11 +409,12 @@ def read_board(frame: np.ndarray, print_colours: PieceColours, card_white: np.nd
     # noisy pixels lend it a little of some colour), at least a quarter of the holes seen.
     plain = view & (top <= max(0.1, float(np.percentile(top[view], 25)) if view.any() else 0))
     ncc = np.zeros(len(HOLE_NAMES))
+    usual_contrast = float(np.median(contrast[plain])) if plain.any() else 1.0
     if plain.sum() >= 5:
         template = np.median(patches[plain], axis=0)
         template /= max(float(np.linalg.norm(template)), 1e-6)
         ncc = patches @ template
-        floor = 0.25 * float(np.median(contrast[plain]))
+        floor = 0.25 * usual_contrast
         empty = (view & ~piece & (ncc >= EMPTY_NCC) & (contrast >= floor)
                  & (foreign < FOREIGN_SHARE))
         for i in np.nonzero(empty)[0]:
@@ -443,8 +444,7 @@ def read_board(frame: np.ndarray, print_colours: PieceColours, card_white: np.nd
     measures = HoleMeasures(
         shares=shares, colour=cols, player_means=colours.means, player_invs=colours.invs,
         empty_look=look, ncc=ncc,
-        contrast=contrast / max(float(np.median(contrast[plain])), 1e-6) if plain.any()
-        else np.ones(len(HOLE_NAMES)),
+        contrast=contrast / max(usual_contrast, 1e-6),
         foreign=foreign,
         like_surface=like_surface,
         view=view, state=list(states), confidence=conf.copy(),

@@ -26,8 +26,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from vision.geometry import apply_h
 from vision.petri.hole_model import CLASSES, FEATURES, HoleModel, evidence
-from vision.petri.holes import HOLE_NAMES
+from vision.petri.holes import HOLE_NAMES, HOLE_QR
 from vision.petri.read import read_board
 from vision.petri.reader import PetriReader
 
@@ -58,10 +59,10 @@ def frame_samples(image: np.ndarray, profile: Any, frame: PetriFrame
     players = rd.print_colours.players
     true_px = project_holes(frame)
     step = _step(true_px)
-    got_px = _fitted_px(m.homography)
+    got_px = apply_h(m.homography, HOLE_QR)
     d = np.linalg.norm(got_px[:, None] - true_px[None], axis=2)
     near, dist = d.argmin(axis=1), d.min(axis=1) / step
-    order = np.argsort(-m.shares, axis=1, kind="stable")
+    order = m.ranked
     rows, ys = [], []
     for i in np.nonzero(m.view & (dist <= NEAR))[0]:
         name = HOLE_NAMES[near[i]]
@@ -86,13 +87,6 @@ def _step(px: np.ndarray) -> float:
     d = np.linalg.norm(px[:, None] - px[None], axis=2)
     np.fill_diagonal(d, np.inf)
     return float(np.median(d.min(axis=1)))
-
-
-def _fitted_px(hq: np.ndarray) -> np.ndarray:
-    from vision.geometry import apply_h
-    from vision.petri.holes import HOLE_QR
-
-    return apply_h(hq, HOLE_QR)
 
 
 def frames_2d(seeds: range) -> Frames:
