@@ -6,6 +6,7 @@ default ``~/.cache/...``), outside the repository. The folder name carries
 ``GENERATOR_VERSION``: a change to the generator that alters pixels bumps it.
 
     python -m vision.render3d.cache --seeds 50000-50499        # render what is missing
+    python -m vision.render3d.cache --seeds 50000-50499 --jobs 2   # two frames at a time
     python -m vision.render3d.cache --seeds 50000-50499 --truth-only   # re-derive truth
 """
 
@@ -13,10 +14,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
@@ -63,18 +66,33 @@ def write_pair(folder: Path, seed: int, frame: np.ndarray, data: dict) -> None:
     tmp.replace(folder / f"{seed}.png")
 
 
-def render_missing(seeds: range, cached: Callable[..., object], what: str, where: Path) -> int:
-    """Render each seed ``cached(seed, render=False)`` does not find; print as it goes."""
-    done = 0
-    for seed in seeds:
-        if cached(seed, render=False) is not None:
-            continue
-        t0 = time.perf_counter()
-        cached(seed)
-        done += 1
-        print(f"seed {seed}: {time.perf_counter() - t0:.1f} s", flush=True)
-    print(f"{done} {what} rendered into {where}")
-    return done
+def render_missing(seeds: range, cached: Callable[..., object], what: str, where: Path,
+                   jobs: int = 1) -> int:
+    """Render each seed ``cached(seed, render=False)`` does not find, in ``jobs`` processes
+    at once (the tracer runs on one thread, so one job a core); print as each is done.
+
+    With more than one job, ``cached`` must be picklable: a module-level function or a
+    :func:`functools.partial` of one. Each frame is written whole before it is named
+    (:func:`write_pair`), so jobs never see one another's half-written files."""
+    missing = [seed for seed in seeds if cached(seed, render=False) is None]
+    if jobs <= 1 or len(missing) < 2:
+        done = map(partial(_timed_render, cached), missing)
+        for seed, seconds in done:
+            print(f"seed {seed}: {seconds:.1f} s", flush=True)
+    else:
+        # Spawned, not forked: a forked child would inherit the parent's tracer state.
+        with multiprocessing.get_context("spawn").Pool(min(jobs, len(missing))) as pool:
+            for seed, seconds in pool.imap_unordered(partial(_timed_render, cached), missing):
+                print(f"seed {seed}: {seconds:.1f} s", flush=True)
+    print(f"{len(missing)} {what} rendered into {where}")
+    return len(missing)
+
+
+def _timed_render(cached: Callable[..., object], seed: int) -> tuple[int, float]:
+    """Render ``seed`` into the cache; (seed, seconds it took)."""
+    t0 = time.perf_counter()
+    cached(seed)
+    return seed, time.perf_counter() - t0
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -132,7 +150,11 @@ def parse_seeds(text: str) -> range:
 
 
 def seeds_and_size(args: argparse.Namespace) -> tuple[range, tuple[int, int]] | None:
-    """A cache command's ``--seeds`` and ``--size``; None, with one line on stderr, if bad."""
+    """A cache command's ``--seeds`` and ``--size``; None, with one line on stderr, if they
+    or ``--jobs`` are bad."""
+    if getattr(args, "jobs", 1) < 1:
+        print(f"error: --jobs {args.jobs}: render at least one frame at a time", file=sys.stderr)
+        return None
     try:
         return parse_seeds(args.seeds), parse_size(args.size)
     except ValueError as e:
@@ -147,7 +169,13 @@ def cache_parser(description: str, seeds: str, size: str, spp: int) -> argparse.
     ap.add_argument("--seeds", required=True, help=f"inclusive range, e.g. {seeds}")
     ap.add_argument("--size", default=size, help=f"frame size WxH (default {size})")
     ap.add_argument("--spp", type=int, default=spp, help="samples a pixel")
+    _jobs_option(ap)
     return ap
+
+
+def _jobs_option(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="frames rendered at once, one core each (default 1)")
 
 
 def render_command(args: argparse.Namespace, spec_for: Callable[[tuple[int, int]], T],
@@ -160,8 +188,7 @@ def render_command(args: argparse.Namespace, spec_for: Callable[[tuple[int, int]
         return 2
     seeds, size = got
     spec = spec_for(size)
-    render_missing(seeds, lambda seed, render=True: cached(seed, spec, render), what,
-                   folder(spec))
+    render_missing(seeds, partial(cached, spec=spec), what, folder(spec), args.jobs)
     return 0
 
 
@@ -175,6 +202,7 @@ def main(argv: list[str] | None = None) -> int:
                          "light, camera and players; default 0: every seed its own table)")
     ap.add_argument("--truth-only", action="store_true",
                     help="derive the truth of frames already cached again; render nothing")
+    _jobs_option(ap)
     args = ap.parse_args(argv)
     got = seeds_and_size(args)
     if got is None:
@@ -185,8 +213,7 @@ def main(argv: list[str] | None = None) -> int:
         n = sum(refresh_truth(seed, spec) for seed in seeds)
         print(f"truth derived again for {n} cached scenes in {scene_dir(spec)}")
         return 0
-    render_missing(seeds, lambda seed, render=True: cached_scene(seed, spec, render), "scenes",
-                   scene_dir(spec))
+    render_missing(seeds, partial(cached_scene, spec=spec), "scenes", scene_dir(spec), args.jobs)
     return 0
 
 if __name__ == "__main__":
