@@ -34,6 +34,7 @@ SLOW_MODULES = {
     "tests/web/test_video.py", "tests/web/test_service.py", "tests/web/test_fuzz_requests.py",
     "tests/test_egg_link.py", "tests/peepwar/test_egg_combat.py", "tests/test_buttons.py",
     "tests/test_calibrate_egg.py", "tests/test_score_cli.py", "tests/test_cli_files.py",
+    "tests/vision/test_render_cache_jobs.py",
     "tests/peloponnesian/test_browser.py",
     "tests/peloponnesian_vision/test_read.py", "tests/petri/test_properties.py",
     # Rendered frames read by the camera pipeline.
