@@ -83,6 +83,36 @@ def test_areas_under_a_hand_are_occluded_or_right() -> None:
             assert seen[a] == truth[a], a
 
 
+@pytest.mark.parametrize("seed", [1, 3])
+def test_chits_read_through_defocus_and_haze(seed: int) -> None:
+    """A soft, hazy frame lifts a code's black over the dark threshold: its outline falls
+    apart into pieces too small to be judged, each once unexplained, and the area read
+    occluded. Each chit is found by its mean darkness instead, and read once."""
+    frame = render_table(TABLE, seed, hand=False)
+    soft = cv2.GaussianBlur(frame.image, (0, 0), 1.5).astype(np.float32)
+    hazy = (0.8 * soft + 0.2 * 255 * np.array([0.95, 0.97, 1.0])).astype(np.uint8)
+    seen, truth = _seen(read_map(hazy, map_layout(None)).data), _truth(frame)
+    for area in ("boeotia", "megara"):
+        assert seen[area] == truth[area], area
+
+
+def test_a_dark_square_that_is_no_code_stays_unexplained() -> None:
+    """Only a code read exactly explains its pixels: a plain dark square of a code's size in
+    a chit's place keeps its area occluded, however blurred."""
+    frame = render_table({"counters": {}, "chits": {}}, 1, hand=False)
+    lay = map_layout(None)
+    view = read_map(frame.image, lay).view
+    x0, y0, x1, y1 = lay.areas["megara"].box
+    cx, cy = x0 + 31.0, y0 + 29.5  # Thebes' chit spot
+    square = np.array([[[cx - 7.5, cy - 7.5], [cx + 7.5, cy - 7.5], [cx + 7.5, cy + 7.5],
+                        [cx - 7.5, cy + 7.5]]], np.float64)
+    px = cv2.perspectiveTransform(square, view.homography)[0]
+    image = frame.image.copy()
+    cv2.fillPoly(image, [np.round(px).astype(np.int32)], (60, 60, 60))
+    soft = cv2.GaussianBlur(image, (0, 0), 1.5)
+    assert read_map(soft, lay).data["areas"]["megara"] == {"occluded": True}
+
+
 def test_no_map_and_half_a_map_say_so() -> None:
     blank = np.full((720, 1280, 3), 90, np.uint8)
     data = read_map(blank, map_layout(None)).data

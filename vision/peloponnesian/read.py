@@ -13,7 +13,9 @@
    - chits: dark squares the size of a chit's code; the 3 x 3 modules inside
      name the chit (one misread module is corrected, more is refused); the
      code's centre says whose side of the area it lies on (Sparta left, Thebes
-     middle, Athens right);
+     middle, Athens right). Where blur has left only pieces of a code dark
+     enough, and the area would be occluded for them, the code is found by
+     its mean darkness instead (:func:`_blurred_codes`);
    - anything else that is neither paper nor print (a hand, a sleeve, a cup,
      a code that cannot be read) makes the area occluded: the reader says it
      cannot see that area rather than guess;
@@ -83,6 +85,7 @@ SPOT_FULL = 0.45  # share of a spot's ring in a city's colour: a counter of that
 SPOT_EMPTY = 0.15  # ... at most this: no counter (between the two: doubtful)
 OFF_SPOT = 0.35  # a city's colour off the spots, in counters' areas: a counter off its spot
 CODE_SIDE = (0.75, 1.3)  # a code's side, as a share of the printed CODE_MM
+CODE_MEAN = 0.7  # mean brightness (of the paper's) over a code-sized window holding a code
 NO_MAP = ("no map found: the printed map's markers are not in view (put the whole map in "
           "the picture, lit evenly)")
 PART_OUT = "part of the map is out of view: the areas outside are reported occluded"
@@ -386,10 +389,12 @@ def read_area(rect: np.ndarray, ink: PrintInk, box_px: tuple[int, int, int, int]
     unreadable = 0
     contours, _ = cv2.findContours(dark, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     side_px = CODE_MM * RECT_PPM
+    judged = np.zeros_like(dark)  # the dark shapes large enough to be judged as codes
     for c in contours:
         area_px = cv2.contourArea(c)
         if area_px < (CODE_SIDE[0] * side_px) ** 2 * 0.8:
             continue
+        cv2.drawContours(judged, [c], 0, 1, cv2.FILLED)
         rect_c = cv2.minAreaRect(c)
         w, h = rect_c[1]
         box = cv2.boxPoints(rect_c)
@@ -410,13 +415,17 @@ def read_area(rect: np.ndarray, ink: PrintInk, box_px: tuple[int, int, int, int]
         chits.append({"type": kind, "player": lay.side_of(area, cx),
                       "_x": cx})
         cv2.fillPoly(explained, [np.round(box).astype(np.int32)], 1)
-    # A code's dark edge spreads by the frame's blur too: two frame pixels (twice its sigma).
-    explained = cv2.dilate(explained, _square_px(2.0 + 2 * CAMERA_BLUR_PX / max(scale, 0.5)))
-    foreign = ((sat > SAT_FOREIGN) & (v > 0.12)) | (v < DARK)
-    foreign = foreign.astype(np.uint8) & (1 - explained) & (1 - ink_box)
-    # Noise and JPEG speckle are a frame pixel or two wide: larger where the frame is coarse.
-    foreign = cv2.morphologyEx(foreign, cv2.MORPH_OPEN, _square_px(SPECKLE_PX / max(scale, 0.5)))
-    if unreadable or int(foreign.sum()) > FOREIGN_MM2 * RECT_PPM**2:
+    limit = FOREIGN_MM2 * RECT_PPM**2
+    foreign = _foreign(v, sat, explained, ink_box, scale)
+    if not unreadable and int(foreign.sum()) > limit:
+        # Dark pixels no code explains: perhaps codes that blur has made too pale to be
+        # judged. Looked for only here, where the area would be occluded otherwise.
+        for kind, box in _blurred_codes(v, judged, coloured.view(np.uint8)):
+            cx = float(box[:, 0].mean()) / RECT_PPM + x0 / RECT_PPM
+            chits.append({"type": kind, "player": lay.side_of(area, cx), "_x": cx})
+            cv2.fillPoly(explained, [np.round(box).astype(np.int32)], 1)
+            foreign = _foreign(v, sat, explained, ink_box, scale)
+    if unreadable or int(foreign.sum()) > limit:
         return {"occluded": True}
     out: dict[str, Any] = {}
     if counters:
@@ -427,6 +436,70 @@ def read_area(rect: np.ndarray, ink: PrintInk, box_px: tuple[int, int, int, int]
     if doubt > COUNT_DOUBT:
         out["confidence"] = round(max(0.0, 1 - 2 * doubt), 2)
     return out
+
+
+def _foreign(v: np.ndarray, sat: np.ndarray, explained: np.ndarray, ink_box: np.ndarray,
+             scale: float) -> np.ndarray:
+    """An area's pixels that are neither paper, nor print, nor a piece read (``explained``)."""
+    # A code's dark edge spreads by the frame's blur too: two frame pixels (twice its sigma).
+    explained = cv2.dilate(explained, _square_px(2.0 + 2 * CAMERA_BLUR_PX / max(scale, 0.5)))
+    foreign = ((sat > SAT_FOREIGN) & (v > 0.12)) | (v < DARK)
+    foreign = foreign.astype(np.uint8) & (1 - explained) & (1 - ink_box)
+    # Noise and JPEG speckle are a frame pixel or two wide: larger where the frame is coarse.
+    return cv2.morphologyEx(foreign, cv2.MORPH_OPEN, _square_px(SPECKLE_PX / max(scale, 0.5)))
+
+
+def _blurred_codes(v: np.ndarray, judged: np.ndarray, colour: np.ndarray
+                   ) -> list[tuple[str, np.ndarray]]:
+    """Codes that blur has made too pale for DARK: only parts of their outline fall under
+    it, each too small to be judged as a code. A code is a square whose pixels are mostly
+    dark whatever the blur (its border, and some of its modules): where the mean brightness
+    over a code-sized window is under CODE_MEAN, the square is cut out of the window at
+    half way between the window's own darkest and the paper, and read. No dark shape
+    already judged may lie there, and only a code read exactly, with no module corrected,
+    counts; what is not read stays what it was (unexplained). A code is black on white:
+    ``colour`` (pixels of a counter's saturation) is never part of one, and a square that is
+    much of it is none (a red counter's dark border round its white letter would otherwise
+    read as a code with a white middle)."""
+    side = round(CODE_MM * RECT_PPM)
+    mean = cv2.blur(v, (side, side))
+    found: list[tuple[str, np.ndarray]] = []
+    taken = judged.copy()
+    codes = np.zeros_like(judged)
+    while True:
+        lo, _, at, _ = cv2.minMaxLoc(np.where(taken > 0, 1.0, mean).astype(np.float32))
+        if lo >= CODE_MEAN:
+            return found
+        cx, cy = at
+        x0, y0 = max(cx - side, 0), max(cy - side, 0)
+        win = v[y0:cy + side + 1, x0:cx + side + 1]
+        cut = ((win < (float(np.percentile(win, 5)) + 1.0) / 2) * 1).astype(np.uint8)
+        cut[colour[y0:cy + side + 1, x0:cx + side + 1] > 0] = 0
+        # Taken from the search whatever it turns out to be: each window is judged once.
+        half = side // 2
+        taken[max(cy - half, 0):cy + half + 1, max(cx - half, 0):cx + half + 1] = 1
+        contours, _ = cv2.findContours(cut, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        if not contours:
+            continue
+        c = max(contours, key=cv2.contourArea)
+        rect_c = cv2.minAreaRect(c)
+        cw, ch = rect_c[1]
+        if not (CODE_SIDE[0] * side <= min(cw, ch) and max(cw, ch) <= CODE_SIDE[1] * side
+                and cv2.contourArea(cv2.convexHull(c)) > 0.8 * cw * ch):
+            continue
+        box = cv2.boxPoints(rect_c) + np.array([x0, y0], np.float32)
+        mine = np.zeros_like(judged)
+        cv2.fillPoly(mine, [np.round(box).astype(np.int32)], 1)
+        if (mine & (judged | codes)).any():  # a code judged already, or found here
+            continue
+        if np.count_nonzero(mine & colour) > 0.1 * np.count_nonzero(mine):
+            continue
+        kind, fixed = read_code(v, box)
+        if kind is not None and not fixed:
+            found.append((kind, box))
+            codes |= mine
+            # The windows round it see the same code: none of them is searched again.
+            taken |= cv2.dilate(mine, _square_px(CODE_MM))
 
 
 def hidden_names(rect: np.ndarray, ink: PrintInk, boxes: dict[str, tuple[int, int, int, int]],
