@@ -455,7 +455,7 @@ def _blurred_codes(v: np.ndarray, judged: np.ndarray, colour: np.ndarray
     it, each too small to be judged as a code. A code is a square whose pixels are mostly
     dark whatever the blur (its border, and some of its modules): where the mean brightness
     over a code-sized window is under CODE_MEAN, the square is cut out of the window at
-    half way between the window's own darkest and the paper, and read. No dark shape
+    half way between the darkest twentieth of the window and the paper (1), and read. No dark shape
     already judged may lie there, and only a code read exactly, with no module corrected,
     counts; what is not read stays what it was (unexplained). A code is black on white:
     ``colour`` (pixels of a counter's saturation) is never part of one, and a square that is
@@ -473,7 +473,7 @@ def _blurred_codes(v: np.ndarray, judged: np.ndarray, colour: np.ndarray
         cx, cy = at
         x0, y0 = max(cx - side, 0), max(cy - side, 0)
         win = v[y0:cy + side + 1, x0:cx + side + 1]
-        cut = ((win < (float(np.percentile(win, 5)) + 1.0) / 2) * 1).astype(np.uint8)
+        cut = (win < (float(np.percentile(win, 5)) + 1.0) / 2).astype(np.uint8)
         cut[colour[y0:cy + side + 1, x0:cx + side + 1] > 0] = 0
         # Taken from the search whatever it turns out to be: each window is judged once.
         half = side // 2
