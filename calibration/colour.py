@@ -71,8 +71,11 @@ class ColourModel:
 
     @staticmethod
     def from_json(data: dict) -> ColourModel:
-        mean = np.asarray(data["mean"], float)
-        cov = np.asarray(data["cov"], float)
+        try:
+            mean = np.asarray(data["mean"], float)
+            cov = np.asarray(data["cov"], float)
+        except OverflowError:  # an integer past the float range
+            raise ValueError("a colour model holds a number too large") from None
         if mean.shape != (3,) or cov.shape != (3, 3):
             raise ValueError("a colour model needs a 3-vector mean and a 3x3 covariance")
         # Every reader measures colours against the model through the covariance's inverse:
@@ -83,7 +86,11 @@ class ColourModel:
         if not np.all(np.linalg.eigvalsh((cov + cov.T) / 2) > 0):
             raise ValueError("a colour model's covariance is not a spread (not positive "
                              "definite)")
-        return ColourModel(mean, cov, int(data.get("pixels", 0)))
+        try:
+            pixels = int(data.get("pixels", 0))
+        except OverflowError:  # Infinity, which json reads as a float
+            raise ValueError("a colour model's pixels must be a whole number") from None
+        return ColourModel(mean, cov, pixels)
 
 
 def separation(a: ColourModel, b: ColourModel) -> float:

@@ -317,6 +317,11 @@ GOOD_COV = [[40.0, 0, 0], [0, 40.0, 0], [0, 0, 40.0]]
     ({"mean": [60.0, 20.0, 5.0], "cov": [[0.0] * 3] * 3}, "not positive definite"),
     ({"mean": [60.0, 20.0, 5.0], "cov": [[-4.0, 0, 0], [0, 4, 0], [0, 0, 4]]},
      "not positive definite"),
+    # Once an OverflowError traceback: an integer past the float range, and Infinity pixels.
+    ({"mean": [60.0, 20.0, 5.0], "cov": [[10**400, 0, 0], [0, 40.0, 0], [0, 0, 40.0]]},
+     "a number too large"),
+    ({"mean": [60.0, 20.0, 5.0], "cov": GOOD_COV, "pixels": math.inf},
+     "pixels must be a whole number"),
 ])
 def test_detect_refuses_a_damaged_colour_model_in_one_line(tmp_path, capsys, bean, words):
     img = tmp_path / "frame.png"
