@@ -172,6 +172,10 @@ def test_players_closer_than_their_own_scatter_allows_cannot_be_told_apart() -> 
         ({"egg": {"players": {"red": [0.5, 0.3, 0.2]}, "max_distance": 0}}, "above 0"),
         ({"egg": {"players": {"red": [0.5, 0.3, 0.2]}, "max_distance": -0.1}}, "above 0"),
         ({"egg": {"players": {"red": [0.5, 0.3, 0.2]}, "max_distance": math.nan}}, "above 0"),
+        # Integers past the float range: once an OverflowError traceback from serve --egg.
+        ({"egg": {"players": {"red": [10**400, 0.3, 0.2]}}}, "a number too large"),
+        ({"egg": {"players": {"red": [0.5, 0.3, 0.2]}, "max_distance": 10**400}},
+         "a number too large"),
     ],
 )
 def test_egg_colours_that_would_match_wrongly_are_refused_naming_the_file(profile, why) -> None:

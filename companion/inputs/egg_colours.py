@@ -142,6 +142,9 @@ def egg_colours_from_profile(profile: Any, source: str = "the colour profile"
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise UserError(f"{source}: the egg colours are malformed ({clipped(str(e), 120)}): "
                         "run companion calibrate-egg again") from e
+    except OverflowError:  # an integer past the float range
+        raise UserError(f"{source}: the egg colours hold a number too large: "
+                        "run companion calibrate-egg again") from None
     # A distance of 0 (or NaN) would divide by zero, or match nothing, at every bean.
     if not (math.isfinite(max_distance) and max_distance > 0):
         raise UserError(f"{source}: the egg colours' max_distance must be a number above 0, "
