@@ -283,6 +283,7 @@ class GameLog:
             "SELECT seq, kind, action FROM entries WHERE game_id = ? ORDER BY seq", (game_id,)
         ).fetchall()
         for seq, kind, data in entries:
+            self._whole_seq(game_id, seq)
             if kind == "undo":
                 if live:
                     live.pop()
@@ -329,13 +330,27 @@ class GameLog:
         ).fetchall()
         out = []
         for seq, kind, action, events, source, created in rows:
+            self._whole_seq(game_id, seq)
             try:
+                # Bytes written here by hand would reach replay --json and the debug bundle.
+                if not isinstance(source, str):
+                    raise ValueError("its source is not text")
+                if not isinstance(created, str):
+                    raise ValueError("its time is not text")
                 out.append({"seq": seq, "kind": kind, "action": _stored_action(action),
                             "events": _stored_events(events), "source": source,
                             "created": created})
             except (ValueError, TypeError, RecursionError) as e:
                 raise DamagedEntry(game_id, seq, e) from None
         return out
+
+    def _whole_seq(self, game_id: int, seq: object) -> None:
+        """UserError when an entry's number was changed by hand into text or a fraction:
+        every message naming an entry, and the next entry's number, count on it."""
+        if type(seq) is not int:
+            raise UserError(f"game {game_id} in {self.path} has an entry numbered "
+                            f"{quoted(seq)}, not a whole number: the log was changed by hand "
+                            "or is damaged")
 
 
 def _stored_action(text: object) -> dict[str, Any] | None:

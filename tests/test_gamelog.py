@@ -164,6 +164,39 @@ def test_a_damaged_entry_is_named_by_its_number_in_replay(
                 log.entries(1)
 
 
+@pytest.mark.parametrize(("column", "value", "words"), [
+    # Bytes where text belongs: replay --json once died in json.dumps with a traceback.
+    ("source", b"\xff", "entry 1 cannot be read: its source is not text"),
+    ("created", b"\xff", "entry 1 cannot be read: its time is not text"),
+    # Text where the entry's number belongs: every command once died adding 1 to it.
+    ("seq", "a", "has an entry numbered 'a', not a whole number"),
+])
+def test_an_entry_column_changed_by_hand_is_one_line_in_every_command(
+        tmp_path: Path, capsys, column: str, value: object, words: str) -> None:
+    from companion.cli import main
+
+    path = tmp_path / "g.sqlite"
+    _entries_with_an_undo(path)
+    db = sqlite3.connect(path)
+    db.execute(f"UPDATE entries SET {column} = ? WHERE seq = 0", (value,))
+    db.commit()
+    db.close()
+    before = path.read_bytes()
+    (tmp_path / "none.txt").write_text("")
+    # The game itself replays without an entry's source and time, so only the listings
+    # need them; without its entries' numbers nothing may open it.
+    commands = [["replay", "--json"], ["replay"], ["replay", "--as", "watcher"]] + (
+        [["undo"], ["resume", "--script", str(tmp_path / "none.txt")]] if column == "seq"
+        else [])
+    for args in commands:
+        assert main([*args, "--log", str(path)]) == 2, args
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and words in err, (args, err)
+    assert main(["games", "--log", str(path)]) == 0
+    assert words.split(": ")[-1] in capsys.readouterr().out  # listed, with the others
+    assert path.read_bytes() == before  # nothing written to the damaged log
+
+
 @pytest.mark.parametrize(("events", "shown"), [
     ([{"kind": 1, "text": "x" * 5000}], "{'kind': 1, 'text': 'xxxx"),
     (["x" * 5000], "'xxxx"),

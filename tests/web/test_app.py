@@ -398,6 +398,23 @@ def test_the_debug_bundle_names_a_damaged_log_entry_and_still_comes(
     db.close()
 
 
+def test_the_debug_bundle_names_an_entry_whose_source_is_not_text(referee: Referee) -> None:
+    # Bytes written into the log by hand once made the bundle a 500 (json.dumps of bytes).
+    client = create_app(referee).test_client()
+    h = {"X-Companion-Token": _token(client)}
+    assert client.post("/api/command", json={"text": "hex 1,0"}, headers=h).status_code == 200
+    db = sqlite3.connect(referee.log.path)
+    db.execute("UPDATE entries SET source = ?", (b"\xff",))
+    db.commit()
+    db.close()
+    resp = client.get("/api/debug-bundle")
+    assert resp.status_code == 200
+    bundle = zipfile.ZipFile(io.BytesIO(resp.data))
+    assert "log.json" not in bundle.namelist()
+    assert bundle.read("log-unreadable.txt").decode() == (
+        f"game {referee.game.id}, entry 1 cannot be read: its source is not text\n")
+
+
 def test_a_game_log_locked_by_another_program_is_a_503_and_nothing_is_lost(
         referee: Referee, tmp_path: Path) -> None:
     # A database tool holding the log open for writing answered an Internal Server Error page.
