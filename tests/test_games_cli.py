@@ -396,6 +396,30 @@ def test_calibrate_names_a_runaway_home_in_one_short_line(
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_player_given_two_homes_is_refused(tmp_path: Path, capsys) -> None:
+    # "--home red=0 --home red=3" (blue's meant) once took the last and read the board with
+    # red at tip 3 and blue at its usual home, without a word.
+    import cv2
+    import numpy as np
+
+    from calibration.profile import save_profile
+    from vision.render.game_scene import families_colours, profile_for_colours
+
+    profile = tmp_path / "p.json"
+    save_profile(profile_for_colours(families_colours(["red", "blue"])), profile)
+    before = profile.read_bytes()
+    cv2.imwrite(str(tmp_path / "board.jpg"), np.full((120, 160, 3), 90, np.uint8))
+    for args in (["calibrate", str(tmp_path / "card.jpg"), "--players", "red,blue",
+                  "--out", str(tmp_path / "new.json")],
+                 ["detect", str(tmp_path / "board.jpg"), "--game", "petri",
+                  "--profile", str(profile)]):
+        assert main([*args, "--home", "red=0", "--home", "red=3"]) == 2, args
+        err = capsys.readouterr().err
+        assert err.endswith("error: --home red=3: red's home is already given (red=0): "
+                            "give each player's home once\n"), err
+    assert profile.read_bytes() == before and not (tmp_path / "new.json").exists()
+
+
 @pytest.mark.parametrize("game_id", ["99999999999999999999", "-99999999999999999999", "0"])
 def test_an_id_no_game_can_have_is_refused_plainly(tmp_path: Path, capsys, game_id: str) -> None:
     log = tmp_path / "g.sqlite"

@@ -57,6 +57,9 @@ def parse_homes(items: list[str], keys: list[str]) -> dict[str, int]:
         if k.strip() not in {str(i) for i in range(6)}:
             raise UserError(f"--home {clipped(item)}: write PLAYER=K with K a home 0-5, "
                             "e.g. red=0")
+        if player in homes:  # a slip for another player's: the last must not quietly win
+            raise UserError(f"--home {clipped(item)}: {player}'s home is already given "
+                            f"({player}={homes[player]}): give each player's home once")
         homes[player] = int(k)
     if len(set(homes.values())) != len(homes):
         raise UserError("--home gives two players the same home: give each its own")
