@@ -95,6 +95,20 @@ def test_detect_truncated_image(tmp_path, profile, capsys):
     _one_line_error(capsys, "not found")
 
 
+@pytest.mark.parametrize("args, words", [
+    (["--home", "red=0"], ["--home", "Peep War has no homes", "petri"]),
+    (["--game", "petri", "--map", "greece.json"], ["--map", "Petri has no map",
+                                                   "peloponnesian"]),
+])
+def test_detect_refuses_an_option_its_game_does_not_take(tmp_path, profile, capsys, args,
+                                                        words):
+    # Taken quietly, it would be ignored: the reading would not be what was asked for.
+    frame = tmp_path / "frame.png"
+    cv2.imwrite(str(frame), np.zeros((48, 64, 3), np.uint8))
+    assert main(["detect", str(frame), "--profile", str(profile), *args]) == 2
+    _one_line_error(capsys, *words)
+
+
 @pytest.mark.parametrize("ext", [".jpg", ".png"])
 def test_detect_reads_a_photo_with_data_after_the_picture(tmp_path, profile, capsys, ext):
     # Phones append data after the picture (a motion photo's video, maker trailers); such
