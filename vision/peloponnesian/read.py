@@ -9,7 +9,10 @@
 
    - counters: pixels of a city's printed colour (saturated, of that city's hue
      in linear light); a spot whose ring is mostly that colour holds a counter,
-     and colour off the spots is counted by its area, with a low confidence;
+     and colour off the spots is counted by its area, with a low confidence. A
+     thick counter's top is seen beyond its spot, away from a tilted camera:
+     each frame is fitted to one thickness for its counters
+     (:func:`counter_height`), and the rings are moved by it;
    - chits: dark squares the size of a chit's code; the 3 x 3 modules inside
      name the chit (one misread module is corrected, more is refused); the
      code's centre says whose side of the area it lies on (Sparta left, Thebes
@@ -54,6 +57,7 @@ from vision.peloponnesian.layout import (
     NAME_BAND_MM,
     MapLayout,
 )
+from vision.viewpoint import CameraAbove, camera_above
 
 RECT_PPM = 2.0  # px per mm of the top-down picture
 PLAYERS = ("sparta", "athens", "thebes")
@@ -80,6 +84,8 @@ NAME_KEEPS = 0.35
 NAME_SHIFT_MM = 2.0
 CAMERA_BLUR_PX = 1.0
 COUNT_DOUBT = 0.3  # a count this unsure is reported with a low confidence
+# Counters' thicknesses (mm) a frame is fitted to: printed paper, card, wood or plastic tokens.
+COUNTER_HEIGHTS_MM = (0.0, 1.0, 2.0, 3.0, 4.0, 5.0)
 RING_MM = (3.2, 5.2)  # a spot's ring: this far from its centre (mm, square distance)
 SPOT_FULL = 0.45  # share of a spot's ring in a city's colour: a counter of that city
 SPOT_EMPTY = 0.15  # ... at most this: no counter (between the two: doubtful)
@@ -280,19 +286,66 @@ def read_code(norm: np.ndarray, quad: np.ndarray) -> tuple[str | None, int]:
 
 
 @lru_cache(maxsize=8)
-def _spot_rings(shape: tuple[int, int]) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
-    """Each counter spot's ring in a box's picture: the counter's border, clear of its letter
-    (the letter's white washes out the middle once a frame is blurred); and where any spot's
-    counter may lie (a counter a little off its spot)."""
-    rings = []
-    near = np.zeros(shape, bool)
+def _spot_pixels(shape: tuple[int, int]) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+    """Per counter spot of a box's picture: its ring's pixels and the pixels where its
+    counter may lie, each as (rows, columns), for a counter on the spot."""
     ys, xs = np.mgrid[0:shape[0], 0:shape[1]]
+    out = []
     for x in COUNTER_XS:
         cx, cy = (x * RECT_PPM - 0.5), (COUNTER_ROW_Y * RECT_PPM - 0.5)
         d = np.maximum(np.abs(xs - cx), np.abs(ys - cy)) / RECT_PPM
-        rings.append(np.flatnonzero((d <= RING_MM[1]) & (d >= RING_MM[0])))
-        near |= d <= COUNTER_MM / 2 + 1.5
-    return tuple(rings), np.flatnonzero(near)
+        out.append((np.nonzero((d <= RING_MM[1]) & (d >= RING_MM[0])),
+                    np.nonzero(d <= COUNTER_MM / 2 + 1.5)))
+    return tuple(out)
+
+
+@lru_cache(maxsize=4096)
+def _moved(shape: tuple[int, int], spot: int, ring: bool, dx: int, dy: int) -> np.ndarray:
+    """Flat indices of a spot's ring (or of where its counter may lie) moved by (dx, dy)
+    pixels, less what that moves out of the box. (Kept: a frame's lifts vary slowly over
+    the map, so areas and frames share them.)"""
+    h, w = shape
+    yx = _spot_pixels(shape)[spot][0 if ring else 1]
+    ys, xs = yx[0] + dy, yx[1] + dx
+    keep = (ys >= 0) & (ys < h) & (xs >= 0) & (xs < w)
+    out = ys[keep] * w + xs[keep]
+    out.flags.writeable = False
+    return out
+
+
+def _spot_rings(shape: tuple[int, int], lift: tuple[tuple[int, int], ...] = ((0, 0),) * 4,
+                near: bool = True) -> tuple[tuple[np.ndarray, ...], np.ndarray | None]:
+    """Each counter spot's ring in a box's picture (flat indices): the counter's border,
+    clear of its letter (the letter's white washes out the middle once a frame is blurred);
+    and, with ``near``, where any spot's counter may lie (a counter a little off its spot;
+    neighbours overlap, so some indices come twice). ``lift``: where each spot's counter's
+    top face is seen from its spot (whole box pixels, :func:`counter_lift`); what that moves
+    out of the box is left out."""
+    rings = tuple(_moved(shape, k, True, dx, dy) for k, (dx, dy) in enumerate(lift))
+    if not near:
+        return rings, None
+    return rings, np.concatenate([_moved(shape, k, False, dx, dy)
+                                  for k, (dx, dy) in enumerate(lift)])
+
+
+def counter_lift(camera: CameraAbove | None, box_mm: tuple[float, float, float, float],
+                 height_mm: float) -> tuple[tuple[int, int], ...]:
+    """Where the top face of a counter ``height_mm`` thick on each of a box's spots is seen,
+    from the spot, in whole pixels of the top-down picture: a tilted camera sees a thick
+    counter's top beyond its spot, away from the camera.
+
+    >>> cam = CameraAbove((0.0, 500.0), 400.0)  # the camera's nadir below the box
+    >>> counter_lift(cam, (0.0, 0.0, 62.0, 42.0), 0.0)[0]
+    (0, 0)
+    >>> counter_lift(cam, (0.0, 0.0, 62.0, 42.0), 4.0)[0]  # 4.9 mm towards the top
+    (0, -10)
+    """
+    if camera is None or height_mm <= 0:
+        return ((0, 0),) * len(COUNTER_XS)
+    x0, y0 = box_mm[:2]
+    spots = np.array([[x0 + x, y0 + COUNTER_ROW_Y] for x in COUNTER_XS])
+    d = (camera.lifted(spots, height_mm) - spots) * RECT_PPM
+    return tuple((round(float(dx)), round(float(dy))) for dx, dy in d)
 
 
 def _counts(mask: np.ndarray, spots: tuple[tuple[np.ndarray, ...], np.ndarray],
@@ -341,23 +394,33 @@ def frame_scale(view: MapView, at_mm: tuple[float, float]) -> float:
     return float(np.sqrt(abs(ax * by - ay * bx)))
 
 
-def read_area(rect: np.ndarray, ink: PrintInk, box_px: tuple[int, int, int, int],
-              lay: MapLayout, area: str, white: np.ndarray, scale: float = 2.0) -> dict[str, Any]:
-    """One area's reading: counters and chits, or occluded. ``scale``: frame pixels per mm
-    there (a coarse, far part of the frame smears a counter's colour wider). Whether its name
-    shows is decided over the whole frame (:func:`hidden_names`), before."""
+@dataclass(frozen=True)
+class AreaPixels:
+    """An area's box read against its paper: brightness (``v``, of the paper's), saturation,
+    the pixels of some colour, and each city's counters' colour (cleaned of specks; only
+    cities with enough of it to hold a counter)."""
+
+    v: np.ndarray
+    sat: np.ndarray
+    coloured: np.ndarray
+    cities: dict[str, np.ndarray]
+
+
+def area_pixels(rect: np.ndarray, box_px: tuple[int, int, int, int],
+                white: np.ndarray) -> AreaPixels:
+    """:class:`AreaPixels` of the box ``box_px`` of the top-down picture, whose paper is
+    ``white``."""
     x0, y0, x1, y1 = box_px
     crop = rect[y0:y1, x0:x1].astype(np.float32)
     norm = crop * (1 / white)
     b, g, r = norm[:, :, 0], norm[:, :, 1], norm[:, :, 2]
     v = np.ascontiguousarray(np.maximum(np.maximum(b, g), r))
-    ink_box = ink.marked[y0:y1, x0:x1]
     lo = np.minimum(np.minimum(b, g), r)
     sat = (v - lo) / np.maximum(v, 1e-3)
     coloured = (sat > SAT_PLAYER) & (v > 0.25)
     kernel = np.ones((3, 3), np.uint8)
     unit = COUNTER_MM**2 * RECT_PPM**2
-    masks = {}
+    cities = {}
     if np.count_nonzero(coloured) > 0.1 * unit:  # most boxes hold no counter
         at = np.nonzero(coloured)
         lin = _LINEAR[rect[y0:y1, x0:x1][at]] / _linear(np.minimum(white - 1, 255))
@@ -365,18 +428,60 @@ def read_area(rect: np.ndarray, ink: PrintInk, box_px: tuple[int, int, int, int]
         hue = np.degrees(np.arctan2(np.sqrt(3) * (cg - cb), 2 * cr - cg - cb))
         for p, (lo_deg, hi_deg) in HUE_WINDOW.items():
             off = (hue - PLAYER_HUE[p] + 180) % 360 - 180
-            m = np.zeros(v.shape, bool)
+            m = np.zeros(v.shape, np.uint8)
             m[at] = (off >= lo_deg) & (off <= hi_deg)
-            masks[p] = m
-    spots = _spot_rings(v.shape)
+            if np.count_nonzero(m) < 0.1 * unit:
+                continue
+            m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, kernel)
+            cities[p] = cv2.morphologyEx(m, cv2.MORPH_OPEN, kernel)
+    return AreaPixels(v, sat, coloured, cities)
+
+
+def counter_height(camera: CameraAbove | None, lay: MapLayout,
+                   pixels: dict[str, AreaPixels]) -> float:
+    """How thick this table's counters are (mm, one of COUNTER_HEIGHTS_MM), fitted to the
+    whole frame: the height whose counters' tops, as a tilted camera sees them
+    (:func:`counter_lift`), put the most of the cities' colour on the spots' rings. Every
+    counter of a set is as thick as the others, so one height serves the frame; paper
+    counters fit 0, where the rings are where they were printed. 0 without a camera pose
+    (seen from straight above, height shifts nothing)."""
+    if camera is None:
+        return 0.0
+    best, best_score = 0.0, -1.0
+    for h in COUNTER_HEIGHTS_MM:
+        score = 0.0
+        for aid, px in pixels.items():
+            if not px.cities:
+                continue
+            rings, _ = _spot_rings(px.v.shape, counter_lift(camera, lay.areas[aid].box, h),
+                                   near=False)
+            flat = [m.reshape(-1) for m in px.cities.values()]
+            score += sum(max(int(np.count_nonzero(f[ring])) for f in flat) / max(len(ring), 1)
+                         for ring in rings)
+        if score > best_score + 1e-9:  # ties: the thinner
+            best, best_score = h, score
+    return best
+
+
+def read_area(rect: np.ndarray, ink: PrintInk, box_px: tuple[int, int, int, int],
+              lay: MapLayout, area: str, white: np.ndarray, scale: float = 2.0,
+              lift: tuple[tuple[int, int], ...] = ((0, 0),) * 4,
+              pixels: AreaPixels | None = None) -> dict[str, Any]:
+    """One area's reading: counters and chits, or occluded. ``scale``: frame pixels per mm
+    there (a coarse, far part of the frame smears a counter's colour wider); ``lift``: where
+    counters' tops are seen from their spots (:func:`counter_lift`); ``pixels``: the box's
+    :func:`area_pixels`, if known. Whether its name shows is decided over the whole frame
+    (:func:`hidden_names`), before."""
+    x0, y0, x1, y1 = box_px
+    px = pixels if pixels is not None else area_pixels(rect, box_px, white)
+    v, sat, coloured = px.v, px.sat, px.coloured
+    ink_box = ink.marked[y0:y1, x0:x1]
+    unit = COUNTER_MM**2 * RECT_PPM**2
+    spots = _spot_rings(v.shape, lift)
     counters: dict[str, int] = {}
     doubt = 0.0
     explained = np.zeros(v.shape, np.uint8)
-    for p, m in masks.items():
-        if np.count_nonzero(m) < 0.1 * unit:
-            continue
-        m8 = cv2.morphologyEx(m.astype(np.uint8), cv2.MORPH_CLOSE, kernel)
-        m8 = cv2.morphologyEx(m8, cv2.MORPH_OPEN, kernel)
+    for p, m8 in px.cities.items():
         n, worst = _counts(m8, spots, unit)
         if n:
             counters[p] = n
@@ -583,6 +688,10 @@ def read_map(frame: np.ndarray, lay: MapLayout) -> Reading:
     # The box's brightness, the map's colour: a hand over most of a box is not its paper.
     norms = {aid: paper * (whites[aid].sum() / paper.sum()) for aid in boxes if aid not in covered}
     covered |= hidden_names(rect, ink, {a: boxes[a] for a in norms}, norms, scales)
+    pixels = {aid: area_pixels(rect, boxes[aid], norms[aid]) for aid in norms
+              if aid not in covered}
+    camera = camera_above(view.homography, size)
+    height = counter_height(camera, lay, pixels)
     for aid in lay.areas:
         if aid not in boxes:
             data["areas"][aid] = {"occluded": True}
@@ -594,7 +703,8 @@ def read_map(frame: np.ndarray, lay: MapLayout) -> Reading:
             states[aid] = "occluded"
             continue
         small = small or scales[aid] < SMALL_SCALE
-        r = read_area(rect, ink, boxes[aid], lay, aid, norms[aid], scales[aid])
+        r = read_area(rect, ink, boxes[aid], lay, aid, norms[aid], scales[aid],
+                      counter_lift(camera, lay.areas[aid].box, height), pixels[aid])
         states[aid] = "occluded" if r.get("occluded") else "ok"
         if r:
             data["areas"][aid] = r
