@@ -340,12 +340,24 @@ def counter_lift(camera: CameraAbove | None, box_mm: tuple[float, float, float, 
     >>> counter_lift(cam, (0.0, 0.0, 62.0, 42.0), 4.0)[0]  # 4.9 mm towards the top
     (0, -10)
     """
-    if camera is None or height_mm <= 0:
-        return ((0, 0),) * len(COUNTER_XS)
+    return _lifts(camera, box_mm, (height_mm,))[0]
+
+
+def _lifts(camera: CameraAbove | None, box_mm: tuple[float, float, float, float],
+           heights: tuple[float, ...]) -> list[tuple[tuple[int, int], ...]]:
+    """:func:`counter_lift` for each of ``heights``, computed together."""
+    if camera is None:
+        return [((0, 0),) * len(COUNTER_XS)] * len(heights)
     x0, y0 = box_mm[:2]
     spots = np.array([[x0 + x, y0 + COUNTER_ROW_Y] for x in COUNTER_XS])
-    d = (camera.lifted(spots, height_mm) - spots) * RECT_PPM
-    return tuple((round(float(dx)), round(float(dy))) for dx, dy in d)
+    away = (spots - np.asarray(camera.nadir, float)) * RECT_PPM
+    out = []
+    for h in heights:
+        if not 0.0 <= h < camera.height:
+            raise ValueError(f"a counter {h} mm thick is not between the table and the camera")
+        d = np.rint(away * (h / (camera.height - h))).astype(int)
+        out.append(tuple((int(dx), int(dy)) for dx, dy in d))
+    return out
 
 
 def _counts(mask: np.ndarray, spots: tuple[tuple[np.ndarray, ...], np.ndarray],
@@ -447,20 +459,23 @@ def counter_height(camera: CameraAbove | None, lay: MapLayout,
     (seen from straight above, height shifts nothing)."""
     if camera is None:
         return 0.0
-    best, best_score = 0.0, -1.0
-    for h in COUNTER_HEIGHTS_MM:
-        score = 0.0
-        for aid, px in pixels.items():
-            if not px.cities:
-                continue
-            rings, _ = _spot_rings(px.v.shape, counter_lift(camera, lay.areas[aid].box, h),
-                                   near=False)
-            flat = [m.reshape(-1) for m in px.cities.values()]
-            score += sum(max(int(np.count_nonzero(f[ring])) for f in flat) / max(len(ring), 1)
-                         for ring in rings)
-        if score > best_score + 1e-9:  # ties: the thinner
-            best, best_score = h, score
-    return best
+    score = np.zeros(len(COUNTER_HEIGHTS_MM))
+    for aid, px in pixels.items():
+        if not px.cities:
+            continue
+        # Every height's rings at once: one gather per city, summed ring by ring.
+        rings = [_moved(px.v.shape, k, True, dx, dy)
+                 for lift in _lifts(camera, lay.areas[aid].box, COUNTER_HEIGHTS_MM)
+                 for k, (dx, dy) in enumerate(lift)]
+        sizes = np.array([len(r) for r in rings])
+        at = np.concatenate(rings)
+        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+        counts = np.stack([np.add.reduceat(m.reshape(-1)[at], starts, dtype=np.int64)
+                           for m in px.cities.values()])
+        shares = np.where(sizes > 0, counts.max(axis=0) / np.maximum(sizes, 1), 0.0)
+        score += shares.reshape(len(COUNTER_HEIGHTS_MM), -1).sum(axis=1)
+    # Ties go to the thinner: the first of the highest.
+    return float(COUNTER_HEIGHTS_MM[int(np.argmax(score + 1e-9 * -np.arange(len(score))))])
 
 
 def read_area(rect: np.ndarray, ink: PrintInk, box_px: tuple[int, int, int, int],
