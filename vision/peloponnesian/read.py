@@ -575,12 +575,12 @@ def _blurred_codes(v: np.ndarray, judged: np.ndarray, colour: np.ndarray
     it, each too small to be judged as a code. A code is a square whose pixels are mostly
     dark whatever the blur (its border, and some of its modules): where the mean brightness
     over a code-sized window is under CODE_MEAN, the square is cut out of the window at
-    half way between the darkest twentieth of the window and the paper (1), and read. No dark shape
-    already judged may lie there, and only a code read exactly, with no module corrected,
-    counts; what is not read stays what it was (unexplained). A code is black on white:
-    ``colour`` (pixels of a counter's saturation) is never part of one, and a square that is
-    much of it is none (a red counter's dark border round its white letter would otherwise
-    read as a code with a white middle)."""
+    half way between the darkest twentieth of the window and the paper (1), and read. No
+    dark shape already judged may lie there, and only a code read exactly, with no module
+    corrected, counts; what is not read stays what it was (unexplained). A code is black on
+    white: ``colour`` (pixels of a counter's saturation) is never part of one, and a square
+    that is much of it is none (a red counter's dark border round its white letter would
+    otherwise read as a code with a white middle)."""
     side = round(CODE_MM * RECT_PPM)
     mean = cv2.blur(v, (side, side))
     found: list[tuple[str, np.ndarray]] = []
@@ -706,6 +706,8 @@ def read_map(frame: np.ndarray, lay: MapLayout) -> Reading:
     pixels = {aid: area_pixels(rect, boxes[aid], norms[aid]) for aid in norms
               if aid not in covered}
     camera = camera_above(view.homography, size)
+    if camera is not None and camera.height <= 10 * max(COUNTER_HEIGHTS_MM):
+        camera = None  # a pose no camera over a table has: a degenerate homography
     height = counter_height(camera, lay, pixels)
     for aid in lay.areas:
         if aid not in boxes:
