@@ -58,6 +58,14 @@ def test_the_frame_is_fitted_to_its_counters_thickness(height: float) -> None:
     assert abs(counter_height(CAMERA, LAY, {AREA: _pixels([0, 1], height)}) - height) <= 1.0
 
 
+def test_rings_lifted_out_of_the_box_count_nothing() -> None:
+    # A camera low and far off (a steep view): the thicker fits' rings leave the box
+    # altogether. They hold no colour; the counters on their spots still fit.
+    far = CameraAbove((LAY.areas[AREA].box[0] + 31.0, LAY.areas[AREA].box[1] + 2000.0), 60.0)
+    assert counter_lift(far, LAY.areas[AREA].box, 5.0)[0][1] < -2 * _box_shape()[0]
+    assert counter_height(far, LAY, {AREA: _pixels([0, 1], 0.0)}) == 0.0
+
+
 def test_no_camera_pose_or_no_counter_fits_no_thickness() -> None:
     assert counter_height(None, LAY, {AREA: _pixels([0, 1], 4.0)}) == 0.0
     h, w = _box_shape()

@@ -469,10 +469,11 @@ def counter_height(camera: CameraAbove | None, lay: MapLayout,
                  for k, (dx, dy) in enumerate(lift)]
         sizes = np.array([len(r) for r in rings])
         at = np.concatenate(rings)
-        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-        counts = np.stack([np.add.reduceat(m.reshape(-1)[at], starts, dtype=np.int64)
+        # Each pixel counted for its ring (a ring lifted wholly out of the box has none).
+        ring_of = np.repeat(np.arange(len(rings)), sizes)
+        counts = np.stack([np.bincount(ring_of, weights=m.reshape(-1)[at], minlength=len(rings))
                            for m in px.cities.values()])
-        shares = np.where(sizes > 0, counts.max(axis=0) / np.maximum(sizes, 1), 0.0)
+        shares = counts.max(axis=0) / np.maximum(sizes, 1)
         score += shares.reshape(len(COUNTER_HEIGHTS_MM), -1).sum(axis=1)
     # Ties go to the thinner: the first of the highest.
     return float(COUNTER_HEIGHTS_MM[int(np.argmax(score + 1e-9 * -np.arange(len(score))))])
