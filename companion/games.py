@@ -168,6 +168,9 @@ class Game:
     tally_title: ClassVar[str] = "Standings"
     # Upper-layer parts, imported on use ("module:attribute"; None when the game has none).
     reader: ClassVar[str | None] = None  # (profile) -> reader with read, detect, annotate
+    # What of ``detect``'s --home and --map the reader reads (from the profile): any other
+    # given is refused, not ignored.
+    reader_takes: ClassVar[tuple[str, ...]] = ()
     page: ClassVar[str | None] = None  # () -> PagePanel (a Flask blueprint and its files)
     demo_camera: ClassVar[str | None] = None  # (players, seed) -> a scene: profile, render
     # Sheets ``companion print`` makes for the game: (kind, help, "module:function", the

@@ -51,12 +51,12 @@ def run(args: argparse.Namespace) -> int:
     if game.reader is None:
         raise UserError(f"--game {args.game}: {game.title} is not read by detect; games with "
                         f"a camera reader: {', '.join(readable)}")
-    # An option the game does not take would be ignored: refused, naming the games taking it.
-    for flag, option, given in (("--home", "homes", args.home), ("--map", "map", args.map)):
-        if given and option not in {o.name for o in game.options}:
-            takers = sorted(n for n, g in games.all_games().items()
-                            if option in {o.name for o in g.options})
-            raise UserError(f"{flag}: {game.title} has no {option}; it is for "
+    # An option the game's reader does not read would be ignored: refused, naming the games
+    # whose readers read it.
+    for option, given in (("home", args.home), ("map", args.map)):
+        if given and option not in game.reader_takes:
+            takers = sorted(n for n, g in games.all_games().items() if option in g.reader_takes)
+            raise UserError(f"--{option}: {game.title}'s reader takes no --{option}; it is for "
                             f"{', '.join(takers)}")
     if not args.profile:
         raise UserError("detect needs --profile PROFILE.json (make one with companion calibrate)")

@@ -25,6 +25,7 @@ class PetriStandIn(TicTacToeGame):
     name = "petri-reader-test"
     title = "Petri reader stand-in"
     reader = "vision.petri.reader:make_reader"
+    reader_takes = ("home",)
 
 
 @pytest.fixture

@@ -96,8 +96,8 @@ def test_detect_truncated_image(tmp_path, profile, capsys):
 
 
 @pytest.mark.parametrize("args, words", [
-    (["--home", "red=0"], ["--home", "Peep War has no homes", "petri"]),
-    (["--game", "petri", "--map", "greece.json"], ["--map", "Petri has no map",
+    (["--home", "red=0"], ["--home: Peep War's reader takes no --home", "petri"]),
+    (["--game", "petri", "--map", "greece.json"], ["--map: Petri's reader takes no --map",
                                                    "peloponnesian"]),
 ])
 def test_detect_refuses_an_option_its_game_does_not_take(tmp_path, profile, capsys, args,

@@ -57,6 +57,7 @@ class PeloponnesianGame(Game):
     tally_columns = (("counters", "counters"), ("needed", "needed"))
     page = "web.peloponnesian:panel"
     reader = "vision.peloponnesian.reader:make_reader"
+    reader_takes = ("map",)
     demo_camera = "vision.render.peloponnesian:demo_scene"
     printables = (
         ("peloponnesian-map", "the map of A Peloponnesian War: A3 as a PNG (--paper a3), or "

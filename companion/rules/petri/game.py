@@ -68,6 +68,7 @@ class PetriGame(Game):
     notation_help = notation.HELP
     place_word = "hole"
     reader = "vision.petri.reader:make_reader"
+    reader_takes = ("home",)
     printables = (("petri-board", "the Petri (Chinese checkers) board, A3, as a PNG and its "
                    "hole positions (--json, mm)", "vision.petri.print_board:print_command",
                    ("dpi", "out", "json")),)
