@@ -13,6 +13,7 @@ default ``~/.cache/...``), outside the repository. The folder name carries
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import multiprocessing
 import os
@@ -75,15 +76,14 @@ def render_missing(seeds: range, cached: Callable[..., object], what: str, where
     :func:`functools.partial` of one. Each frame is written whole before it is named
     (:func:`write_pair`), so jobs never see one another's half-written files."""
     missing = [seed for seed in seeds if cached(seed, render=False) is None]
-    if jobs <= 1 or len(missing) < 2:
-        done = map(partial(_timed_render, cached), missing)
-        for seed, seconds in done:
+    render = partial(_timed_render, cached)
+    parallel = jobs > 1 and len(missing) > 1
+    # Spawned, not forked: a forked child would inherit the parent's tracer state.
+    with (multiprocessing.get_context("spawn").Pool(min(jobs, len(missing))) if parallel
+          else contextlib.nullcontext()) as pool:
+        for seed, seconds in (pool.imap_unordered(render, missing) if parallel
+                              else map(render, missing)):
             print(f"seed {seed}: {seconds:.1f} s", flush=True)
-    else:
-        # Spawned, not forked: a forked child would inherit the parent's tracer state.
-        with multiprocessing.get_context("spawn").Pool(min(jobs, len(missing))) as pool:
-            for seed, seconds in pool.imap_unordered(partial(_timed_render, cached), missing):
-                print(f"seed {seed}: {seconds:.1f} s", flush=True)
     print(f"{len(missing)} {what} rendered into {where}")
     return len(missing)
 
