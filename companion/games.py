@@ -177,7 +177,8 @@ class Game:
     # options it takes out of SHEET_OPTIONS; any other is refused). An option is its name,
     # or (name, help) for words of the game's own; "paper" always comes with its help, as
     # its choices and default are the sheet's. A subclass listing another is a TypeError.
-    # The function takes the parsed arguments and returns the line to print, raising
+    # The function takes the parsed arguments and returns a vision.print_files.Printed (the
+    # files' bytes and the line to print; ``print`` writes all the files or none), raising
     # ValueError or OSError with a message for the user (vision.print_files checks that a
     # file's suffix is the format written there).
     printables: ClassVar[tuple[tuple[str, str, str, tuple[str | tuple[str, str], ...]], ...]] = ()

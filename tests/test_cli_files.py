@@ -289,15 +289,22 @@ def test_print_into_a_file_named_as_its_folder_says_it_is_not_a_folder(
     assert afile.read_text() == "kept"
 
 
-def test_print_card_failing_at_the_layout_leaves_no_card(tmp_path, capsys) -> None:
+@pytest.mark.parametrize(("item", "options", "layout_is"), [
+    ("card", ["--players", "2"], "the card layout"),
+    ("petri-board", ["--dpi", "50"], "the board's layout"),
+    ("peloponnesian-map", ["--dpi", "50"], "the map's layout"),
+])
+def test_print_failing_at_the_layout_leaves_no_picture(tmp_path, capsys, item, options,
+                                                       layout_is) -> None:
     # Past the checks, the layout cannot be written (its file's place beside it is taken by
-    # a folder): the card is not put in place either.
+    # a folder): the picture is not put in place either, for the kit's card and for the
+    # games' sheets alike (``print`` writes what a game's sheet draws).
     taken = f".companion-print-{os.getpid()}-1.part"
     (tmp_path / taken).mkdir()
-    assert main(["print", "card", "--players", "2", "--out", str(tmp_path / "card.png"),
+    assert main(["print", item, *options, "--out", str(tmp_path / "pic.png"),
                  "--json", str(tmp_path / "layout.json")]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("companion print: error: cannot write the card layout to ")
+    assert err.startswith(f"companion print: error: cannot write {layout_is} to ")
     assert err.count("\n") == 1
     assert [p.name for p in tmp_path.iterdir()] == [taken]
 

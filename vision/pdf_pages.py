@@ -69,6 +69,11 @@ class Page:
 
 def write_pdf(path: str | Path, pages: list[Page]) -> None:
     """Write ``pages`` as one PDF file."""
+    Path(path).write_bytes(pdf_bytes(pages))
+
+
+def pdf_bytes(pages: list[Page]) -> bytes:
+    """``pages`` as the bytes of one PDF file."""
     objects: list[bytes] = []
 
     def add(obj: bytes) -> int:
@@ -120,4 +125,4 @@ def write_pdf(path: str | Path, pages: list[Page]) -> None:
         f"trailer\n<< /Size {len(objects) + 1} /Root {catalog} 0 R >>\n"
         f"startxref\n{xref}\n%%EOF\n"
     ).encode()
-    Path(path).write_bytes(bytes(out))
+    return bytes(out)

@@ -25,11 +25,22 @@ name it a file ending in .png
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from companion.errors import PATH_ECHO, clipped
 
 FORMATS = {".png": "a PNG", ".pdf": "a PDF", ".json": "JSON"}
+
+
+@dataclass(frozen=True)
+class Printed:
+    """What a game's sheet (``Game.printables``) made: each file as ``(what, path, bytes)``,
+    and the line that says so. The sheet draws; ``companion print`` writes the files, all of
+    them or none (a map without its layout, or a layout for another map, would mislead)."""
+
+    line: str
+    files: tuple[tuple[str, str, bytes], ...]
 
 
 def need_suffix(option: str, path: str, suffix: str, what: str) -> None:

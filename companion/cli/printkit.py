@@ -252,12 +252,13 @@ def run(args: argparse.Namespace) -> int:
         if "dpi" in args.takes:
             _dpi(args.dpi)
         try:
-            print(games.load(args.printable)(args))
-        except OSError as e:
-            raise UserError(f"cannot write {args.kind} ({e.strerror or e}): check the "
-                            "folder") from None
+            printed = games.load(args.printable)(args)
+        except OSError as e:  # a map file the sheet reads (--map)
+            raise UserError(f"cannot print {args.kind} ({e.strerror or e})") from None
         except ValueError as e:
             raise UserError(str(e)) from None
+        _write_all(list(printed.files))
+        print(printed.line)
         return 0
     if args.kind == "peepwar-tile":
         _need(args, "id", "out")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 import zlib
-from pathlib import Path
 
 import cv2
 import numpy as np
@@ -23,6 +22,7 @@ from vision.markers import detect_markers
 from vision.pdf_pages import PT_PER_MM
 from vision.peepwar.tile_art import tile_image
 from vision.png_dpi import read_png_dpi
+from vision.print_files import Printed
 
 
 def _dark_runs(line: np.ndarray) -> list[int]:
@@ -197,9 +197,8 @@ def test_kit_without_paper_is_an_a4_pdf(tmp_path, capsys) -> None:
     assert boxes[-1][2:] == pytest.approx([595.276, 841.89], abs=0.01)
 
 
-def _plain_sheet(args) -> str:
-    Path(args.out).write_text("sheet\n")
-    return f"sheet written to {args.out}"
+def _plain_sheet(args) -> Printed:
+    return Printed(f"sheet written to {args.out}", (("the sheet", args.out, b"sheet\n"),))
 
 
 class _SheetGame(Game):
@@ -216,6 +215,7 @@ def test_a_game_sheet_that_takes_no_dpi_prints(tmp_path, capsys) -> None:
     finally:
         games.unregister(_SheetGame.name)
     assert capsys.readouterr().out == f"sheet written to {tmp_path / 's.txt'}\n"
+    assert (tmp_path / "s.txt").read_bytes() == b"sheet\n"
 
 
 @pytest.mark.parametrize(("takes", "error"), [

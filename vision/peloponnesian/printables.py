@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
 import numpy as np
 
-from vision.pdf_pages import Page, write_pdf
+from vision.pdf_pages import Page, pdf_bytes
 from vision.peloponnesian.art import map_image, pieces_image
 from vision.peloponnesian.layout import map_layout
-from vision.png_dpi import write_png
-from vision.print_files import need_suffix
+from vision.png_dpi import png_bytes
+from vision.print_files import Printed, need_suffix
 
 A4_LANDSCAPE = (297.0, 210.0)
 PRINTABLE_MARGIN_MM = 8.0
@@ -61,8 +60,8 @@ def tile_pages(img: np.ndarray, px_per_mm: float, size_mm: tuple[float, float]) 
     return pages
 
 
-def print_map(args: argparse.Namespace) -> str:
-    """Write the map (and its JSON); the line saying what was written."""
+def print_map(args: argparse.Namespace) -> Printed:
+    """The map (and its JSON), and the line saying what was written."""
     if not args.out:
         raise ValueError(f"print {args.kind} needs --out")
     paper = (args.paper or "a3").lower()
@@ -80,22 +79,25 @@ def print_map(args: argparse.Namespace) -> str:
     px_per_mm = args.dpi / 25.4
     img = map_image(lay, px_per_mm)
     if paper == "a3":
-        write_png(Path(args.out), img, args.dpi)
+        files = [("the map", args.out, png_bytes(img, args.dpi))]
         what = f"{args.out} (A3, {img.shape[1]}x{img.shape[0]} px at {args.dpi:g} dpi)"
     else:
-        write_pdf(Path(args.out), tile_pages(img, px_per_mm, (lay.width_mm, lay.height_mm)))
+        pages = tile_pages(img, px_per_mm, (lay.width_mm, lay.height_mm))
+        files = [("the map", args.out, pdf_bytes(pages))]
         what = f"{args.out} (four A4 pages to tape together)"
     if args.json:
-        Path(args.json).write_text(json.dumps(lay.to_json(), indent=2) + "\n")
+        files.append(("the map's layout", args.json,
+                      (json.dumps(lay.to_json(), indent=2) + "\n").encode()))
         what += f" and {args.json}"
-    return f"the map of {len(lay.areas)} areas written to {what}; print at 100%"
+    return Printed(f"the map of {len(lay.areas)} areas written to {what}; print at 100%",
+                   tuple(files))
 
 
-def print_pieces(args: argparse.Namespace) -> str:
+def print_pieces(args: argparse.Namespace) -> Printed:
     if not args.out:
         raise ValueError(f"print {args.kind} needs --out")
     need_suffix("--out", args.out, ".png", "the sheet of pieces")
     img = pieces_image(args.dpi / 25.4)
-    write_png(Path(args.out), img, args.dpi)
-    return (f"counters and chits written to {args.out} (A4 at {args.dpi:g} dpi); print at 100%, "
-            "cut out, fold the chits")
+    return Printed(f"counters and chits written to {args.out} (A4 at {args.dpi:g} dpi); print at "
+                   "100%, cut out, fold the chits",
+                   (("the sheet of pieces", args.out, png_bytes(img, args.dpi)),))

@@ -21,6 +21,7 @@ import numpy as np
 from vision.kit_layout import PETRI_MARKER_IDS, square_corners
 from vision.mm_canvas import MmCanvas, blank
 from vision.petri.holes import HOLE_NAMES, TIPS, hole_mm, holes_mm
+from vision.print_files import Printed
 
 SHEET_MM = (420.0, 297.0)  # A3 landscape
 PITCH_MM = 20.0
@@ -94,12 +95,11 @@ def board_image(px_per_mm: float) -> np.ndarray:
     return canvas.image
 
 
-def print_command(args: argparse.Namespace) -> str:
+def print_command(args: argparse.Namespace) -> Printed:
     """``companion print petri-board`` (Petri's bundle names it): the PNG and the JSON."""
     import json
-    from pathlib import Path
 
-    from vision.png_dpi import write_png
+    from vision.png_dpi import png_bytes
     from vision.print_files import need_suffix
 
     missing = [f"--{n}" for n in ("out", "json") if not getattr(args, n)]
@@ -109,7 +109,9 @@ def print_command(args: argparse.Namespace) -> str:
     need_suffix("--json", args.json, ".json", "the board's layout")
     img = board_image(args.dpi / 25.4)
     layout = board_layout()
-    write_png(Path(args.out), img, args.dpi)
-    Path(args.json).write_text(json.dumps(layout.to_json(), indent=2) + "\n")
-    return (f"Petri board written to {args.out} and {args.json} ({layout.width_mm:g} x "
-            f"{layout.height_mm:g} mm, A3; print at 100%)")
+    return Printed(
+        f"Petri board written to {args.out} and {args.json} ({layout.width_mm:g} x "
+        f"{layout.height_mm:g} mm, A3; print at 100%)",
+        (("the board", args.out, png_bytes(img, args.dpi)),
+         ("the board's layout", args.json,
+          (json.dumps(layout.to_json(), indent=2) + "\n").encode())))
