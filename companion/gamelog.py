@@ -110,6 +110,24 @@ def default_log_path() -> Path:
     return Path(user_data_dir("table-companion", appauthor=False)) / "games.sqlite"
 
 
+def _not_a_plain_file(path: Path) -> bool:
+    """Whether ``path`` is there but is no file a log can live in: a device (/dev/null), a
+    pipe, or a kernel's file (/proc/self/status) that says it holds 0 bytes and yet reads
+    some. SQLite takes what says 0 bytes for an empty log: ``games`` listed none, and a
+    game "saved" into /dev/null was lost."""
+    try:
+        if not path.exists():
+            return False
+        if not path.is_file():
+            return True
+        if path.stat().st_size:
+            return False
+        with path.open("rb") as f:
+            return bool(f.read(1))
+    except OSError:
+        return False  # opening it says what is wrong
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
@@ -135,6 +153,9 @@ class GameLog:
         self.blank = False
         if self.path.is_dir():
             raise UserError(f"{self.path} is a folder; --log names the game log file")
+        if _not_a_plain_file(self.path):
+            raise UserError(f"{self.path} is not a regular file; --log names the game log "
+                            "file")
         if readonly:
             self._open_readonly()
             return

@@ -302,6 +302,14 @@ def test_a_folder_is_not_a_log(tmp_path: Path) -> None:
         GameLog(tmp_path)
 
 
+@pytest.mark.parametrize("path", ["/dev/null", "/proc/self/status"])
+@pytest.mark.parametrize("readonly", [False, True])
+def test_a_device_or_kernel_file_is_not_a_log(path: str, readonly: bool) -> None:
+    # Both say they hold 0 bytes, which SQLite took for an empty log.
+    with pytest.raises(UserError, match=f"^{path} is not a regular file; --log names"):
+        GameLog(path, readonly=readonly)
+
+
 def test_undo_turn_in_setup_takes_back_one_placement(tmp_path: Path) -> None:
     with GameLog(tmp_path / "g.sqlite") as log:
         game = log.new_game(PeepWar())

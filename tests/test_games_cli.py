@@ -591,3 +591,12 @@ def test_a_script_piped_in_while_another_program_locks_the_log_ends_on_one_line(
     with GameLog(log) as check:
         assert check.entries(1) == []
 
+
+
+@pytest.mark.parametrize("command", [["games"], ["replay", "--game-id", "1"],
+                                     ["new", "--players", "a,b"]])
+def test_a_log_that_is_no_regular_file_is_refused_in_one_line(capsys, command) -> None:
+    assert main([*command, "--log", "/proc/self/status"]) == 2
+    err = capsys.readouterr().err
+    assert err.endswith("/proc/self/status is not a regular file; --log names the game log "
+                        "file\n") and err.count("\n") == 1
