@@ -186,6 +186,24 @@ def test_a_profile_past_the_size_cap_is_one_line(files, tmp_path, capsys) -> Non
     assert f"profile {big} is too large to be a calibration profile (more than 16 MB)" in err
 
 
+@pytest.mark.parametrize("command", [
+    ["detect", "/dev/zero", "--profile", "{profile}"],
+    ["score", "peltapeeps", "/dev/zero", "--profile", "{teams}"],
+    ["calibrate", "/dev/zero", "--players", "red,blue", "--out", "{out}"],
+    ["calibrate-camera", "/dev/zero", "--profile", "{out}"],
+])
+def test_a_device_given_as_the_photo_is_refused_not_read_without_end(files, tmp_path, capsys,
+                                                                      command) -> None:
+    # /dev/zero has no size to check first: it was read whole, until memory ran out.
+    argv = [w.format(profile=files["profile"], teams=files["teams"], out=tmp_path / "o.json")
+            for w in command]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert "/dev/zero is too large to be a photo (more than 256 MB)" in err
+    assert not (tmp_path / "o.json").exists()
+
+
 TOO_LONG = "/tmp/" + "n" * 5000  # one name past any file system's limit (255 bytes)
 
 

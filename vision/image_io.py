@@ -12,6 +12,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from companion.bounded_read import read_at_most
 from companion.errors import PATH_ECHO, clipped
 
 
@@ -20,6 +21,10 @@ class ImageError(ValueError):
 
 
 MAX_PIXELS = 80_000_000  # a 50 MP camera's photo fits; a decompression bomb does not
+# The most bytes a file read as an image may hold: an uncompressed 80 MP TIFF or BMP fits.
+# Read with this ceiling, so that /dev/zero or a runaway file given as the image is
+# refused, not read until memory runs out (devices report no size to check first).
+MAX_IMAGE_BYTES = 3 * MAX_PIXELS + 16_000_000
 # The smallest side any reader can use. A kit marker is 7 modules across and needs about
 # 3 px a module to be read, and a tile carries several markers; the marker search also
 # halves the frame for its coarse pass. Below 64 px a side no reader finds anything, and
@@ -220,13 +225,16 @@ def read_image(path: str | Path) -> np.ndarray:
     p = Path(path)
     name = clipped(str(p), PATH_ECHO)  # a runaway path is named, not repeated whole
     try:
-        data = p.read_bytes()
+        data = read_at_most(p, MAX_IMAGE_BYTES)
     except FileNotFoundError:
         raise ImageError(f"image {name} not found: check the path") from None
     except IsADirectoryError:
         raise ImageError(f"{name} is a folder, not an image file") from None
     except OSError as e:
         raise ImageError(f"image {name} cannot be read ({e.strerror})") from None
+    if data is None:
+        raise ImageError(f"{name} is too large to be a photo (more than "
+                         f"{MAX_IMAGE_BYTES // 1_000_000} MB): use a JPEG or PNG photo")
     return decode_image(data, str(p))
 
 
