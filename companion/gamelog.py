@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -116,16 +117,15 @@ def _not_a_plain_file(path: Path) -> bool:
     some. SQLite takes what says 0 bytes for an empty log: ``games`` listed none, and a
     game "saved" into /dev/null was lost."""
     try:
-        if not path.exists():
-            return False
-        if not path.is_file():
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode):
             return True
-        if path.stat().st_size:
+        if st.st_size:
             return False
         with path.open("rb") as f:
             return bool(f.read(1))
     except OSError:
-        return False  # opening it says what is wrong
+        return False  # not there (a new log), or opening it says what is wrong
 
 
 def _now() -> str:

@@ -21,7 +21,7 @@ import numpy as np
 from vision.kit_layout import PETRI_MARKER_IDS, square_corners
 from vision.mm_canvas import MmCanvas, blank
 from vision.petri.holes import HOLE_NAMES, TIPS, hole_mm, holes_mm
-from vision.print_files import Printed
+from vision.print_files import Printed, need_suffix
 
 SHEET_MM = (420.0, 297.0)  # A3 landscape
 PITCH_MM = 20.0
@@ -100,7 +100,6 @@ def print_command(args: argparse.Namespace) -> Printed:
     import json
 
     from vision.png_dpi import png_bytes
-    from vision.print_files import need_suffix
 
     missing = [f"--{n}" for n in ("out", "json") if not getattr(args, n)]
     if missing:
