@@ -248,9 +248,15 @@ def main() -> int:
         found = {(t["q"], t["r"]) for t in obs["tiles"]}
         board_ok = True
         for tt in st.tiles:
+            # A tile not found: its cells are said apart from the reader's misreadings, by
+            # whether a hand lies over the tile (hiding markers and print alike) or not.
+            lost = None
             if (tt.q, tt.r) not in found:
                 tiles_missed += 1
                 board_ok = False
+                handed = max(st.hand_cover.get(c, 0.0) for c in cells_of((tt.q, tt.r)))
+                lost = ("on a tile not found, a hand over it" if handed >= HAND_SURE
+                        else "on a tile not found, no hand over it")
             for name in cells_of((tt.q, tt.r)):
                 cells += 1
                 truth = st.cells.get(name)
@@ -294,7 +300,7 @@ def main() -> int:
                 if not ok:
                     ruled_wrong += ruled
                     board_ok = False
-                    kinds[_kind(want, have)] += 1
+                    kinds[lost or _kind(want, have)] += 1
                     fields.update(_fields(want, have, cover))
                     per_seed[seed] += 1
                     if len(wrong) < args.show:
