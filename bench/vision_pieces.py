@@ -254,9 +254,7 @@ def main() -> int:
             if (tt.q, tt.r) not in found:
                 tiles_missed += 1
                 board_ok = False
-                handed = max(st.hand_cover.get(c, 0.0) for c in cells_of((tt.q, tt.r)))
-                lost = ("on a tile not found, a hand over it" if handed >= HAND_SURE
-                        else "on a tile not found, no hand over it")
+                lost = _lost_tile_kind(st.hand_cover, cells_of((tt.q, tt.r)))
             for name in cells_of((tt.q, tt.r)):
                 cells += 1
                 truth = st.cells.get(name)
@@ -436,6 +434,20 @@ def _fields(want, have, cover: float) -> list[str]:
         if gk != tk:
             out.append(f"{p} peep " + ("missed" if tk else "phantom"))
     return out
+
+
+def _lost_tile_kind(hand_cover: dict[str, float], cells: list[str]) -> str:
+    """How the wrong cells of a tile not found are counted: whether a hand lies over any
+    of its ``cells`` (``hand_cover``: the truth's covered share of each cell).
+
+    >>> _lost_tile_kind({"0,0/1": 0.3}, ["0,0/c", "0,0/1"])
+    'on a tile not found, a hand over it'
+    >>> _lost_tile_kind({"0,0/1": 0.01}, ["0,0/c", "0,0/1"])
+    'on a tile not found, no hand over it'
+    """
+    handed = max((hand_cover.get(c, 0.0) for c in cells), default=0.0)
+    return ("on a tile not found, a hand over it" if handed >= HAND_SURE
+            else "on a tile not found, no hand over it")
 
 
 def _kind(want, have) -> str:
