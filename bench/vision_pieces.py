@@ -6,7 +6,9 @@ real bean cut-outs from ../shared/photos/jellybeans for some players, hands
 reaching in), rendered under a random camera and lamp. Each player's colour
 model comes from a rendered photo of the calibration card with one of their
 beans and peeps, run through the real calibration (one card per kind of look,
-reused across scenes).
+reused across scenes). The cards are numbered in the order the looks are first met,
+so a range read in parts is calibrated from other cards than the same range read
+at once, and reads a few cells differently: compare runs over the same range.
 
 Prints cell-exact accuracy (every count and flag right), board-exact accuracy
 (every cell of a scene right, every tile found), bean-count mean absolute error,
