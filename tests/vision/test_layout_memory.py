@@ -45,9 +45,12 @@ def _placed(obs: dict) -> dict[int, tuple[int, int, int]]:
 
 
 def _far_cells(obs: dict) -> dict:
-    """The cells of the tile not beside the Neutral one (a cover over the Neutral tile is a
-    hand to the reader, and cells touching it are read as occluded)."""
-    return {c: v for c, v in obs["cells"].items() if c.startswith("2,-1/")}
+    """What the cells of the tile not beside the Neutral one hold (a cover over the Neutral
+    tile is a hand to the reader, and cells touching it are read as occluded). Their
+    confidence is left out: a frame with a hand in it may be asked about more
+    (:mod:`vision.peepwar.doubt_model`)."""
+    return {c: {k: x for k, x in v.items() if k != "confidence"}
+            for c, v in obs["cells"].items() if c.startswith("2,-1/")}
 
 
 def test_the_neutral_tile_hidden_the_others_are_placed_where_they_lay() -> None:

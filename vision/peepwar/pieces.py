@@ -24,6 +24,8 @@ each in its own module under :mod:`vision.peepwar.passes`:
 6. **Assembly.** The cells hands cover are marked occluded (in
    :mod:`~vision.peepwar.passes.occlusion`); counts the rules do not allow are warned
    about (:mod:`~vision.peepwar.passes.assembly`).
+7. **A last judge** (:mod:`vision.peepwar.doubt_model`): a cell read surely whose
+   measures, weighed together, look like cells read wrongly is asked about.
 
 Every count comes with a confidence and, when it is a close call, a warning
 naming the cell ("cell 1,0/2: a bean between red and orange").
@@ -34,14 +36,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from calibration.profile import Profile
-from vision.peepwar import bean_net
+from vision.peepwar import bean_net, doubt_model
 from vision.peepwar.mosaic import Mosaic
 from vision.peepwar.passes import assembly, beans, occlusion, peeps, supply_centers
 from vision.peepwar.passes.assembly import CellRead
 from vision.peepwar.passes.state import FrameState
 from vision.peepwar.piece_pixels import classify
 
-__all__ = ["CellRead", "PieceReading", "bean_planes", "frame_state", "read_pieces"]
+__all__ = ["CellRead", "PieceReading", "bean_planes", "frame_state", "read_pieces", "read_state"]
 
 
 @dataclass
@@ -74,6 +76,14 @@ def bean_planes(mosaic: Mosaic, profile: Profile) -> bean_net.Planes:
 
 def read_pieces(mosaic: Mosaic, profile: Profile) -> PieceReading:
     """Every cell of the mosaic: Supply Center, each player's troops and peep, or occluded."""
+    st = read_state(mosaic, profile)
+    doubt_model.judge(st)
+    return PieceReading(st.cells, st.warnings, st.px.players)
+
+
+def read_state(mosaic: Mosaic, profile: Profile) -> FrameState:
+    """The reading of every cell by the rules, before the doubt model's last look: what
+    that model learns from (:mod:`vision.peepwar.training.train_doubt_model`)."""
     st = _prepared(mosaic, profile)
     beans.count_beans(st)
     peeps.peeps_not_heaps(st)
@@ -83,4 +93,4 @@ def read_pieces(mosaic: Mosaic, profile: Profile) -> PieceReading:
     occlusion.mark_occluded(st)
     supply_centers.pale_centres(st)
     assembly.finish(st)
-    return PieceReading(st.cells, st.warnings, st.px.players)
+    return st

@@ -17,7 +17,7 @@ from companion.heap import give_back_freed_memory
 from companion.rules.peepwar.board import cells_of
 from vision import deblur
 from vision.lens import Intrinsics
-from vision.peepwar import bean_net, covered_tiles, piece_pixels
+from vision.peepwar import bean_net, covered_tiles, doubt_model, piece_pixels
 from vision.peepwar.mosaic import build_mosaic
 from vision.peepwar.observation import observation
 from vision.peepwar.pieces import read_pieces
@@ -44,11 +44,13 @@ def read_table(frame: np.ndarray, profile: Profile,
 def prepare_reader(profile: Profile) -> None:
     """Load the bean net and build ``profile``'s colour tables: what a service does once at
     start, so that a missing model fails there and the first frame costs no more than the
-    next. Raises :class:`vision.peepwar.bean_net.ModelError` if the net cannot be read."""
+    next. Raises :class:`vision.peepwar.bean_net.ModelError` if the net (or the doubt model)
+    cannot be read."""
     covered_tiles.prepare()
     deblur.prepare()
     if profile.colours:
         bean_net.load()
+        doubt_model.load()
         piece_pixels.prepare(profile)
     give_back_freed_memory()  # the tables' temporaries, which a service would hold for hours
 

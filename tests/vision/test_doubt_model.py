@@ -1,0 +1,172 @@
+"""The doubt model (:mod:`vision.peepwar.doubt_model`) asks about cells the rules read
+surely when their measures look like misread cells, and never makes a reading surer or
+different; on a rendered table read by the real reader."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+
+import numpy as np
+import pytest
+
+from companion.games import find as find_game
+from vision.errors import ModelError
+from vision.peepwar import doubt_model
+from vision.peepwar.mosaic import build_mosaic
+from vision.peepwar.pieces import read_state
+from vision.peepwar.table import prepare_reader, read_table
+from vision.peepwar.tiles import find_tiles
+from vision.render.game_scene import families_colours, profile_for_colours, render_state
+
+PLAYERS = ["red", "blue"]
+TILES = [{"q": 0, "r": 0, "owner": None}, {"q": 1, "r": 0, "owner": "red"}]
+CELLS = {"1,0/1": {"pieces": {"blue": {"troops": 2, "peep": False}}},
+         "0,0/3": {"pieces": {"red": {"troops": 3, "peep": True}}},
+         "0,0/5": {"pieces": {"red": {"troops": 1, "peep": False}}}}
+
+
+@cache
+def _scene():
+    profile = profile_for_colours(families_colours(PLAYERS), seed=3)
+    prepare_reader(profile)
+    return render_state({"tiles": TILES, "cells": CELLS}, families_colours(PLAYERS), 1), profile
+
+
+def _state():
+    scene, profile = _scene()
+    return read_state(build_mosaic(scene.frame, find_tiles(scene.frame, profile.intrinsics)),
+                      profile)
+
+
+def _model(bias: float, weight_on: str | None = None, weight: float = 0.0
+           ) -> doubt_model.DoubtModel:
+    """A model whose chance is the logistic of ``bias`` (plus ``weight`` times the
+    standardised measure ``weight_on``)."""
+    n = len(doubt_model.FEATURES)
+    w1 = np.zeros((n, 1))
+    if weight_on is not None:
+        w1[doubt_model.FEATURES.index(weight_on), 0] = 1.0
+    return doubt_model.DoubtModel(np.zeros(n), np.ones(n), w1, np.zeros(1),
+                                  np.array([weight]), np.array(bias))
+
+
+def test_the_rules_doubt_is_where_the_referee_starts_asking() -> None:
+    # The model judges only the cells the referee would rule on.
+    assert find_game("peepwar").doubtful_below == doubt_model.SURE_FROM
+
+
+def test_measures_hold_every_cell_read_and_the_warnings_about_it() -> None:
+    st = _state()
+    names, x = doubt_model.cell_measures(st)
+    assert sorted(names) == sorted(n for n, c in st.cells.items() if not c.occluded)
+    assert x.shape == (len(names), len(doubt_model.FEATURES))
+    row = dict(zip(doubt_model.FEATURES, x[names.index("0,0/3")], strict=True))
+    assert row["troops"] == 3 and row["peeps"] == 1 and row["players"] == 1
+    assert row["colour mm2"] > 1000  # a peep and three beans of red
+    assert row["tiles"] == 2
+    empty = dict(zip(doubt_model.FEATURES, x[names.index("1,0/4")], strict=True))
+    assert empty["troops"] == 0 and empty["colour mm2"] < 50
+    # Each warning about a cell is counted under its kind.
+    st.warn("0,0/5", "a doubtful red bean (62% sure)")
+    st.warn("0,0/5", "a doubtful red bean (55% sure)")
+    st.warn("0,0/5", "something new")
+    names, x = doubt_model.cell_measures(st)
+    row = dict(zip(doubt_model.FEATURES, x[names.index("0,0/5")], strict=True))
+    assert row["warned: doubtful bean"] >= 2 and row["warned: other"] >= 1
+
+
+def test_a_cell_judged_likely_wrong_is_asked_about_and_nothing_else_changes(
+        monkeypatch) -> None:
+    before = _state()
+    monkeypatch.setattr(doubt_model, "load", lambda: _model(5.0))  # every cell: 99% wrong
+    st = _state()
+    doubt_model.judge(st)
+    for name, cell in st.cells.items():
+        was = before.cells[name]
+        assert (cell.troops, cell.peeps, cell.supply_center, cell.occluded) == \
+            (was.troops, was.peeps, was.supply_center, was.occluded)
+        if was.occluded:
+            continue
+        if was.confidence >= doubt_model.SURE_FROM:
+            assert cell.confidence == doubt_model.DOUBT_CONFIDENCE
+            assert any(w.startswith(f"cell {name}: read as it looks") for w in st.warnings)
+        else:
+            assert cell.confidence == was.confidence  # never surer, never lower again
+    # In the observation an empty cell asked about is listed, with no pieces.
+    scene, profile = _scene()
+    obs = read_table(scene.frame, profile)
+    assert obs["cells"]["1,0/4"] == {"supply_center": False, "pieces": {}, "confidence": 0.7}
+    assert obs["cells"]["0,0/3"]["pieces"] == {"red": {"troops": 3, "peep": True}}
+
+
+def test_cells_judged_likely_right_keep_the_rules_reading(monkeypatch) -> None:
+    monkeypatch.setattr(doubt_model, "load", lambda: _model(-8.0))
+    scene, profile = _scene()
+    obs = read_table(scene.frame, profile)
+    monkeypatch.setattr(doubt_model, "load", lambda: None)  # the rules alone
+    assert read_table(scene.frame, profile)["cells"] == obs["cells"]
+
+
+def test_the_chance_follows_the_measures(monkeypatch) -> None:
+    # Only the cells whose measure raises the chance past ASK_FROM are asked about.
+    monkeypatch.setattr(doubt_model, "load",
+                        lambda: _model(-6.0, weight_on="troops", weight=3.0))
+    st = _state()
+    sure = {n for n, c in st.cells.items() if not c.occluded and c.confidence >= 0.8}
+    doubt_model.judge(st)
+    asked = {n for n in sure if st.cells[n].confidence < 0.8}
+    assert "0,0/3" in asked  # three troops: logistic(-6 + 3 * 3) = 0.95
+    assert not asked & {n for n in sure if not st.cells[n].troops}  # logistic(-6) = 0.002
+
+
+def test_the_shipped_model_reads_and_gives_chances() -> None:
+    model = doubt_model.load()
+    assert model is not None
+    x = doubt_model.cell_measures(_state())[1]
+    p = model.chances(x)
+    assert p.shape == (len(x),) and ((p >= 0) & (p <= 1)).all()
+
+
+@pytest.mark.parametrize("content", ["{", json.dumps({"features": ["x"]}),
+                                     json.dumps({"features": list(doubt_model.FEATURES),
+                                                 "mean": [0], "std": [1], "w1": [[0]],
+                                                 "b1": [0], "w2": [0], "b2": 0})])
+def test_a_broken_model_file_is_one_clear_error(tmp_path, content) -> None:
+    path = tmp_path / "doubt_model.json"
+    path.write_text(content)
+    with pytest.raises(ModelError, match="doubt model"):
+        doubt_model.load.__wrapped__(path)
+
+
+def test_without_a_model_file_the_rules_alone_decide(tmp_path) -> None:
+    assert doubt_model.load.__wrapped__(tmp_path / "absent.json") is None
+
+
+def test_training_samples_say_which_cells_the_rules_read_wrongly() -> None:
+    from vision.peepwar.training.train_doubt_model import frame_samples
+
+    scene, profile = _scene()
+    truth = scene.truth
+    x, y = frame_samples(scene.frame, profile, truth)
+    assert x.shape == (len(y), len(doubt_model.FEATURES)) and set(y.tolist()) <= {0, 1}
+    assert len(y) == 14  # two tiles' cells, none covered
+    # A truth that disagrees with a cell the reader gets right marks that cell wrong.
+    was = truth.cells["0,0/5"]
+    truth.cells["0,0/5"] = {"supply_center": False,
+                            "pieces": {"red": {"troops": 4, "peep": False}}}
+    try:
+        assert frame_samples(scene.frame, profile, truth)[1].sum() == y.sum() + 1
+    finally:
+        truth.cells["0,0/5"] = was
+
+
+def test_training_refuses_held_out_frames(tmp_path) -> None:
+    from vision.peepwar.training.train_doubt_model import main
+
+    with pytest.raises(SystemExit, match="not a development seed"):
+        main(["--2d", "500000-499999", "--3d", "50000-50001", "--samples", str(tmp_path),
+              "--out", str(tmp_path / "m.json")])
+    with pytest.raises(SystemExit, match="training scenes start at 500000"):
+        main(["--2d", "1000-1001", "--samples", str(tmp_path), "--out", str(tmp_path / "m.json")])
+    assert not (tmp_path / "m.json").exists()

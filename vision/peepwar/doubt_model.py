@@ -1,0 +1,215 @@
+"""A last judge of every cell the rules read surely: do its measures, weighed together,
+look like cells that were read wrongly?
+
+Each rule of the piece reader lowers a cell's confidence for the one close call it
+knows (a cool bean, a bean between two colours, a piece on a border). A cell that
+passes every rule is reported sure, yet on a table unlike the ones the rules were
+measured on some such cells are wrong: a heap whose colour covers more than its beans
+explain, a frame whose cells are mostly in doubt, a cell far out under a steep camera.
+This model takes a cell's measures at once (:data:`FEATURES`: the warnings given about
+it, by kind; its confidence and what it holds; the bean net's heats; the hand net's
+chance; colour areas; how steeply it is seen; how doubtful its frame is) and gives the
+chance that the cell is read wrongly. A cell the rules read surely whose chance is
+ASK_FROM or more is asked about (confidence DOUBT_CONFIDENCE, with a warning); no
+reading is changed, and no cell the rules doubted is made sure: a confident wrong
+reading is the worst outcome, and the model is only ever a reason to ask.
+
+It is a small network (one hidden layer) run in NumPy from ``doubt_model.json``,
+trained by ``python -m vision.peepwar.training.train_doubt_model`` on both scene
+generators' training and development frames (never a benchmark's held-out range).
+Without the file the rules alone decide.
+
+>>> len(FEATURES)
+34
+>>> kind_of("a doubtful red bean (62% sure)"), kind_of("a new kind of warning")
+('doubtful bean', 'other')
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from vision.errors import ModelError
+
+if TYPE_CHECKING:
+    from vision.peepwar.passes.state import FrameState
+
+MODEL = Path(__file__).with_name("doubt_model.json")
+# The confidence from which Peep War's referee rules on a cell (``doubtful_below`` in its
+# game bundle): only cells read at least this surely are judged again.
+SURE_FROM = 0.8
+# A sure cell is asked about from this chance of being read wrongly. Chosen on development
+# frames of both generators (2D 0-499, path-traced 40500-40654 by five folds): asking from
+# 0.1 took the confident misreads from 17 to 15 (2D) and 28 to 9 (path-traced) for 9 and
+# 56 more right cells asked about (docs/vision-log.md, "A last judge of sure cells").
+ASK_FROM = 0.1
+DOUBT_CONFIDENCE = 0.7
+BEAN_MM2 = 200.0  # a bean's area seen from above, about: what a cell's count explains ...
+PEEP_MM2 = 1500.0  # ... and a peep's
+
+# The reader's warnings about a cell, by kind (the first pattern that matches names it).
+KINDS = (
+    ("one more bean", r"perhaps one more"),
+    ("end to end", r"two lying end to end"),
+    ("half under a peep", r"half under"),
+    ("doubtful bean", r"^a doubtful .* bean"),
+    ("dark bean", r"^a dark bean"),
+    ("between colours", r"^a bean between"),
+    ("on a border", r"on the border with"),
+    ("centre read as nothing", r"read as nothing"),
+    ("centre print hidden", r"hidden by something"),
+    ("too many troops", r"troops here \(more than"),
+    ("lone bean", r"among .*'s pieces: perhaps"),
+    ("peep across a gap", r"across the gap between tiles"),
+    ("two peeps", r"\(one is the most\)"),
+    ("peep in bean colour", r"in the colour of"),
+    ("heap, not a peep", r"heaped as thick as a peep"),
+)
+_KIND_RE = tuple((name, re.compile(rx)) for name, rx in KINDS)
+FEATURES = (*(f"warned: {name}" for name, _ in KINDS), "warned: other",
+            "confidence", "troops", "players", "peeps", "supply center",
+            "least bean heat", "mean bean heat", "hand chance", "slant",
+            "frame bean threshold", "frame warnings per cell",
+            "colour mm2", "peep body mm2", "unknown colour mm2", "colour over explained",
+            "central", "frame mean confidence", "tiles")
+_CELL_WARNING = re.compile(r"cell (\S+): (.*)")
+
+
+def kind_of(text: str) -> str:
+    """The kind of a warning about a cell (its text after "cell NAME: ")."""
+    for name, rx in _KIND_RE:
+        if rx.search(text):
+            return name
+    return "other"
+
+
+@dataclass(frozen=True)
+class DoubtModel:
+    """The network's weights: inputs standardised, one hidden layer of ReLUs, a logistic
+    output."""
+
+    mean: np.ndarray
+    std: np.ndarray
+    w1: np.ndarray
+    b1: np.ndarray
+    w2: np.ndarray
+    b2: np.ndarray
+
+    def chances(self, x: np.ndarray) -> np.ndarray:
+        """(N,) the chance that each row of ``x`` (N x len(FEATURES)) is read wrongly."""
+        h = np.maximum(((x - self.mean) / self.std) @ self.w1 + self.b1, 0.0)
+        return 1.0 / (1.0 + np.exp(-(h @ self.w2 + self.b2)))
+
+    def to_json(self) -> dict:
+        return {"features": list(FEATURES),
+                **{k: getattr(self, k).tolist() for k in ("mean", "std", "w1", "b1", "w2", "b2")}}
+
+    @classmethod
+    def from_json(cls, data: dict) -> DoubtModel:
+        if list(data.get("features", [])) != list(FEATURES):
+            raise ModelError("the doubt model was trained on other measures: train it again "
+                             "(python -m vision.peepwar.training.train_doubt_model)")
+        arrays = {k: np.asarray(data[k], np.float64) for k in ("mean", "std", "w1", "b1",
+                                                                  "w2", "b2")}
+        n, hidden = arrays["w1"].shape if arrays["w1"].ndim == 2 else (0, 0)
+        if (n != len(FEATURES) or arrays["b1"].shape != (hidden,)
+                or arrays["w2"].shape != (hidden,) or arrays["b2"].shape != ()
+                or arrays["mean"].shape != (n,) or arrays["std"].shape != (n,)):
+            raise ModelError("the doubt model's weights do not fit its measures")
+        return cls(**arrays)
+
+
+@cache
+def load(path: Path = MODEL) -> DoubtModel | None:
+    """The shipped model, read once; None if there is none (the rules alone decide), a
+    ModelError saying what to do if it is broken."""
+    fix = "reinstall the package, or train it again (python -m vision.peepwar.training." \
+          "train_doubt_model)"
+    try:
+        return DoubtModel.from_json(json.loads(path.read_text()))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        raise ModelError(f"the doubt model {path} cannot be read ({e}): {fix}") from None
+
+
+def cell_measures(st: FrameState) -> tuple[list[str], np.ndarray]:
+    """The cells of a finished reading that are not occluded, and each one's measures
+    (N x len(FEATURES), in :data:`FEATURES` order)."""
+    m, px = st.m, st.px
+    n_players, n_cells = len(px.players), len(m.cell_names)
+    on = m.cell_map >= 0
+
+    def per_cell(mask: np.ndarray) -> np.ndarray:
+        return np.bincount(m.cell_map[mask & on].astype(np.intp),
+                           minlength=n_cells) / (st.s * st.s)
+
+    free = (st.egg == 0) & (st.occluder == 0)
+    colour = per_cell(px.fg & (px.label < n_players) & free)
+    body = per_cell(st.body > 0)
+    unknown = per_cell(px.fg & (px.label >= n_players) & (st.occluder == 0))
+    kinds: dict[str, np.ndarray] = {}
+    index = {name: k for k, (name, _) in enumerate(KINDS)}
+    for w in st.warnings:
+        got = _CELL_WARNING.match(w)
+        if got:
+            row = kinds.setdefault(got.group(1), np.zeros(len(KINDS) + 1))
+            row[index.get(kind_of(got.group(2)), len(KINDS))] += 1
+    heats: dict[str, list[float]] = {}
+    for bean in st.beans_counted:
+        heats.setdefault(bean.cell, []).append(bean.heat)
+    ys, xs = np.nonzero(on)
+    at = m.cell_map[ys, xs].astype(np.intp)
+    area = np.maximum(np.bincount(at, minlength=n_cells), 1)
+    cx = np.bincount(at, xs, minlength=n_cells) / area
+    cy = np.bincount(at, ys, minlength=n_cells) / area
+    cam = m.camera
+    threshold = min(st.bean_threshold) if st.bean_threshold else 0.5
+    warned = len(st.warnings) / max(n_cells, 1)
+    mean_conf = float(np.mean([c.confidence for c in st.cells.values()])) if st.cells else 1.0
+    names, rows = [], []
+    for ci, name in enumerate(m.cell_names):
+        cell = st.cells[name]
+        if cell.occluded:
+            continue
+        slant = (math.hypot(cx[ci] - cam.nadir[0], cy[ci] - cam.nadir[1]) / cam.height
+                 if cam is not None else 0.0)
+        h = heats.get(name, [])
+        troops = sum(cell.troops.values())
+        peeps = sum(1 for v in cell.peeps.values() if v)
+        players = len({p for p, n in cell.troops.items() if n} | {p for p, n in
+                                                                  cell.peeps.items() if n})
+        rows.append(np.concatenate([kinds.get(name, np.zeros(len(KINDS) + 1)), [
+            cell.confidence, troops, players, peeps, float(cell.supply_center),
+            min(h) if h else 1.0, float(np.mean(h)) if h else 1.0,
+            (st.hand_p or {}).get(name, 0.0), slant, threshold, warned,
+            colour[ci], body[ci], unknown[ci],
+            colour[ci] / (BEAN_MM2 * troops + PEEP_MM2 * peeps + 100.0),
+            float(name.endswith("/c")), mean_conf, len(m.tile_centres_px)]]))
+        names.append(name)
+    return names, np.array(rows, np.float64).reshape(-1, len(FEATURES))
+
+
+def judge(st: FrameState) -> None:
+    """Ask about every cell read surely whose measures make it likely wrong (see the
+    module's doc); nothing read changes."""
+    model = load()
+    if model is None:
+        return
+    names, x = cell_measures(st)
+    if not names:
+        return
+    for name, chance in zip(names, model.chances(x).tolist(), strict=True):
+        cell = st.cells[name]
+        if cell.confidence >= SURE_FROM and chance >= ASK_FROM:
+            cell.lower(DOUBT_CONFIDENCE)
+            st.warn(name, f"read as it looks, but cells read like this are wrong about "
+                          f"{chance:.0%} of the time: check it")

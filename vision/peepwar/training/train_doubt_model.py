@@ -1,0 +1,205 @@
+"""Train the doubt model (:mod:`vision.peepwar.doubt_model`) on both scene generators.
+
+    python -m vision.peepwar.training.train_doubt_model --2d 500000-500399 \\
+        --3d 40500-40999 --samples DIR
+
+Every scene is read by the real reader up to the rules' last pass
+(:func:`vision.peepwar.pieces.read_state`); each cell it reads (not occluded, no hand
+over it in the truth, wholly in the frame) gives its measures
+(:func:`vision.peepwar.doubt_model.cell_measures`) and whether its reading differs from
+the truth. 2D scenes come from seed 500000 on (the benchmarks read 0-9999, the bean net
+learnt from 100000 on and the hand net from 300000 on: frames a net learnt from would
+look surer than a new table's); the path-traced generator's development seeds only,
+never its held-out range, and only frames already in the cache. Each generator weighs
+half. The samples of each scene are kept in ``--samples`` (a folder), so fitting again
+reads no frame twice. Needs NumPy only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.peepwar import doubt_model
+from vision.peepwar.mosaic import build_mosaic
+from vision.peepwar.pieces import read_state
+from vision.peepwar.table import prepare_reader
+from vision.peepwar.tiles import find_tiles
+
+FIRST_2D_SEED = 500_000
+
+
+def reading(cell: dict | None) -> tuple | None:
+    """A cell's reading (observation JSON) in comparable form: None when empty.
+
+    >>> reading({"supply_center": False, "pieces": {}, "confidence": 0.7}) is None
+    True
+    >>> reading({"supply_center": True, "pieces": {"red": {"troops": 2, "peep": False}}})
+    (True, (('red', 2, False),))
+    """
+    if not cell:
+        return None
+    if cell.get("occluded"):
+        return ("occluded",)
+    pieces = tuple(sorted((p, v["troops"], bool(v["peep"]))
+                          for p, v in cell.get("pieces", {}).items() if v["troops"] or v["peep"]))
+    if not pieces and not cell.get("supply_center"):
+        return None
+    return (bool(cell.get("supply_center")), pieces)
+
+
+def frame_samples(frame: np.ndarray, profile, truth) -> tuple[np.ndarray, np.ndarray] | None:
+    """One frame's cells: their measures, and 1 where the rules read the cell wrongly
+    (None when no tile is found)."""
+    prepare_reader(profile)
+    view = find_tiles(frame, profile.intrinsics)
+    if not view.tiles or view.homography is None:
+        return None
+    st = read_state(build_mosaic(frame, view), profile)
+    names, x = doubt_model.cell_measures(st)
+    keep = [k for k, n in enumerate(names)
+            if not truth.hand_cover.get(n, 0.0) and not truth.out_of_frame.get(n, 0.0)]
+    wrong = [int(reading(truth.cells.get(names[k])) != reading(st.cells[names[k]].to_json()))
+             for k in keep]
+    return x[keep], np.array(wrong, np.int8)
+
+
+def fit(x: np.ndarray, y: np.ndarray, weight: np.ndarray, hidden: int = 16,
+        steps: int = 1500, rate: float = 0.01, l2: float = 1e-3, seed: int = 0
+        ) -> doubt_model.DoubtModel:
+    """A one-hidden-layer network fitted by full-batch Adam to weighted cross-entropy.
+
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.normal(size=(400, len(doubt_model.FEATURES)))
+    >>> y = (x[:, 0] + x[:, 3] > 0).astype(int)
+    >>> m = fit(x, y, np.ones(len(y)), steps=300)
+    >>> bool(((m.chances(x) > 0.5) == y).mean() > 0.95)
+    True
+    """
+    rng = np.random.default_rng(seed)
+    mean = x.mean(axis=0)
+    std = x.std(axis=0) + 1e-3  # a measure constant in the data (a kind never warned) stays 0
+    z = (x - mean) / std
+    w = weight / weight.sum()
+    n_in = z.shape[1]
+    params = [rng.normal(0, np.sqrt(2 / n_in), (n_in, hidden)), np.zeros(hidden),
+              rng.normal(0, np.sqrt(1 / hidden), hidden), np.zeros(())]
+    m1 = [np.zeros_like(p) for p in params]
+    m2 = [np.zeros_like(p) for p in params]
+    for t in range(1, steps + 1):
+        w1, b1, w2, b2 = params
+        a = z @ w1 + b1
+        h = np.maximum(a, 0)
+        p = 1.0 / (1.0 + np.exp(-(h @ w2 + b2)))
+        g = (p - y) * w
+        gh = np.outer(g, w2)
+        gh[a <= 0] = 0
+        grads = [z.T @ gh + l2 * w1, gh.sum(axis=0), h.T @ g + l2 * w2, g.sum()]
+        for i, gr in enumerate(grads):
+            m1[i] = 0.9 * m1[i] + 0.1 * gr
+            m2[i] = 0.999 * m2[i] + 0.001 * gr * gr
+            params[i] = params[i] - rate * (m1[i] / (1 - 0.9**t)) / (
+                np.sqrt(m2[i] / (1 - 0.999**t)) + 1e-8)
+    return doubt_model.DoubtModel(mean, std, *params)
+
+
+def _scenes_2d(seeds: range):
+    from vision.render.game_scene import GameSpec, LookProfiles, flavour_cutouts, render_game
+
+    photos = Path(__file__).resolve().parents[3] / ".." / "shared" / "photos" / "jellybeans"
+    cutouts = flavour_cutouts(str(photos.resolve())) if photos.is_dir() else None
+    profiles = LookProfiles()
+    spec = GameSpec(size=(1280, 720))
+    for seed in seeds:
+        if seed < FIRST_2D_SEED:
+            raise SystemExit(f"2D seed {seed}: training scenes start at {FIRST_2D_SEED}")
+        scene = render_game(seed, spec, cutouts)
+        yield f"2d-{seed}", scene.frame, profiles.for_looks(scene.truth.looks), scene.truth
+
+
+def _scenes_3d(seeds: range):
+    from vision.render3d.cache import DEV_SEEDS, cached_scene
+    from vision.render3d.card import card_profile, scene_profile
+    from vision.render3d.game import Spec3D
+
+    card = card_profile(0)
+    for seed in seeds:
+        if seed not in DEV_SEEDS:
+            raise SystemExit(f"3D seed {seed} is not a development seed ({DEV_SEEDS.start}-"
+                             f"{DEV_SEEDS.stop - 1}): held-out frames are never trained on")
+        scene = cached_scene(seed, Spec3D(size=(1280, 720)), render=False)
+        if scene is not None:
+            yield f"3d-{seed}", scene.frame, scene_profile(card, scene.truth.players), scene.truth
+
+
+def gather(scenes, folder: Path) -> tuple[np.ndarray, np.ndarray]:
+    """Every cell of ``scenes`` (name, frame, profile, truth), read once into ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    xs, ys = [], []
+    for name, frame, profile, truth in scenes:
+        path = folder / f"{name}.npz"
+        if not path.exists():
+            got = frame_samples(frame, profile, truth)
+            x, y = got if got is not None else (np.zeros((0, len(doubt_model.FEATURES))),
+                                                np.zeros(0, np.int8))
+            tmp = path.with_name(f"partial-{path.name}")
+            np.savez(tmp, x=x, y=y)
+            os.replace(tmp, path)
+        with np.load(path) as d:
+            if d["x"].shape[1:] != (len(doubt_model.FEATURES),):
+                raise SystemExit(f"{path} holds other measures: remove the folder's samples")
+            xs.append(d["x"])
+            ys.append(d["y"])
+    x = np.vstack(xs) if xs else np.zeros((0, len(doubt_model.FEATURES)))
+    return x, (np.concatenate(ys) if ys else np.zeros(0, np.int8))
+
+
+def _summary(label: str, x: np.ndarray, y: np.ndarray, model: doubt_model.DoubtModel) -> str:
+    sure = x[:, doubt_model.FEATURES.index("confidence")] >= doubt_model.SURE_FROM
+    asked = sure & (model.chances(x) >= doubt_model.ASK_FROM)
+    return (f"{label}: {len(y)} cells, {int(y.sum())} read wrongly, {int(y[sure].sum())} of "
+            f"them surely; the model asks about {int(y[asked].sum())} of those, and "
+            f"{int((asked & (y == 0)).sum())} right cells (its own training cells)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    from vision.render3d.cache import parse_seeds
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--2d", dest="seeds_2d", default="500000-500399",
+                    help="2D scene seeds (from 500000; default 500000-500399)")
+    ap.add_argument("--3d", dest="seeds_3d", default="40500-40999",
+                    help="path-traced development seeds read from the cache (default "
+                         "40500-40999; 40020-40241 taught the bean net)")
+    ap.add_argument("--samples", required=True, help="folder for each scene's samples")
+    ap.add_argument("--out", default=str(doubt_model.MODEL), help="the model file written")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    cv2.setNumThreads(1)
+    folder = Path(args.samples)
+    x2, y2 = gather(_scenes_2d(parse_seeds(args.seeds_2d)), folder / "2d")
+    x3, y3 = gather(_scenes_3d(parse_seeds(args.seeds_3d)), folder / "3d")
+    if not len(y2) or not len(y3):
+        raise SystemExit("cells of both generators are needed (render path-traced "
+                         "development frames first: python -m vision.render3d.cache)")
+    weight = np.concatenate([np.full(len(y2), 0.5 / len(y2)), np.full(len(y3), 0.5 / len(y3))])
+    model = fit(np.vstack([x2, x3]), np.concatenate([y2, y3]).astype(float), weight,
+                seed=args.seed)
+    out = Path(args.out)
+    tmp = out.with_name(f"partial-{out.name}")
+    tmp.write_text(json.dumps(model.to_json()) + "\n")
+    os.replace(tmp, out)
+    print(_summary("2D", x2, y2, model))
+    print(_summary("path-traced", x3, y3, model))
+    print(f"written {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
