@@ -35,9 +35,11 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import cv2
 import numpy as np
 
 from vision.errors import ModelError
+from vision.peepwar.cells import cell_sums
 
 if TYPE_CHECKING:
     from vision.peepwar.passes.state import FrameState
@@ -54,6 +56,7 @@ ASK_FROM = 0.1
 DOUBT_CONFIDENCE = 0.7
 BEAN_MM2 = 200.0  # a bean's area seen from above, about: what a cell's count explains ...
 PEEP_MM2 = 1500.0  # ... and a peep's
+MIDDLE_STEP_MM = 4.0
 
 # The reader's warnings about a cell, by kind (the first pattern that matches names it).
 KINDS = (
@@ -146,16 +149,21 @@ def cell_measures(st: FrameState) -> tuple[list[str], np.ndarray]:
     (N x len(FEATURES), in :data:`FEATURES` order)."""
     m, px = st.m, st.px
     n_players, n_cells = len(px.players), len(m.cell_names)
-    on = m.cell_map >= 0
+    ids = (m.cell_map + 1).astype(np.uint16)  # 0 off the tiles
+    # Areas by OpenCV's histogram of the cells' numbers under each mask: whole counts, and
+    # several times faster than gathering the masked pixels' cells first.
 
     def per_cell(mask: np.ndarray) -> np.ndarray:
-        return np.bincount(m.cell_map[mask & on].astype(np.intp),
-                           minlength=n_cells) / (st.s * st.s)
+        counts = cv2.calcHist([ids], [0], mask, [n_cells + 1], [0, n_cells + 1]).ravel()
+        return counts[1:].astype(np.float64) / (st.s * st.s)
 
-    free = (st.egg == 0) & (st.occluder == 0)
-    colour = per_cell(px.fg & (px.label < n_players) & free)
-    body = per_cell(st.body > 0)
-    unknown = per_cell(px.fg & (px.label >= n_players) & (st.occluder == 0))
+    fg = px.fg.view(np.uint8)
+    coloured = cv2.compare(px.label, n_players, cv2.CMP_LT)
+    no_hand = cv2.compare(st.occluder, 0, cv2.CMP_EQ)
+    free = cv2.bitwise_and(no_hand, cv2.compare(st.egg, 0, cv2.CMP_EQ))
+    colour = per_cell(cv2.bitwise_and(cv2.bitwise_and(fg, coloured), free))
+    body = per_cell(cv2.compare(st.body, 0, cv2.CMP_GT))
+    unknown = per_cell(cv2.bitwise_and(cv2.bitwise_and(fg, cv2.bitwise_not(coloured)), no_hand))
     kinds: dict[str, np.ndarray] = {}
     index = {name: k for k, (name, _) in enumerate(KINDS)}
     for w in st.warnings:
@@ -166,11 +174,13 @@ def cell_measures(st: FrameState) -> tuple[list[str], np.ndarray]:
     heats: dict[str, list[float]] = {}
     for bean in st.beans_counted:
         heats.setdefault(bean.cell, []).append(bean.heat)
-    ys, xs = np.nonzero(on)
-    at = m.cell_map[ys, xs].astype(np.intp)
-    area = np.maximum(np.bincount(at, minlength=n_cells), 1)
-    cx = np.bincount(at, xs, minlength=n_cells) / area
-    cy = np.bincount(at, ys, minlength=n_cells) / area
+    # Each cell's middle, from the cells' map taken at every MIDDLE_STEP_MM (enough for how
+    # steeply it is seen, and a sixteenth of the work at 1 px/mm).
+    step = max(int(round(MIDDLE_STEP_MM * st.s)), 1)
+    coarse = ids[step // 2::step, step // 2::step].astype(np.intp)
+    area, x_sum, y_sum = (v[1:] for v in cell_sums(coarse, n_cells + 1))
+    cx = (x_sum / np.maximum(area, 1)) * step + step // 2
+    cy = (y_sum / np.maximum(area, 1)) * step + step // 2
     cam = m.camera
     threshold = min(st.bean_threshold) if st.bean_threshold else 0.5
     warned = len(st.warnings) / max(n_cells, 1)

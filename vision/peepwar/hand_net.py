@@ -27,6 +27,7 @@ import numpy as np
 import onnxruntime as ort
 
 from vision.errors import ModelError
+from vision.peepwar.cells import cell_sums
 
 if TYPE_CHECKING:
     from vision.peepwar.passes.state import FrameState
@@ -63,7 +64,7 @@ def cell_inputs(st: FrameState) -> tuple[list[str], np.ndarray]:
     # Areas and middles counted over the unpadded map (the padding is off the tiles, bin 0):
     # sums of whole coordinates are exact, so the padding's offset is added after.
     at = inner_cells.astype(np.intp) + 1  # off the tiles (-1) counts in bin 0
-    area, x_sum, y_sum = (v[1:] for v in _cell_sums(at, n_cells + 1))
+    area, x_sum, y_sum = (v[1:] for v in cell_sums(at, n_cells + 1))
     hp, wp = cells.shape
     cx = (x_sum + half * area) / np.maximum(area, 1)
     cy = (y_sum + half * area) / np.maximum(area, 1)
@@ -107,26 +108,6 @@ def cell_inputs(st: FrameState) -> tuple[list[str], np.ndarray]:
     out = out[:len(names)]
     out[:, 7] = 1.0 - out[:, 7]
     return names, out
-
-
-def _cell_sums(at: np.ndarray, n_bins: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per bin of ``at`` (an h x w map of bin numbers under ``n_bins``): its pixels, and the
-    sums of their columns and of their rows (float64, exact: whole numbers).
-
-    Counted per bin and column, and per bin and row, then weighted: whole-number counts
-    are several times faster than weighted ones, and the sums the same to the last bit.
-
-    >>> at = np.array([[0, 1, 1], [2, 1, 0]])
-    >>> [v.tolist() for v in _cell_sums(at, 3)]
-    [[2.0, 3.0, 1.0], [2.0, 4.0, 0.0], [1.0, 1.0, 1.0]]
-    """
-    h, w = at.shape
-    per_col = np.bincount((at * w + np.arange(w)).ravel(), minlength=n_bins * w)
-    per_row = np.bincount((at + n_bins * np.arange(h)[:, None]).ravel(), minlength=n_bins * h)
-    per_col, per_row = per_col.reshape(n_bins, w), per_row.reshape(h, n_bins)
-    area = per_col.sum(axis=1)
-    return (area.astype(np.float64), (per_col @ np.arange(w)).astype(np.float64),
-            (np.arange(h) @ per_row).astype(np.float64))
 
 
 @cache
