@@ -79,9 +79,12 @@ def test_measures_hold_every_cell_read_and_the_warnings_about_it() -> None:
 def test_a_cell_judged_likely_wrong_is_asked_about_and_nothing_else_changes(
         monkeypatch) -> None:
     before = _state()
+    before.cells["0,0/5"].lower(0.6)  # a cell the rules doubted more than the model would
     monkeypatch.setattr(doubt_model, "load", lambda: _model(5.0))  # every cell: 99% wrong
     st = _state()
+    st.cells["0,0/5"].lower(0.6)
     doubt_model.judge(st)
+    assert st.cells["0,0/5"].confidence == 0.6
     for name, cell in st.cells.items():
         was = before.cells[name]
         assert (cell.troops, cell.peeps, cell.supply_center, cell.occluded) == \
@@ -120,12 +123,30 @@ def test_the_chance_follows_the_measures(monkeypatch) -> None:
     assert not asked & {n for n in sure if not st.cells[n].troops}  # logistic(-6) = 0.002
 
 
-def test_the_shipped_model_reads_and_gives_chances() -> None:
+def test_the_shipped_model_asks_nothing_of_a_plain_table() -> None:
+    # A flat, well-lit rendered table whose every cell the rules read right and surely.
     model = doubt_model.load()
     assert model is not None
-    x = doubt_model.cell_measures(_state())[1]
+    st = _state()
+    names, x = doubt_model.cell_measures(st)
     p = model.chances(x)
-    assert p.shape == (len(x),) and ((p >= 0) & (p <= 1)).all()
+    assert p.shape == (len(x),) and ((p >= 0) & (p < doubt_model.ASK_FROM)).all()
+    # The same cell, heaped with colour its count does not explain under a steep camera in a
+    # frame full of doubt, is likelier wrong.
+    k = names.index("0,0/5")
+    odd = x[k].copy()
+    for measure, value in (("colour mm2", 2000.0), ("slant", 1.0),
+                           ("frame mean confidence", 0.6), ("frame warnings per cell", 1.0),
+                           ("least bean heat", 0.5), ("mean bean heat", 0.5)):
+        odd[doubt_model.FEATURES.index(measure)] = value
+    assert model.chances(odd[None])[0] > p[k]
+
+
+def test_the_chance_is_a_number_however_far_out_the_measures_lie() -> None:
+    model = _model(0.0, weight_on="troops", weight=1.0)
+    x = np.zeros((2, len(doubt_model.FEATURES)))
+    x[:, doubt_model.FEATURES.index("troops")] = [-1e6, 1e6]
+    assert model.chances(x).tolist() == [0.5, 1.0]
 
 
 @pytest.mark.parametrize("content", ["{", json.dumps({"features": ["x"]}),
@@ -137,6 +158,25 @@ def test_a_broken_model_file_is_one_clear_error(tmp_path, content) -> None:
     path.write_text(content)
     with pytest.raises(ModelError, match="doubt model"):
         doubt_model.load.__wrapped__(path)
+
+
+def test_a_model_of_other_numbers_is_refused(tmp_path) -> None:
+    data = _model(0.0).to_json()
+    for key, bad in (("std", [0.0] * len(doubt_model.FEATURES)), ("b2", float("nan")),
+                     ("features", list(reversed(doubt_model.FEATURES)))):
+        path = tmp_path / f"{key}.json"
+        path.write_text(json.dumps(data | {key: bad}))
+        with pytest.raises(ModelError, match="doubt model"):
+            doubt_model.load.__wrapped__(path)
+
+
+def test_a_broken_model_stops_the_reader_at_start(monkeypatch, tmp_path) -> None:
+    path = tmp_path / "doubt_model.json"
+    path.write_text("not json")
+    read = doubt_model.load.__wrapped__
+    monkeypatch.setattr(doubt_model, "load", lambda: read(path))
+    with pytest.raises(ModelError, match="cannot be read"):
+        prepare_reader(_scene()[1])
 
 
 def test_without_a_model_file_the_rules_alone_decide(tmp_path) -> None:
@@ -169,4 +209,7 @@ def test_training_refuses_held_out_frames(tmp_path) -> None:
               "--out", str(tmp_path / "m.json")])
     with pytest.raises(SystemExit, match="training scenes start at 500000"):
         main(["--2d", "1000-1001", "--samples", str(tmp_path), "--out", str(tmp_path / "m.json")])
+    with pytest.raises(SystemExit, match="the bean net learnt from frames below 40500"):
+        main(["--2d", "500000-499999", "--3d", "40100", "--samples", str(tmp_path),
+              "--out", str(tmp_path / "m.json")])
     assert not (tmp_path / "m.json").exists()

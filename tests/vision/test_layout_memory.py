@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 
 from companion.rules.peepwar.board import R_MM, hexagon_mm
+from vision.peepwar.doubt_model import DOUBT_CONFIDENCE
 from vision.peepwar.reader import PeepWarReader
 from vision.render.game_scene import families_colours, profile_for_colours, render_state
 
@@ -53,6 +54,10 @@ def _far_cells(obs: dict) -> dict:
             for c, v in obs["cells"].items() if c.startswith("2,-1/")}
 
 
+def _far_confidence(obs: dict) -> dict[str, float]:
+    return {c: v["confidence"] for c, v in obs["cells"].items() if c.startswith("2,-1/")}
+
+
 def test_the_neutral_tile_hidden_the_others_are_placed_where_they_lay() -> None:
     clear, covered = _frames()
     reader = PeepWarReader(_profile())
@@ -64,6 +69,10 @@ def test_the_neutral_tile_hidden_the_others_are_placed_where_they_lay() -> None:
     was = {i: at for i, at in _placed(before).items() if i != 0}
     assert _placed(after) == was
     assert _far_cells(after) == _far_cells(before)
+    # As sure as before, or asked about by the doubt model; never surer.
+    assert all(after_c in (was_c, DOUBT_CONFIDENCE) and after_c <= was_c
+               for (was_c, after_c) in zip(_far_confidence(before).values(),
+                                           _far_confidence(after).values(), strict=True))
     assert any(w.startswith("the Neutral Territory (tile 0) is hidden: tiles placed by where "
                             "tile ") for w in after["warnings"])
 

@@ -48,10 +48,9 @@ MODEL = Path(__file__).with_name("doubt_model.json")
 # The confidence from which Peep War's referee rules on a cell (``doubtful_below`` in its
 # game bundle): only cells read at least this surely are judged again.
 SURE_FROM = 0.8
-# A sure cell is asked about from this chance of being read wrongly. Chosen on development
-# frames of both generators (2D 0-499, path-traced 40500-40654 by five folds): asking from
-# 0.1 took the confident misreads from 17 to 15 (2D) and 28 to 9 (path-traced) for 9 and
-# 56 more right cells asked about (docs/vision-log.md, "A last judge of sure cells").
+# A sure cell is asked about from this chance of being read wrongly: chosen by five-fold
+# cross-validation on the model's training frames of both generators, and checked on the 2D
+# development seeds 0-499 (docs/vision-log.md, "A last judge of sure cells").
 ASK_FROM = 0.1
 DOUBT_CONFIDENCE = 0.7
 BEAN_MM2 = 200.0  # a bean's area seen from above, about: what a cell's count explains ...
@@ -109,7 +108,7 @@ class DoubtModel:
     def chances(self, x: np.ndarray) -> np.ndarray:
         """(N,) the chance that each row of ``x`` (N x len(FEATURES)) is read wrongly."""
         h = np.maximum(((x - self.mean) / self.std) @ self.w1 + self.b1, 0.0)
-        return 1.0 / (1.0 + np.exp(-(h @ self.w2 + self.b2)))
+        return 0.5 * (1.0 + np.tanh(0.5 * (h @ self.w2 + self.b2)))  # the logistic, no overflow
 
     def to_json(self) -> dict:
         return {"features": list(FEATURES),
@@ -127,6 +126,8 @@ class DoubtModel:
                 or arrays["w2"].shape != (hidden,) or arrays["b2"].shape != ()
                 or arrays["mean"].shape != (n,) or arrays["std"].shape != (n,)):
             raise ModelError("the doubt model's weights do not fit its measures")
+        if not all(np.isfinite(a).all() for a in arrays.values()) or (arrays["std"] <= 0).any():
+            raise ModelError("the doubt model's weights are not all finite numbers")
         return cls(**arrays)
 
 

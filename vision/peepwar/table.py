@@ -46,11 +46,18 @@ def prepare_reader(profile: Profile) -> None:
     start, so that a missing model fails there and the first frame costs no more than the
     next. Raises :class:`vision.peepwar.bean_net.ModelError` if the net (or the doubt model)
     cannot be read."""
+    prepare_rules(profile)
+    if profile.colours:
+        doubt_model.load()
+
+
+def prepare_rules(profile: Profile) -> None:
+    """:func:`prepare_reader` but for the doubt model: what reading by the rules alone needs
+    (the doubt model's own training reads so, whatever model file lies beside it)."""
     covered_tiles.prepare()
     deblur.prepare()
     if profile.colours:
         bean_net.load()
-        doubt_model.load()
         piece_pixels.prepare(profile)
     give_back_freed_memory()  # the tables' temporaries, which a service would hold for hours
 

@@ -9,8 +9,9 @@ over it in the truth, wholly in the frame) gives its measures
 (:func:`vision.peepwar.doubt_model.cell_measures`) and whether its reading differs from
 the truth. 2D scenes come from seed 500000 on (the benchmarks read 0-9999, the bean net
 learnt from 100000 on and the hand net from 300000 on: frames a net learnt from would
-look surer than a new table's); the path-traced generator's development seeds only,
-never its held-out range, and only frames already in the cache. Each generator weighs
+look surer than a new table's); the path-traced generator's development seeds from 40500
+(the bean net learnt from 40020-40241), never its held-out range, and only frames already
+in the cache. Each generator weighs
 half. The samples of each scene are kept in ``--samples`` (a folder), so fitting again
 reads no frame twice. Needs NumPy only.
 """
@@ -21,18 +22,24 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 
+from calibration.profile import Profile
 from vision.peepwar import doubt_model
 from vision.peepwar.mosaic import build_mosaic
 from vision.peepwar.pieces import read_state
-from vision.peepwar.table import prepare_reader
+from vision.peepwar.table import prepare_rules
 from vision.peepwar.tiles import find_tiles
 
 FIRST_2D_SEED = 500_000
+# Path-traced development frames from here on: the bean net learnt from 40020-40241.
+FIRST_3D_SEED = 40_500
+STD_FLOOR = 0.1
 
 
 def reading(cell: dict | None) -> tuple | None:
@@ -54,10 +61,12 @@ def reading(cell: dict | None) -> tuple | None:
     return (bool(cell.get("supply_center")), pieces)
 
 
-def frame_samples(frame: np.ndarray, profile, truth) -> tuple[np.ndarray, np.ndarray] | None:
+def frame_samples(frame: np.ndarray, profile: Profile, truth: Any
+                  ) -> tuple[np.ndarray, np.ndarray] | None:
     """One frame's cells: their measures, and 1 where the rules read the cell wrongly
-    (None when no tile is found)."""
-    prepare_reader(profile)
+    (None when no tile is found). ``truth``: the scene's, with ``cells``, ``hand_cover`` and
+    ``out_of_frame`` as both generators write them."""
+    prepare_rules(profile)
     view = find_tiles(frame, profile.intrinsics)
     if not view.tiles or view.homography is None:
         return None
@@ -84,7 +93,10 @@ def fit(x: np.ndarray, y: np.ndarray, weight: np.ndarray, hidden: int = 16,
     """
     rng = np.random.default_rng(seed)
     mean = x.mean(axis=0)
-    std = x.std(axis=0) + 1e-3  # a measure constant in the data (a kind never warned) stays 0
+    # A measure that rarely varies (a kind of warning given a few times) is scaled as one
+    # that varies by STD_FLOOR at least: one such warning then moves its input by a few
+    # units, not hundreds; and a measure constant in the data stays 0.
+    std = np.maximum(x.std(axis=0), STD_FLOOR)
     z = (x - mean) / std
     w = weight / weight.sum()
     n_in = z.shape[1]
@@ -133,12 +145,16 @@ def _scenes_3d(seeds: range):
         if seed not in DEV_SEEDS:
             raise SystemExit(f"3D seed {seed} is not a development seed ({DEV_SEEDS.start}-"
                              f"{DEV_SEEDS.stop - 1}): held-out frames are never trained on")
+        if seed < FIRST_3D_SEED:
+            raise SystemExit(f"3D seed {seed}: the bean net learnt from frames below "
+                             f"{FIRST_3D_SEED}, which would look surer than a new table's")
         scene = cached_scene(seed, Spec3D(size=(1280, 720)), render=False)
         if scene is not None:
             yield f"3d-{seed}", scene.frame, scene_profile(card, scene.truth.players), scene.truth
 
 
-def gather(scenes, folder: Path) -> tuple[np.ndarray, np.ndarray]:
+def gather(scenes: Iterable[tuple[str, np.ndarray, Profile, Any]], folder: Path
+           ) -> tuple[np.ndarray, np.ndarray]:
     """Every cell of ``scenes`` (name, frame, profile, truth), read once into ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
     xs, ys = [], []
@@ -149,10 +165,10 @@ def gather(scenes, folder: Path) -> tuple[np.ndarray, np.ndarray]:
             x, y = got if got is not None else (np.zeros((0, len(doubt_model.FEATURES))),
                                                 np.zeros(0, np.int8))
             tmp = path.with_name(f"partial-{path.name}")
-            np.savez(tmp, x=x, y=y)
+            np.savez(tmp, x=x, y=y, features=np.array(doubt_model.FEATURES))
             os.replace(tmp, path)
         with np.load(path) as d:
-            if d["x"].shape[1:] != (len(doubt_model.FEATURES),):
+            if "features" not in d or list(d["features"]) != list(doubt_model.FEATURES):
                 raise SystemExit(f"{path} holds other measures: remove the folder's samples")
             xs.append(d["x"])
             ys.append(d["y"])
