@@ -150,7 +150,9 @@ def cell_measures(st: FrameState) -> tuple[list[str], np.ndarray]:
     (N x len(FEATURES), in :data:`FEATURES` order)."""
     m, px = st.m, st.px
     n_players, n_cells = len(px.players), len(m.cell_names)
-    ids = (m.cell_map + 1).astype(np.uint16)  # 0 off the tiles
+    # The cells' numbers, 0 off the tiles; in bytes while they fit (OpenCV's histogram of
+    # bytes is several times faster than of 16-bit numbers).
+    ids = (m.cell_map + 1).astype(np.uint8 if n_cells < 256 else np.uint16)
     # Areas by OpenCV's histogram of the cells' numbers under each mask: whole counts, and
     # several times faster than gathering the masked pixels' cells first.
 
@@ -165,12 +167,12 @@ def cell_measures(st: FrameState) -> tuple[list[str], np.ndarray]:
     colour = per_cell(cv2.bitwise_and(cv2.bitwise_and(fg, coloured), free))
     body = per_cell(cv2.compare(st.body, 0, cv2.CMP_GT))
     unknown = per_cell(cv2.bitwise_and(cv2.bitwise_and(fg, cv2.bitwise_not(coloured)), no_hand))
-    kinds: dict[str, np.ndarray] = {}
+    kinds: dict[str, list[float]] = {}
     index = {name: k for k, (name, _) in enumerate(KINDS)}
     for w in st.warnings:
         got = _CELL_WARNING.match(w)
         if got:
-            row = kinds.setdefault(got.group(1), np.zeros(len(KINDS) + 1))
+            row = kinds.setdefault(got.group(1), [0.0] * (len(KINDS) + 1))
             row[index.get(kind_of(got.group(2)), len(KINDS))] += 1
     heats: dict[str, list[float]] = {}
     for bean in st.beans_counted:
@@ -185,7 +187,10 @@ def cell_measures(st: FrameState) -> tuple[list[str], np.ndarray]:
     cam = m.camera
     threshold = min(st.bean_threshold) if st.bean_threshold else 0.5
     warned = len(st.warnings) / max(n_cells, 1)
-    mean_conf = float(np.mean([c.confidence for c in st.cells.values()])) if st.cells else 1.0
+    mean_conf = (sum(c.confidence for c in st.cells.values()) / len(st.cells)
+                 if st.cells else 1.0)
+    unwarned = [0.0] * (len(KINDS) + 1)
+    tiles = len(m.tile_centres_px)
     names, rows = [], []
     for ci, name in enumerate(m.cell_names):
         cell = st.cells[name]
@@ -198,13 +203,14 @@ def cell_measures(st: FrameState) -> tuple[list[str], np.ndarray]:
         peeps = sum(1 for v in cell.peeps.values() if v)
         players = len({p for p, n in cell.troops.items() if n} | {p for p, n in
                                                                   cell.peeps.items() if n})
-        rows.append(np.concatenate([kinds.get(name, np.zeros(len(KINDS) + 1)), [
+        rows.append([
+            *kinds.get(name, unwarned),
             cell.confidence, troops, players, peeps, float(cell.supply_center),
-            min(h) if h else 1.0, float(np.mean(h)) if h else 1.0,
+            min(h) if h else 1.0, sum(h) / len(h) if h else 1.0,
             (st.hand_p or {}).get(name, 0.0), slant, threshold, warned,
             colour[ci], body[ci], unknown[ci],
             colour[ci] / (BEAN_MM2 * troops + PEEP_MM2 * peeps + 100.0),
-            float(name.endswith("/c")), mean_conf, len(m.tile_centres_px)]]))
+            float(name.endswith("/c")), mean_conf, tiles])
         names.append(name)
     return names, np.array(rows, np.float64).reshape(-1, len(FEATURES))
 
