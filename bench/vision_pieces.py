@@ -64,6 +64,7 @@ from companion.games import find as find_game  # noqa: E402
 from companion.rules.peepwar.board import cells_of  # noqa: E402
 from vision.kit_layout import MAX_TILES  # noqa: E402
 from vision.peepwar.mosaic import preload_art  # noqa: E402
+from vision.peepwar.observation import comparable as _norm  # noqa: E402
 from vision.peepwar.table import prepare_reader, read_table  # noqa: E402
 from vision.render.game_scene import (  # noqa: E402
     GameSpec,
@@ -76,19 +77,6 @@ HAND_SURE = 0.05
 # A cell read with less confidence than this is asked about by the referee, never ruled on.
 UNSURE = find_game("peepwar").doubtful_below
 FAMILY_ORDER = ["red", "orange", "yellow", "green", "blue", "purple"]
-
-
-def _norm(cell: dict | None) -> tuple | None:
-    """A cell reading in comparable form: None when empty."""
-    if not cell:
-        return None
-    if cell.get("occluded"):
-        return ("occluded",)
-    pieces = tuple(sorted((p, v["troops"], bool(v["peep"]))
-                          for p, v in cell.get("pieces", {}).items() if v["troops"] or v["peep"]))
-    if not pieces and not cell.get("supply_center"):
-        return None
-    return (bool(cell.get("supply_center")), pieces)
 
 
 def cell_ok(want: tuple | None, have: tuple | None, cover: float, outside: float = 0.0) -> bool:

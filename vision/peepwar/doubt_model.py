@@ -30,7 +30,6 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -39,6 +38,7 @@ import cv2
 import numpy as np
 
 from vision.errors import ModelError
+from vision.hidden_layer import HiddenLayerNet, weights_from_json
 from vision.peepwar.cells import cell_sums
 
 if TYPE_CHECKING:
@@ -93,34 +93,24 @@ def kind_of(text: str) -> str:
     return "other"
 
 
-@dataclass(frozen=True)
-class DoubtModel:
+class DoubtModel(HiddenLayerNet):
     """The network's weights: inputs standardised, one hidden layer of ReLUs, a logistic
     output."""
 
-    mean: np.ndarray
-    std: np.ndarray
-    w1: np.ndarray
-    b1: np.ndarray
-    w2: np.ndarray
-    b2: np.ndarray
-
     def chances(self, x: np.ndarray) -> np.ndarray:
         """(N,) the chance that each row of ``x`` (N x len(FEATURES)) is read wrongly."""
-        h = np.maximum(((x - self.mean) / self.std) @ self.w1 + self.b1, 0.0)
-        return 0.5 * (1.0 + np.tanh(0.5 * (h @ self.w2 + self.b2)))  # the logistic, no overflow
+        logit = self.hidden(x) @ self.w2 + self.b2
+        return 0.5 * (1.0 + np.tanh(0.5 * logit))  # the logistic, with no overflow
 
     def to_json(self) -> dict:
-        return {"features": list(FEATURES),
-                **{k: getattr(self, k).tolist() for k in ("mean", "std", "w1", "b1", "w2", "b2")}}
+        return {"features": list(FEATURES), **self.weights_json()}
 
     @classmethod
     def from_json(cls, data: dict) -> DoubtModel:
         if list(data.get("features", [])) != list(FEATURES):
             raise ModelError("the doubt model was trained on other measures: train it again "
                              "(python -m vision.peepwar.training.train_doubt_model)")
-        arrays = {k: np.asarray(data[k], np.float64) for k in ("mean", "std", "w1", "b1",
-                                                                  "w2", "b2")}
+        arrays = weights_from_json(data, np.float64)
         n, hidden = arrays["w1"].shape if arrays["w1"].ndim == 2 else (0, 0)
         if (n != len(FEATURES) or arrays["b1"].shape != (hidden,)
                 or arrays["w2"].shape != (hidden,) or arrays["b2"].shape != ()

@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.errors import ModelError
+from vision.hidden_layer import HiddenLayerNet, weights_from_json
 from vision.petri.holes import HOLE_QR, lattice_to_mm
 
 MODEL = Path(__file__).with_name("hole_model.json")
@@ -165,36 +166,25 @@ def evidence(m: HoleMeasures) -> np.ndarray:
     return x.astype(np.float32)
 
 
-@dataclass(frozen=True)
-class HoleModel:
+class HoleModel(HiddenLayerNet):
     """The network's weights: inputs standardised, one hidden layer of ReLUs, softmax."""
-
-    mean: np.ndarray
-    std: np.ndarray
-    w1: np.ndarray
-    b1: np.ndarray
-    w2: np.ndarray
-    b2: np.ndarray
 
     def chances(self, x: np.ndarray) -> np.ndarray:
         """(N, 4) the chance of each of :data:`CLASSES` for every row of ``x``."""
-        h = np.maximum(((x - self.mean) / self.std) @ self.w1 + self.b1, 0.0)
-        z = h @ self.w2 + self.b2
+        z = self.hidden(x) @ self.w2 + self.b2
         z -= z.max(axis=1, keepdims=True)
         e = np.exp(z)
         return e / e.sum(axis=1, keepdims=True)
 
     def to_json(self) -> dict:
-        return {"features": list(FEATURES), "classes": list(CLASSES),
-                **{k: getattr(self, k).tolist() for k in ("mean", "std", "w1", "b1", "w2", "b2")}}
+        return {"features": list(FEATURES), "classes": list(CLASSES), **self.weights_json()}
 
     @classmethod
     def from_json(cls, data: dict) -> HoleModel:
         if list(data.get("features", [])) != list(FEATURES):
             raise ModelError("the hole model was trained on other measures: train it again "
                              "(python -m vision.petri.training)")
-        arrays = {k: np.asarray(data[k], np.float32) for k in ("mean", "std", "w1", "b1",
-                                                                  "w2", "b2")}
+        arrays = weights_from_json(data, np.float32)
         if arrays["w1"].shape[0] != len(FEATURES) or arrays["w2"].shape[1] != len(CLASSES):
             raise ModelError("the hole model's weights do not fit its measures")
         return cls(**arrays)

@@ -32,6 +32,7 @@ import numpy as np
 from calibration.profile import Profile
 from vision.peepwar import doubt_model
 from vision.peepwar.mosaic import build_mosaic
+from vision.peepwar.observation import comparable
 from vision.peepwar.pieces import read_state
 from vision.peepwar.table import prepare_rules
 from vision.peepwar.tiles import find_tiles
@@ -40,25 +41,6 @@ FIRST_2D_SEED = 500_000
 # Path-traced development frames from here on: the bean net learnt from 40020-40241.
 FIRST_3D_SEED = 40_500
 STD_FLOOR = 0.1
-
-
-def reading(cell: dict | None) -> tuple | None:
-    """A cell's reading (observation JSON) in comparable form: None when empty.
-
-    >>> reading({"supply_center": False, "pieces": {}, "confidence": 0.7}) is None
-    True
-    >>> reading({"supply_center": True, "pieces": {"red": {"troops": 2, "peep": False}}})
-    (True, (('red', 2, False),))
-    """
-    if not cell:
-        return None
-    if cell.get("occluded"):
-        return ("occluded",)
-    pieces = tuple(sorted((p, v["troops"], bool(v["peep"]))
-                          for p, v in cell.get("pieces", {}).items() if v["troops"] or v["peep"]))
-    if not pieces and not cell.get("supply_center"):
-        return None
-    return (bool(cell.get("supply_center")), pieces)
 
 
 def frame_samples(frame: np.ndarray, profile: Profile, truth: Any
@@ -74,7 +56,7 @@ def frame_samples(frame: np.ndarray, profile: Profile, truth: Any
     names, x = doubt_model.cell_measures(st)
     keep = [k for k, n in enumerate(names)
             if not truth.hand_cover.get(n, 0.0) and not truth.out_of_frame.get(n, 0.0)]
-    wrong = [int(reading(truth.cells.get(names[k])) != reading(st.cells[names[k]].to_json()))
+    wrong = [int(comparable(truth.cells.get(names[k])) != comparable(st.cells[names[k]].to_json()))
              for k in keep]
     return x[keep], np.array(wrong, np.int8)
 
