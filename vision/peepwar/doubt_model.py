@@ -55,7 +55,7 @@ ASK_FROM = 0.1
 DOUBT_CONFIDENCE = 0.7
 BEAN_MM2 = 200.0  # a bean's area seen from above, about: what a cell's count explains ...
 PEEP_MM2 = 1500.0  # ... and a peep's
-MIDDLE_STEP_MM = 4.0
+MIDDLE_STEP_MM = 4.0  # a cell's middle is found on the cells' map taken this often
 
 # The reader's warnings about a cell, by kind (the first pattern that matches names it).
 KINDS = (
@@ -117,7 +117,8 @@ class DoubtModel(HiddenLayerNet):
                 or arrays["mean"].shape != (n,) or arrays["std"].shape != (n,)):
             raise ModelError("the doubt model's weights do not fit its measures")
         if not all(np.isfinite(a).all() for a in arrays.values()) or (arrays["std"] <= 0).any():
-            raise ModelError("the doubt model's weights are not all finite numbers")
+            raise ModelError("the doubt model's weights are not all finite numbers with a "
+                             "spread above 0 for every measure")
         return cls(**arrays)
 
 
