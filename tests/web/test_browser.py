@@ -164,3 +164,44 @@ def test_another_device_watches_until_it_gives_the_passphrase(browser, tmp_path:
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_the_page_draws_an_answer_at_once_and_never_goes_back(browser, tmp_path: Path) -> None:
+    settings = tmp_path / "settings.toml"
+    settings.write_text("")
+    proc, url = start_companion(["serve", "--port", "0", "--log", str(tmp_path / "g.sqlite"),
+                                 "--settings", str(settings), "--players", "red,blue"])
+    try:
+        page = browser.new_page(viewport={"width": 1024, "height": 800})
+        page.goto(url)
+        page.wait_for_selector("#board svg")
+        before = page.evaluate("fetch('/api/state').then((r) => r.json())")
+        # The stream is shut: the answer to a command alone must bring the new state.
+        page.route("**/api/stream", lambda route: route.abort())
+        page.reload()
+        page.wait_for_selector("#board svg")
+        page.fill("#command", "hex 1,0")
+        page.click("#command-form button[type=submit]")
+        page.wait_for_function("document.getElementById('command').value === ''")
+        after = page.evaluate("fetch('/api/state').then((r) => r.json())")
+        assert after["version"] == before["version"] + 1
+        assert int(page.evaluate("document.body.dataset.version")) == after["version"]
+        board = page.inner_html("#board")
+        assert board != before["svg"]
+
+        # A state the stream brings late (older, sent earlier) is not drawn over a newer one.
+        page.evaluate("(old) => render(old)", before)
+        assert int(page.evaluate("document.body.dataset.version")) == after["version"]
+        assert page.inner_html("#board") == board
+        # The same state with its keys in another order is not drawn again: the board's
+        # element survives, so a tap in flight still lands.
+        page.evaluate("document.querySelector('#board svg').dataset.mark = 'kept'")
+        page.evaluate("""fetch('/api/state').then((r) => r.json()).then((s) => {
+            const shuffled = Object.fromEntries(Object.entries(s).reverse());
+            shuffled.sent_at = s.sent_at + 1;
+            render(shuffled);
+        })""")
+        assert page.evaluate("document.querySelector('#board svg').dataset.mark") == "kept"
+    finally:
+        proc.terminate()
+        proc.wait(10)

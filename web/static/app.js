@@ -59,7 +59,17 @@ async function post(path, body) {
     return data;
   }
   showError(data.ok ? "" : data.error);
+  // The stream brings the new state soon, but a tap right after an answer must already
+  // see it (a die chosen, then a hole tapped): fetch it now rather than act on the old one.
+  if (data.ok && typeof data.version === "number" && data.version > snap.version) await refresh();
   return data;
+}
+
+async function refresh() {
+  try {
+    const resp = await fetch("/api/state");
+    if (resp.ok) render(await resp.json());
+  } catch (e) { /* the stream reconnects and brings the state */ }
 }
 
 // A device other than the companion's own watches until its pass-phrase is checked.
@@ -107,7 +117,23 @@ function swatch(player) {
   return `<span class="swatch" style="background:${st.colour};color:${st.ink}">${esc(st.glyph)}</span>`;
 }
 
+let shown = null;  // the state last drawn, as canonical text
+
+// JSON with every object's keys sorted: the stream and a fetch order keys differently.
+function canonical(value) {
+  return JSON.stringify(value, (key, v) => (v && typeof v === "object" && !Array.isArray(v)) ?
+    Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v);
+}
+
 function render(s) {
+  // A state comes twice (fetched after a post, then by the stream), and the stream's may
+  // be older than one fetched since. Drawing either would replace the board and the
+  // panel's inputs under a tap in flight. Older means an earlier version built earlier:
+  // after a restart versions count from 0 again, but later.
+  if (shown && s.version < snap.version && s.sent_at < snap.sent_at) return;
+  const text = canonical({...s, sent_at: 0});
+  if (text === shown) return;
+  shown = text;
   snap = s;
   const st = s.state;
   $("title").textContent = `${s.title} · game ${s.game_id}`;
