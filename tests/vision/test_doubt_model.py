@@ -13,6 +13,7 @@ import pytest
 from companion.games import find as find_game
 from vision.errors import ModelError
 from vision.peepwar import doubt_model
+from vision.peepwar.cell_warnings import Warned
 from vision.peepwar.mosaic import build_mosaic
 from vision.peepwar.pieces import read_state
 from vision.peepwar.table import prepare_reader, read_table
@@ -67,13 +68,18 @@ def test_measures_hold_every_cell_read_and_the_warnings_about_it() -> None:
     assert row["tiles"] == 2
     empty = dict(zip(doubt_model.FEATURES, x[names.index("1,0/4")], strict=True))
     assert empty["troops"] == 0 and empty["colour mm2"] < 50
-    # Each warning about a cell is counted under its kind.
-    st.warn("0,0/5", "a doubtful red bean (62% sure)")
-    st.warn("0,0/5", "a doubtful red bean (55% sure)")
-    st.warn("0,0/5", "something new")
+    # Each warning about a cell is counted under its kind, whatever its words.
+    before = dict(zip(doubt_model.FEATURES, x[names.index("0,0/5")], strict=True))
+    st.warn("0,0/5", "a doubtful red bean (62% sure)", Warned.DOUBTFUL_BEAN)
+    st.warn("0,0/5", "a bean of uncertain standing", Warned.DOUBTFUL_BEAN)
+    st.warn("0,0/5", "a doubtful red bean, in the words of another kind", Warned.DOUBTED)
+    st.warn("0,0/5", "perhaps one more red bean (40% sure)", Warned.ONE_MORE_BEAN)
+    st.warnings.remove("cell 0,0/5: perhaps one more red bean (40% sure)")  # taken back
     names, x = doubt_model.cell_measures(st)
     row = dict(zip(doubt_model.FEATURES, x[names.index("0,0/5")], strict=True))
-    assert row["warned: doubtful bean"] >= 2 and row["warned: other"] >= 1
+    assert row["warned: doubtful bean"] == before["warned: doubtful bean"] + 2
+    assert row["warned: other"] == before["warned: other"] + 1
+    assert row["warned: one more bean"] == before["warned: one more bean"]
 
 
 def test_a_cell_judged_likely_wrong_is_asked_about_and_nothing_else_changes(

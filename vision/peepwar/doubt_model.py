@@ -21,15 +21,14 @@ Without the file the rules alone decide.
 
 >>> len(FEATURES)
 34
->>> kind_of("a doubtful red bean (62% sure)"), kind_of("a new kind of warning")
-('doubtful bean', 'other')
+>>> FEATURES[3], FEATURES[15]
+('warned: doubtful bean', 'warned: other')
 """
 
 from __future__ import annotations
 
 import json
 import math
-import re
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -39,6 +38,7 @@ import numpy as np
 
 from vision.errors import ModelError
 from vision.hidden_layer import HiddenLayerNet, weights_from_json
+from vision.peepwar.cell_warnings import Warned
 from vision.peepwar.cells import cell_sums
 
 if TYPE_CHECKING:
@@ -57,40 +57,21 @@ BEAN_MM2 = 200.0  # a bean's area seen from above, about: what a cell's count ex
 PEEP_MM2 = 1500.0  # ... and a peep's
 MIDDLE_STEP_MM = 4.0  # a cell's middle is found on the cells' map taken this often
 
-# The reader's warnings about a cell, by kind (the first pattern that matches names it).
+# The kinds of warning about a cell weighed each on its own, in the model's order; the
+# rest are weighed together as "other".
 KINDS = (
-    ("one more bean", r"perhaps one more"),
-    ("end to end", r"two lying end to end"),
-    ("half under a peep", r"half under"),
-    ("doubtful bean", r"^a doubtful .* bean"),
-    ("dark bean", r"^a dark bean"),
-    ("between colours", r"^a bean between"),
-    ("on a border", r"on the border with"),
-    ("centre read as nothing", r"read as nothing"),
-    ("centre print hidden", r"hidden by something"),
-    ("too many troops", r"troops here \(more than"),
-    ("lone bean", r"among .*'s pieces: perhaps"),
-    ("peep across a gap", r"across the gap between tiles"),
-    ("two peeps", r"\(one is the most\)"),
-    ("peep in bean colour", r"in the colour of"),
-    ("heap, not a peep", r"heaped as thick as a peep"),
+    Warned.ONE_MORE_BEAN, Warned.END_TO_END, Warned.HALF_UNDER_PEEP, Warned.DOUBTFUL_BEAN,
+    Warned.DARK_BEAN, Warned.BETWEEN_COLOURS, Warned.ON_BORDER, Warned.CENTRE_READ_AS_NOTHING,
+    Warned.CENTRE_PRINT_HIDDEN, Warned.TOO_MANY_TROOPS, Warned.LONE_BEAN,
+    Warned.PEEP_ACROSS_GAP, Warned.TWO_PEEPS, Warned.PEEP_IN_BEAN_COLOUR,
+    Warned.HEAP_NOT_PEEP,
 )
-_KIND_RE = tuple((name, re.compile(rx)) for name, rx in KINDS)
-FEATURES = (*(f"warned: {name}" for name, _ in KINDS), "warned: other",
+FEATURES = (*(f"warned: {kind}" for kind in KINDS), "warned: other",
             "confidence", "troops", "players", "peeps", "supply center",
             "least bean heat", "mean bean heat", "hand chance", "slant",
             "frame bean threshold", "frame warnings per cell",
             "colour mm2", "peep body mm2", "unknown colour mm2", "colour over explained",
             "central", "frame mean confidence", "tiles")
-_CELL_WARNING = re.compile(r"cell (\S+): (.*)")
-
-
-def kind_of(text: str) -> str:
-    """The kind of a warning about a cell (its text after "cell NAME: ")."""
-    for name, rx in _KIND_RE:
-        if rx.search(text):
-            return name
-    return "other"
 
 
 class DoubtModel(HiddenLayerNet):
@@ -159,12 +140,11 @@ def cell_measures(st: FrameState) -> tuple[list[str], np.ndarray]:
     body = per_cell(cv2.compare(st.body, 0, cv2.CMP_GT))
     unknown = per_cell(cv2.bitwise_and(cv2.bitwise_and(fg, cv2.bitwise_not(coloured)), no_hand))
     kinds: dict[str, list[float]] = {}
-    index = {name: k for k, (name, _) in enumerate(KINDS)}
-    for w in st.warnings:
-        got = _CELL_WARNING.match(w)
-        if got:
-            row = kinds.setdefault(got.group(1), [0.0] * (len(KINDS) + 1))
-            row[index.get(kind_of(got.group(2)), len(KINDS))] += 1
+    index = {kind: k for k, kind in enumerate(KINDS)}
+    for said in st.warnings:
+        if said in st.warned_of:  # about a cell, and not taken back
+            name, kind = st.warned_of[said]
+            kinds.setdefault(name, [0.0] * (len(KINDS) + 1))[index.get(kind, len(KINDS))] += 1
     heats: dict[str, list[float]] = {}
     for bean in st.beans_counted:
         heats.setdefault(bean.cell, []).append(bean.heat)
@@ -220,4 +200,4 @@ def judge(st: FrameState) -> None:
         if cell.confidence >= SURE_FROM and chance >= ASK_FROM:
             cell.lower(DOUBT_CONFIDENCE)
             st.warn(name, f"read as it looks, but cells read like this are wrong about "
-                          f"{chance:.0%} of the time: check it")
+                          f"{chance:.0%} of the time: check it", Warned.DOUBTED)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from companion.rules.peepwar.board import parse_cell
+from vision.peepwar.cell_warnings import Warned
 
 if TYPE_CHECKING:
     from vision.peepwar.passes.state import FrameState
@@ -66,7 +67,8 @@ def finish(st: FrameState) -> None:
             continue
         for p, n in cell.troops.items():
             if n > MAX_LEGAL_TROOPS:
-                st.warn(name, f"{p} has {n} troops here (more than {MAX_LEGAL_TROOPS})")
+                st.warn(name, f"{p} has {n} troops here (more than {MAX_LEGAL_TROOPS})",
+                        Warned.TOO_MANY_TROOPS)
         if cell.supply_center and not parse_cell(name).is_central:
             cell.supply_center = False
     lone_beans(st)
@@ -86,4 +88,5 @@ def lone_beans(st: FrameState) -> None:
             continue
         if cell.troops.get(second, 0) or cell.peeps.get(second, 0):
             cell.lower(DOUBT_CONFIDENCE)
-            st.warn(name, f"one {player} bean among {second}'s pieces: perhaps {second}'s")
+            st.warn(name, f"one {player} bean among {second}'s pieces: perhaps {second}'s",
+                    Warned.LONE_BEAN)

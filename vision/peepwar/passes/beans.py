@@ -28,6 +28,7 @@ import cv2
 import numpy as np
 
 from vision.peepwar import bean_net
+from vision.peepwar.cell_warnings import Warned
 from vision.peepwar.passes.assembly import DOUBT_CONFIDENCE
 from vision.peepwar.passes.state import CountedBean, cell_at, cell_near, nearest, round_window
 from vision.peepwar.piece_pixels import nearest_bean
@@ -493,7 +494,7 @@ def net_bean(st: FrameState, at: tuple[float, float], heat: float,
             shading = min(here, whole) >= PEEP_OWN_PEEPISH and depth >= PEEP_OWN_DEPTH_MM
     if shading or (heat < threshold and not half_under):
         cell.lower(DOUBT_CONFIDENCE)
-        st.warn(name, f"perhaps one more {player} bean ({heat:.0%} sure)")
+        st.warn(name, f"perhaps one more {player} bean ({heat:.0%} sure)", Warned.ONE_MORE_BEAN)
         return
     cell.troops[player] = cell.troops.get(player, 0) + 1
     st.counted_at.append((float(at[0]), float(at[1])))
@@ -503,19 +504,22 @@ def net_bean(st: FrameState, at: tuple[float, float], heat: float,
         st.beans_at.append((float(at[0]), float(at[1])))
     if doubled:
         cell.lower(DOUBT_CONFIDENCE)
-        st.warn(name, f"one {player} bean, or two lying end to end")
+        st.warn(name, f"one {player} bean, or two lying end to end", Warned.END_TO_END)
     if half_under:
         cell.lower(DOUBT_CONFIDENCE)
-        st.warn(name, f"a {player} bean half under {player}'s peep ({heat:.0%} sure)")
+        st.warn(name, f"a {player} bean half under {player}'s peep ({heat:.0%} sure)",
+                Warned.HALF_UNDER_PEEP)
     elif heat < bean_net.DOUBT_HIGH:
         cell.lower(DOUBT_CONFIDENCE)
-        st.warn(name, f"a doubtful {player} bean ({heat:.0%} sure)")
+        st.warn(name, f"a doubtful {player} bean ({heat:.0%} sure)", Warned.DOUBTFUL_BEAN)
     st.on_border(ci, foot, f"a {player} bean")
     if second < 0:
-        st.warn(name, f"a dark bean, read as {player}'s by its colour as a whole")
+        st.warn(name, f"a dark bean, read as {player}'s by its colour as a whole",
+                Warned.DARK_BEAN)
         cell.lower(DOUBT_CONFIDENCE)
     elif margin < 1.0:
-        st.warn(name, f"a bean between {player} and {st.px.players[second]}")
+        st.warn(name, f"a bean between {player} and {st.px.players[second]}",
+                Warned.BETWEEN_COLOURS)
         cell.lower(0.5)
 
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
+from vision.peepwar.cell_warnings import Warned
 from vision.peepwar.mask_shapes import disk, fill_holes_below, long_side, nearest_seed
 from vision.peepwar.occlusion import PIECE_MAX_MM2
 from vision.peepwar.passes.assembly import DOUBT_CONFIDENCE
@@ -291,12 +292,13 @@ def _peep(st: FrameState, player: str, centre, share: float) -> str | None:
     cell = st.cells[name]
     said = len(st.warnings)
     if across:
-        st.warn(name, f"{player}'s peep lies across the gap between tiles")
+        st.warn(name, f"{player}'s peep lies across the gap between tiles", Warned.PEEP_ACROSS_GAP)
         cell.lower(0.6)
     cell.peeps[player] = cell.peeps.get(player, 0) + 1
     cell.lower(min(1.0, 0.4 + share))
     if cell.peeps[player] > 1:
-        st.warn(name, f"{cell.peeps[player]} of {player}'s peeps (one is the most)")
+        st.warn(name, f"{cell.peeps[player]} of {player}'s peeps (one is the most)",
+                Warned.TWO_PEEPS)
         cell.lower(0.5)
     st.on_border(ci, foot, f"{player}'s peep")
     # (Where it is seen: the rules that look for beans and eggs near it work in the picture.)
@@ -328,7 +330,8 @@ def peeps_not_heaps(st: FrameState) -> None:
             continue
         name = _peep(st, player, (x, y), share)
         if name is not None:
-            st.warn(name, f"{player}'s peep, in the colour of {player}'s beans")
+            st.warn(name, f"{player}'s peep, in the colour of {player}'s beans",
+                    Warned.PEEP_IN_BEAN_COLOUR)
             st.peeps_at[-1][4].append(st.warnings[-1])  # goes with the peep
             st.cells[name].lower(DOUBT_CONFIDENCE)
 
@@ -348,7 +351,8 @@ def heaps_not_peeps(st: FrameState) -> None:
         cell.peeps[player] -= 1
         for text in said:
             st.warnings.remove(text)
-        st.warn(name, f"beans heaped as thick as a peep, not {player}'s peep")
+        st.warn(name, f"beans heaped as thick as a peep, not {player}'s peep",
+                Warned.HEAP_NOT_PEEP)
         cell.lower(0.6)
 
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from calibration.profile import Profile
 from vision.peepwar import bean_net
+from vision.peepwar.cell_warnings import Warned
 from vision.peepwar.mosaic import Mosaic
 from vision.peepwar.passes.assembly import CellRead
 from vision.peepwar.piece_pixels import PixelClasses
@@ -51,6 +52,9 @@ class FrameState:
         self.s = mosaic.px_per_mm
         self.cells = {name: CellRead() for name in mosaic.cell_names}
         self.warnings: list[str] = []
+        # What each warning about a cell (as said in warnings) is about: its cell and kind.
+        # A warning taken back leaves warnings but stays here, so read this through them.
+        self.warned_of: dict[str, tuple[str, Warned]] = {}
         h, w = mosaic.cell_map.shape
         self.egg = np.zeros((h, w), np.uint8)  # Supply Centers' discs: no pieces there
         self.egg_core = np.zeros((h, w), np.uint8)  # ... their parts no peep leans over
@@ -86,8 +90,11 @@ class FrameState:
     def mm2(self, px_count: float) -> float:
         return px_count / (self.s * self.s)
 
-    def warn(self, cell: str, text: str) -> None:
-        self.warnings.append(f"cell {cell}: {text}")
+    def warn(self, cell: str, text: str, kind: Warned) -> None:
+        """Warn about ``cell`` in words (``text``), of ``kind``."""
+        said = f"cell {cell}: {text}"
+        self.warnings.append(said)
+        self.warned_of[said] = (cell, kind)
 
     def on_border(self, ci: int, foot: tuple[float, float], piece: str) -> None:
         """``piece`` (as a warning names it: "a red bean", "red's peep") counted in cell
@@ -98,8 +105,8 @@ class FrameState:
         if other < 0:
             return
         name, there = self.m.cell_names[ci], self.m.cell_names[other]
-        self.warn(name, f"{piece} on the border with {there}")
-        self.warn(there, f"{piece} on the border with {name}, read there")
+        self.warn(name, f"{piece} on the border with {there}", Warned.ON_BORDER)
+        self.warn(there, f"{piece} on the border with {name}, read there", Warned.ON_BORDER)
         self.cells[name].lower(0.6)
         self.cells[there].lower(0.6)
 

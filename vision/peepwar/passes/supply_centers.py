@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
+from vision.peepwar.cell_warnings import Warned
 from vision.peepwar.mask_shapes import disk, fill_holes
 from vision.peepwar.piece_pixels import UNKNOWN
 from vision.viewpoint import draw_dome
@@ -111,7 +112,7 @@ def find_supply_centers(st: FrameState) -> None:
                 continue
             ex, ey, radius, arc = rim
             confidence = 0.5 + 0.4 * arc
-            st.warn(name, said)
+            st.warn(name, said, Warned.SUPPLY_CENTER_COVERED)
         st.cells[name].supply_center = True
         st.cells[name].lower(confidence)
         cv2.circle(st.egg, (int(round(ex + x0)), int(round(ey + y0))),
@@ -276,7 +277,7 @@ def _peep_was_supply_center(st: FrameState, name: str, peep: tuple, gone: list[s
         st.warnings.remove(text)
     cell.supply_center = True
     cell.lower(0.6)
-    st.warn(name, why)
+    st.warn(name, why, Warned.PEEP_WAS_SUPPLY_CENTER)
 
 
 def _egg_rim(region: np.ndarray, centre: tuple[float, float], s: float,
@@ -364,7 +365,7 @@ def pale_centres(st: FrameState) -> None:
             # egg half whose shading the egg pass did not take for one): asked about.
             cell.lower(PALE_CENTRE_CONFIDENCE)
             st.warn(name, "something on the Supply Center's circle was read as nothing: "
-                    "is a Supply Center there?")
+                    "is a Supply Center there?", Warned.CENTRE_READ_AS_NOTHING)
             continue
         ink = inside & st.m.ink[sl] & ~fg
         paper = inside & ~st.m.ink[sl] & ~fg
@@ -378,4 +379,4 @@ def pale_centres(st: FrameState) -> None:
         if contrast < PALE_CENTRE_CONTRAST:
             cell.lower(PALE_CENTRE_CONFIDENCE)
             st.warn(name, "the print under the Supply Center's circle is hidden by something "
-                    "pale: is a white egg or token there?")
+                    "pale: is a white egg or token there?", Warned.CENTRE_PRINT_HIDDEN)
