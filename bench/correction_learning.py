@@ -49,13 +49,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from vision_pieces import _norm, _scenes_2d, _scenes_3d, cell_ok  # noqa: E402
+from vision_pieces import _scenes_2d, _scenes_3d, cell_ok  # noqa: E402
 
 from calibration.examples import ExampleStore  # noqa: E402
 from companion.rules.peepwar.board import cells_of  # noqa: E402
 from companion.rules.peepwar.observation import CellReading, Pieces  # noqa: E402
 from vision.kit_layout import MAX_TILES  # noqa: E402
 from vision.peepwar.mosaic import preload_art  # noqa: E402
+from vision.peepwar.observation import comparable  # noqa: E402
 from vision.peepwar.reader import PeepWarReader  # noqa: E402
 
 STEPS = (0, 1, 3, 10)
@@ -84,7 +85,7 @@ def _score(obs: dict, st) -> tuple[int, int, bool, list[int], list[str]]:
             truth = st.cells.get(name)
             got = obs["cells"].get(name) if (tt.q, tt.r) in found else {"missing": True}
             cover = st.hand_cover.get(name, 0.0)
-            want, have = _norm(truth), _norm(got)
+            want, have = comparable(truth), comparable(got)
             ok = cell_ok(want, have, cover, st.out_of_frame.get(name, 0.0))
             right += ok
             board &= ok

@@ -64,7 +64,7 @@ from companion.games import find as find_game  # noqa: E402
 from companion.rules.peepwar.board import cells_of  # noqa: E402
 from vision.kit_layout import MAX_TILES  # noqa: E402
 from vision.peepwar.mosaic import preload_art  # noqa: E402
-from vision.peepwar.observation import comparable as _norm  # noqa: E402
+from vision.peepwar.observation import comparable  # noqa: E402
 from vision.peepwar.table import prepare_reader, read_table  # noqa: E402
 from vision.render.game_scene import (  # noqa: E402
     GameSpec,
@@ -250,7 +250,7 @@ def main() -> int:
                 truth = st.cells.get(name)
                 got = obs["cells"].get(name) if (tt.q, tt.r) in found else {"missing": True}
                 cover = st.hand_cover.get(name, 0.0)
-                want, have = _norm(truth), _norm(got)
+                want, have = comparable(truth), comparable(got)
                 ok = cell_ok(want, have, cover, st.out_of_frame.get(name, 0.0))
                 if cover >= HAND_SURE:
                     occluded_cells += 1

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vision.errors import ModelError
+
 WEIGHTS = ("mean", "std", "w1", "b1", "w2", "b2")
 
 
@@ -45,3 +47,32 @@ def weights_from_json(data: dict, dtype: type) -> dict[str, np.ndarray]:
     """The weights in ``data`` (as :meth:`HiddenLayerNet.weights_json` wrote them) as arrays;
     KeyError if one is missing."""
     return {k: np.asarray(data[k], dtype) for k in WEIGHTS}
+
+
+def checked_weights(data: dict, dtype: type, inputs: int, outputs: tuple[int, ...],
+                    what: str) -> dict[str, np.ndarray]:
+    """The weights in ``data`` for a net of ``inputs`` measures and ``outputs`` (the shape
+    of one row's answer: () for one number), checked: a ModelError naming ``what`` if a
+    weight is missing, of another shape, not finite, or a spread is not above 0.
+
+    >>> one = {"mean": [0], "std": [1], "w1": [[1]], "b1": [0], "w2": [1], "b2": 0}
+    >>> sorted(checked_weights(one, np.float64, 1, (), "a model"))
+    ['b1', 'b2', 'mean', 'std', 'w1', 'w2']
+    >>> checked_weights({**one, "std": [0]}, np.float64, 1, (), "a model")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    vision.errors.ModelError: a model's weights are not all finite numbers with a spread ...
+    """
+    try:
+        arrays = weights_from_json(data, dtype)
+    except (KeyError, TypeError, ValueError) as e:
+        raise ModelError(f"{what}'s weights cannot be read ({e})") from None
+    hidden = arrays["w1"].shape[1] if arrays["w1"].ndim == 2 else -1
+    if (arrays["w1"].shape != (inputs, hidden) or arrays["b1"].shape != (hidden,)
+            or arrays["w2"].shape != (hidden, *outputs) or arrays["b2"].shape != outputs
+            or arrays["mean"].shape != (inputs,) or arrays["std"].shape != (inputs,)):
+        raise ModelError(f"{what}'s weights do not fit its measures")
+    if not all(np.isfinite(a).all() for a in arrays.values()) or (arrays["std"] <= 0).any():
+        raise ModelError(f"{what}'s weights are not all finite numbers with a spread above 0 "
+                         "for every measure")
+    return arrays

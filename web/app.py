@@ -72,6 +72,9 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
     app.config["SECRET_KEY"] = secrets.token_hex(32)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     token = secrets.token_urlsafe(24)
+    # This server's run: versions count from 0 again after a restart, so the page orders
+    # two states by version only when both come from the same run.
+    boot = secrets.token_hex(8)
     cam = camera or Camera()
     waits = waits or Waits()
     video_slots = Slots(MAX_VIDEO_VIEWERS)
@@ -155,7 +158,8 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
                               "no other program holds the log open")
             if on_event:
                 on_event(view.__name__)
-            return jsonify({"ok": True, "result": result, "version": referee.version})
+            return jsonify({"ok": True, "result": result, "version": referee.version,
+                            "boot": boot})
         view.__name__ = fn.__name__
         return view
 
@@ -170,7 +174,7 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
 
     @app.get("/")
     def index() -> str:
-        snap = _full(referee)
+        snap = _full(referee, boot)
         panel = panels.get(referee.bundle.name)
         return render_template(
             "index.html", token=token, snapshot=snap, bundle=referee.bundle, panel=panel,
@@ -181,11 +185,11 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
 
     @app.get("/api/state")
     def state() -> Response:
-        return jsonify(_full(referee))
+        return jsonify(_full(referee, boot))
 
     @app.get("/board.svg")
     def board() -> Response:
-        snap = _full(referee)
+        snap = _full(referee, boot)
         return Response(snap["svg"], mimetype="image/svg+xml")
 
     shared = threading.Lock()
@@ -196,7 +200,7 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
         with shared:
             key = (referee.version, referee.game.id)
             if last_update[0] != key:
-                last_update[:] = [key, _sse(_full(referee))]
+                last_update[:] = [key, _sse(_full(referee, boot))]
             return last_update[1]
 
     @app.get("/api/stream")
@@ -374,8 +378,9 @@ def _qr_svg(url: str) -> str:
     return segno.make(url, error="m").svg_inline(scale=4, border=2, title=url)
 
 
-def _full(referee: Referee) -> dict[str, Any]:
+def _full(referee: Referee, boot: str) -> dict[str, Any]:
     snap = referee.snapshot()
+    snap["boot"] = boot
     snap["style"] = player_style(list(snap["options"].get("players", [])))
     # Places named by a problem ("1,0/3: ...") or read with little confidence are flagged.
     flagged = {p.split(":")[0] for p in snap["problems"]} | set(snap["doubtful"])

@@ -114,6 +114,16 @@ def test_a_missing_or_broken_model_file_is_one_clear_error(tmp_path):
     bad.write_text(json.dumps(other))
     with pytest.raises(ModelError, match="train it again"):
         hole_model.load.__wrapped__(bad)
+    # Weights of another shape, not finite, or no spread; a file that is no object.
+    shipped = json.loads(hole_model.MODEL.read_text())
+    for key, value in (("w2", shipped["w2"][0]), ("b1", [float("nan")] * len(shipped["b1"])),
+                       ("std", [0.0] * len(shipped["std"]))):
+        bad.write_text(json.dumps(shipped | {key: value}))
+        with pytest.raises(ModelError, match="hole model's weights"):
+            hole_model.load.__wrapped__(bad)
+    bad.write_text("[1, 2]")
+    with pytest.raises(ModelError, match="cannot be read"):
+        hole_model.load.__wrapped__(bad)
 
 
 def test_training_labels_each_hole_by_where_it_lies(marbles):

@@ -15,6 +15,7 @@ from vision.errors import ModelError
 from vision.peepwar import doubt_model
 from vision.peepwar.cell_warnings import Warned
 from vision.peepwar.mosaic import build_mosaic
+from vision.peepwar.passes.assembly import DOUBT_CONFIDENCE
 from vision.peepwar.pieces import read_state
 from vision.peepwar.table import prepare_reader, read_table
 from vision.peepwar.tiles import find_tiles
@@ -55,6 +56,7 @@ def _model(bias: float, weight_on: str | None = None, weight: float = 0.0
 def test_the_rules_doubt_is_where_the_referee_starts_asking() -> None:
     # The model judges only the cells the referee would rule on.
     assert find_game("peepwar").doubtful_below == doubt_model.SURE_FROM
+    assert DOUBT_CONFIDENCE < doubt_model.SURE_FROM  # a cell asked about is below it
 
 
 def test_measures_hold_every_cell_read_and_the_warnings_about_it() -> None:
@@ -82,6 +84,19 @@ def test_measures_hold_every_cell_read_and_the_warnings_about_it() -> None:
     assert row["warned: one more bean"] == before["warned: one more bean"]
 
 
+def test_a_warning_said_twice_and_taken_back_once_counts_once() -> None:
+    st = _state()
+    given = len(st.cell_warnings())
+    st.warn("0,0/5", "a bean, doubtful or dark", Warned.DOUBTFUL_BEAN)
+    st.warn("0,0/5", "a bean, doubtful or dark", Warned.DARK_BEAN)
+    assert st.cell_warnings()[given:] == [("0,0/5", Warned.DOUBTFUL_BEAN),
+                                          ("0,0/5", Warned.DARK_BEAN)]
+    st.warnings.remove("cell 0,0/5: a bean, doubtful or dark")  # the first said goes
+    assert st.cell_warnings()[given:] == [("0,0/5", Warned.DARK_BEAN)]
+    st.warnings.append("the camera moved")  # a frame's warning: about no cell
+    assert len(st.cell_warnings()) == given + 1
+
+
 def test_a_cell_judged_likely_wrong_is_asked_about_and_nothing_else_changes(
         monkeypatch) -> None:
     before = _state()
@@ -98,7 +113,7 @@ def test_a_cell_judged_likely_wrong_is_asked_about_and_nothing_else_changes(
         if was.occluded:
             continue
         if was.confidence >= doubt_model.SURE_FROM:
-            assert cell.confidence == doubt_model.DOUBT_CONFIDENCE
+            assert cell.confidence == DOUBT_CONFIDENCE
             assert any(w.startswith(f"cell {name}: read as it looks") for w in st.warnings)
         else:
             assert cell.confidence == was.confidence  # never surer, never lower again
@@ -107,6 +122,26 @@ def test_a_cell_judged_likely_wrong_is_asked_about_and_nothing_else_changes(
     obs = read_table(scene.frame, profile)
     assert obs["cells"]["1,0/4"] == {"supply_center": False, "pieces": {}, "confidence": 0.7}
     assert obs["cells"]["0,0/3"]["pieces"] == {"red": {"troops": 3, "peep": True}}
+
+
+def test_a_chance_that_is_no_number_asks(monkeypatch) -> None:
+    # A measure out of all bounds gives no chance: the cell is asked about, not left sure.
+    model = _model(-8.0, weight_on="slant", weight=1.0)
+    monkeypatch.setattr(doubt_model, "load", lambda: model)
+    st = _state()
+    sure = [n for n, c in st.cells.items() if not c.occluded and c.confidence >= 0.8]
+    real = doubt_model.cell_measures
+
+    def out_of_bounds(state):
+        names, x = real(state)
+        x[names.index(sure[0]), doubt_model.FEATURES.index("slant")] = np.nan
+        return names, x
+    monkeypatch.setattr(doubt_model, "cell_measures", out_of_bounds)
+    doubt_model.judge(st)
+    assert st.cells[sure[0]].confidence == DOUBT_CONFIDENCE
+    assert f"cell {sure[0]}: read as it looks, but its measures are out of all bounds: " \
+        "check it" in st.warnings
+    assert all(st.cells[n].confidence >= 0.8 for n in sure[1:])  # logistic(-8 + slant)
 
 
 def test_cells_judged_likely_right_keep_the_rules_reading(monkeypatch) -> None:
@@ -218,4 +253,8 @@ def test_training_refuses_held_out_frames(tmp_path) -> None:
     with pytest.raises(SystemExit, match="the bean net learnt from frames below 40500"):
         main(["--2d", "500000-499999", "--3d", "40100", "--samples", str(tmp_path),
               "--out", str(tmp_path / "m.json")])
+    with pytest.raises(SystemExit, match="3D seed 50010 is not a development seed"):
+        main(["--2d", "500000-499999", "--3d", "40900-50010", "--samples", str(tmp_path),
+              "--out", str(tmp_path / "m.json")])
     assert not (tmp_path / "m.json").exists()
+    assert not list(tmp_path.rglob("*.npz"))  # refused before any frame was read

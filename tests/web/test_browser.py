@@ -17,6 +17,8 @@ from chromium_kit import (  # noqa: F401  (the browser fixture)
     start_companion,
 )
 
+TURN = "document.getElementById('turn').textContent"
+
 
 def _shot(page, name: str, tmp_path: Path) -> Path:
     path = tmp_path / name
@@ -173,23 +175,25 @@ def test_the_page_draws_an_answer_at_once_and_never_goes_back(browser, tmp_path:
                                  "--settings", str(settings), "--players", "red,blue"])
     try:
         page = browser.new_page(viewport={"width": 1024, "height": 800})
-        page.goto(url)
-        page.wait_for_selector("#board svg")
-        before = page.evaluate("fetch('/api/state').then((r) => r.json())")
         # The stream is shut: the answer to a command alone must bring the new state.
         page.route("**/api/stream", lambda route: route.abort())
-        page.reload()
+        page.goto(url)
         page.wait_for_selector("#board svg")
+        page.wait_for_function(f"{TURN} === 'reconnecting…'")
+        before = page.evaluate("fetch('/api/state').then((r) => r.json())")
+        board_before = page.inner_html("#board")
         page.fill("#command", "hex 1,0")
         page.click("#command-form button[type=submit]")
         page.wait_for_function("document.getElementById('command').value === ''")
         after = page.evaluate("fetch('/api/state').then((r) => r.json())")
         assert after["version"] == before["version"] + 1
         assert int(page.evaluate("document.body.dataset.version")) == after["version"]
+        assert after["prompt"] != before["prompt"]
+        assert page.inner_text("#prompt") == after["prompt"]
         board = page.inner_html("#board")
-        assert board != before["svg"]
+        assert board != board_before
 
-        # A state the stream brings late (older, sent earlier) is not drawn over a newer one.
+        # A state that comes late (an earlier version of this run) is not drawn over a newer.
         page.evaluate("(old) => render(old)", before)
         assert int(page.evaluate("document.body.dataset.version")) == after["version"]
         assert page.inner_html("#board") == board
@@ -202,6 +206,18 @@ def test_the_page_draws_an_answer_at_once_and_never_goes_back(browser, tmp_path:
             render(shuffled);
         })""")
         assert page.evaluate("document.querySelector('#board svg').dataset.mark") == "kept"
+        # A restarted server counts versions from 0 again: its state is drawn.
+        page.evaluate("(old) => render({...old, boot: 'another run'})", before)
+        assert int(page.evaluate("document.body.dataset.version")) == before["version"]
+        assert page.inner_text("#prompt") == before["prompt"]
+
+        # The stream back: the state it sends is drawn, and the turn replaces "reconnecting…".
+        page.evaluate("(s) => render(s)", after)  # the state the stream will bring
+        page.wait_for_function(f"{TURN} === 'reconnecting…'", timeout=20_000)  # it tries again
+        page.unroute("**/api/stream")
+        page.wait_for_function(f"{TURN} !== 'reconnecting…'", timeout=20_000)
+        assert page.inner_text("#prompt") == after["prompt"]
+        assert int(page.evaluate("document.body.dataset.version")) == after["version"]
     finally:
         proc.terminate()
         proc.wait(10)

@@ -36,10 +36,12 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
+from companion.rules.peepwar.board import parse_cell
 from vision.errors import ModelError
-from vision.hidden_layer import HiddenLayerNet, weights_from_json
+from vision.hidden_layer import HiddenLayerNet, checked_weights
 from vision.peepwar.cell_warnings import Warned
 from vision.peepwar.cells import cell_sums
+from vision.peepwar.passes.assembly import DOUBT_CONFIDENCE
 
 if TYPE_CHECKING:
     from vision.peepwar.passes.state import FrameState
@@ -52,7 +54,6 @@ SURE_FROM = 0.8
 # cross-validation on the model's training frames of both generators, and checked on the 2D
 # development seeds 0-499 (docs/vision-log.md, "A last judge of sure cells").
 ASK_FROM = 0.1
-DOUBT_CONFIDENCE = 0.7
 BEAN_MM2 = 200.0  # a bean's area seen from above, about: what a cell's count explains ...
 PEEP_MM2 = 1500.0  # ... and a peep's
 MIDDLE_STEP_MM = 4.0  # a cell's middle is found on the cells' map taken this often
@@ -91,16 +92,7 @@ class DoubtModel(HiddenLayerNet):
         if list(data.get("features", [])) != list(FEATURES):
             raise ModelError("the doubt model was trained on other measures: train it again "
                              "(python -m vision.peepwar.training.train_doubt_model)")
-        arrays = weights_from_json(data, np.float64)
-        n, hidden = arrays["w1"].shape if arrays["w1"].ndim == 2 else (0, 0)
-        if (n != len(FEATURES) or arrays["b1"].shape != (hidden,)
-                or arrays["w2"].shape != (hidden,) or arrays["b2"].shape != ()
-                or arrays["mean"].shape != (n,) or arrays["std"].shape != (n,)):
-            raise ModelError("the doubt model's weights do not fit its measures")
-        if not all(np.isfinite(a).all() for a in arrays.values()) or (arrays["std"] <= 0).any():
-            raise ModelError("the doubt model's weights are not all finite numbers with a "
-                             "spread above 0 for every measure")
-        return cls(**arrays)
+        return cls(**checked_weights(data, np.float64, len(FEATURES), (), "the doubt model"))
 
 
 @cache
@@ -141,10 +133,8 @@ def cell_measures(st: FrameState) -> tuple[list[str], np.ndarray]:
     unknown = per_cell(cv2.bitwise_and(cv2.bitwise_and(fg, cv2.bitwise_not(coloured)), no_hand))
     kinds: dict[str, list[float]] = {}
     index = {kind: k for k, kind in enumerate(KINDS)}
-    for said in st.warnings:
-        if said in st.warned_of:  # about a cell, and not taken back
-            name, kind = st.warned_of[said]
-            kinds.setdefault(name, [0.0] * (len(KINDS) + 1))[index.get(kind, len(KINDS))] += 1
+    for name, kind in st.cell_warnings():
+        kinds.setdefault(name, [0.0] * (len(KINDS) + 1))[index.get(kind, len(KINDS))] += 1
     heats: dict[str, list[float]] = {}
     for bean in st.beans_counted:
         heats.setdefault(bean.cell, []).append(bean.heat)
@@ -181,7 +171,7 @@ def cell_measures(st: FrameState) -> tuple[list[str], np.ndarray]:
             (st.hand_p or {}).get(name, 0.0), slant, threshold, warned,
             colour[ci], body[ci], unknown[ci],
             colour[ci] / (BEAN_MM2 * troops + PEEP_MM2 * peeps + 100.0),
-            float(name.endswith("/c")), mean_conf, tiles])
+            float(parse_cell(name).is_central), mean_conf, tiles])
         names.append(name)
     return names, np.array(rows, np.float64).reshape(-1, len(FEATURES))
 
@@ -197,7 +187,13 @@ def judge(st: FrameState) -> None:
         return
     for name, chance in zip(names, model.chances(x).tolist(), strict=True):
         cell = st.cells[name]
-        if cell.confidence >= SURE_FROM and chance >= ASK_FROM:
+        if cell.confidence < SURE_FROM:
+            continue
+        if not math.isfinite(chance):  # a measure out of all bounds: no judgement is sure
             cell.lower(DOUBT_CONFIDENCE)
-            st.warn(name, f"read as it looks, but cells read like this are wrong about "
-                          f"{chance:.0%} of the time: check it", Warned.DOUBTED)
+            st.warn(name, "read as it looks, but its measures are out of all bounds: check it",
+                    Warned.DOUBTED)
+        elif chance >= ASK_FROM:
+            cell.lower(DOUBT_CONFIDENCE)
+            st.warn(name, f"read as it looks, but the doubt model rates it likely misread "
+                          f"({chance:.2f}): check it", Warned.DOUBTED)

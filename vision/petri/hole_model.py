@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.errors import ModelError
-from vision.hidden_layer import HiddenLayerNet, weights_from_json
+from vision.hidden_layer import HiddenLayerNet, checked_weights
 from vision.petri.holes import HOLE_QR, lattice_to_mm
 
 MODEL = Path(__file__).with_name("hole_model.json")
@@ -184,10 +184,8 @@ class HoleModel(HiddenLayerNet):
         if list(data.get("features", [])) != list(FEATURES):
             raise ModelError("the hole model was trained on other measures: train it again "
                              "(python -m vision.petri.training)")
-        arrays = weights_from_json(data, np.float32)
-        if arrays["w1"].shape[0] != len(FEATURES) or arrays["w2"].shape[1] != len(CLASSES):
-            raise ModelError("the hole model's weights do not fit its measures")
-        return cls(**arrays)
+        return cls(**checked_weights(data, np.float32, len(FEATURES), (len(CLASSES),),
+                                     "the hole model"))
 
 
 @cache
@@ -199,7 +197,7 @@ def load(path: Path = MODEL) -> HoleModel:
         return HoleModel.from_json(json.loads(path.read_text()))
     except FileNotFoundError:
         raise ModelError(f"the hole model {path} is missing: {fix}") from None
-    except (OSError, ValueError, KeyError, TypeError) as e:
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
         raise ModelError(f"the hole model {path} cannot be read ({e}): {fix}") from None
 
 

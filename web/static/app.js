@@ -61,7 +61,8 @@ async function post(path, body) {
   showError(data.ok ? "" : data.error);
   // The stream brings the new state soon, but a tap right after an answer must already
   // see it (a die chosen, then a hole tapped): fetch it now rather than act on the old one.
-  if (data.ok && typeof data.version === "number" && data.version > snap.version) await refresh();
+  if (data.ok && typeof data.version === "number" &&
+      (data.boot !== snap.boot || data.version > snap.version)) await refresh();
   return data;
 }
 
@@ -126,11 +127,10 @@ function canonical(value) {
 }
 
 function render(s) {
-  // A state comes twice (fetched after a post, then by the stream), and the stream's may
-  // be older than one fetched since. Drawing either would replace the board and the
-  // panel's inputs under a tap in flight. Older means an earlier version built earlier:
-  // after a restart versions count from 0 again, but later.
-  if (shown && s.version < snap.version && s.sent_at < snap.sent_at) return;
+  // A state comes twice (fetched after a post, then by the stream), and one may be older
+  // than one drawn since. Drawing either would replace the board and the panel's inputs
+  // under a tap in flight. Versions are ordered within one run of the server (boot).
+  if (shown && s.boot === snap.boot && s.version < snap.version) return;
   const text = canonical({...s, sent_at: 0});
   if (text === shown) return;
   shown = text;
@@ -184,6 +184,9 @@ function connect() {
   const source = new EventSource("/api/stream");
   source.addEventListener("update", (ev) => render(JSON.parse(ev.data)));
   source.onerror = () => { $("turn").textContent = "reconnecting…"; };
+  // Back again: the state it sends first is drawn even if it is the one shown (which
+  // puts the turn back in place of "reconnecting…").
+  source.onopen = () => { shown = null; };
   return source;
 }
 

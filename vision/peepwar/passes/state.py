@@ -10,6 +10,7 @@ and the disc of pixels round a point.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from functools import cache
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -52,9 +53,10 @@ class FrameState:
         self.s = mosaic.px_per_mm
         self.cells = {name: CellRead() for name in mosaic.cell_names}
         self.warnings: list[str] = []
-        # What each warning about a cell (as said in warnings) is about: its cell and kind.
-        # A warning taken back leaves warnings but stays here, so read this through them.
-        self.warned_of: dict[str, tuple[str, Warned]] = {}
+        # What each warning about a cell (as said in warnings) is about: its cell and kind,
+        # once for each time it was said. A warning taken back leaves warnings but stays
+        # here: read it through cell_warnings.
+        self.warned_of: dict[str, list[tuple[str, Warned]]] = {}
         h, w = mosaic.cell_map.shape
         self.egg = np.zeros((h, w), np.uint8)  # Supply Centers' discs: no pieces there
         self.egg_core = np.zeros((h, w), np.uint8)  # ... their parts no peep leans over
@@ -94,7 +96,17 @@ class FrameState:
         """Warn about ``cell`` in words (``text``), of ``kind``."""
         said = f"cell {cell}: {text}"
         self.warnings.append(said)
-        self.warned_of[said] = (cell, kind)
+        self.warned_of.setdefault(said, []).append((cell, kind))
+
+    def cell_warnings(self) -> list[tuple[str, Warned]]:
+        """The cell and kind of every warning about a cell still given (one taken back
+        from warnings is not; of a text said n times and taken back k times, the last
+        n - k said stay, as ``list.remove`` takes the first)."""
+        out = []
+        for said, n in Counter(self.warnings).items():
+            if said in self.warned_of:
+                out.extend(self.warned_of[said][-n:])
+        return out
 
     def on_border(self, ci: int, foot: tuple[float, float], piece: str) -> None:
         """``piece`` (as a warning names it: "a red bean", "red's peep") counted in cell

@@ -13,7 +13,8 @@ look surer than a new table's); the path-traced generator's development seeds fr
 (the bean net learnt from 40020-40241), never its held-out range, and only frames already
 in the cache. Each generator weighs
 half. The samples of each scene are kept in ``--samples`` (a folder), so fitting again
-reads no frame twice. Needs NumPy only.
+reads no frame twice; they hold what the reader read when they were made, so after a change
+to the reader start an empty folder. Needs NumPy only.
 """
 
 from __future__ import annotations
@@ -111,28 +112,37 @@ def _scenes_2d(seeds: range):
     profiles = LookProfiles()
     spec = GameSpec(size=(1280, 720))
     for seed in seeds:
-        if seed < FIRST_2D_SEED:
-            raise SystemExit(f"2D seed {seed}: training scenes start at {FIRST_2D_SEED}")
         scene = render_game(seed, spec, cutouts)
         yield f"2d-{seed}", scene.frame, profiles.for_looks(scene.truth.looks), scene.truth
 
 
 def _scenes_3d(seeds: range):
-    from vision.render3d.cache import DEV_SEEDS, cached_scene
+    from vision.render3d.cache import cached_scene
     from vision.render3d.card import card_profile, scene_profile
     from vision.render3d.game import Spec3D
 
     card = card_profile(0)
     for seed in seeds:
-        if seed not in DEV_SEEDS:
-            raise SystemExit(f"3D seed {seed} is not a development seed ({DEV_SEEDS.start}-"
-                             f"{DEV_SEEDS.stop - 1}): held-out frames are never trained on")
-        if seed < FIRST_3D_SEED:
-            raise SystemExit(f"3D seed {seed}: the bean net learnt from frames below "
-                             f"{FIRST_3D_SEED}, which would look surer than a new table's")
         scene = cached_scene(seed, Spec3D(size=(1280, 720)), render=False)
         if scene is not None:
             yield f"3d-{seed}", scene.frame, scene_profile(card, scene.truth.players), scene.truth
+
+
+def refusal(seeds_2d: range, seeds_3d: range) -> str | None:
+    """Why these seeds may not be trained on (a benchmark's, a net's or a held-out range),
+    or None: checked before any frame is read."""
+    from vision.render3d.cache import DEV_SEEDS
+
+    if seeds_2d and seeds_2d.start < FIRST_2D_SEED:
+        return f"2D seed {seeds_2d.start}: training scenes start at {FIRST_2D_SEED}"
+    for seed in (seeds_3d.start, seeds_3d[-1]) if seeds_3d else ():
+        if seed not in DEV_SEEDS:
+            return (f"3D seed {seed} is not a development seed ({DEV_SEEDS.start}-"
+                    f"{DEV_SEEDS.stop - 1}): held-out frames are never trained on")
+        if seed < FIRST_3D_SEED:
+            return (f"3D seed {seed}: the bean net learnt from frames below {FIRST_3D_SEED}, "
+                    "which would look surer than a new table's")
+    return None
 
 
 def gather(scenes: Iterable[tuple[str, np.ndarray, Profile, Any]], folder: Path
@@ -181,8 +191,15 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     folder = Path(args.samples)
-    x2, y2 = gather(_scenes_2d(parse_seeds(args.seeds_2d)), folder / "2d")
-    x3, y3 = gather(_scenes_3d(parse_seeds(args.seeds_3d)), folder / "3d")
+    try:
+        seeds_2d, seeds_3d = parse_seeds(args.seeds_2d), parse_seeds(args.seeds_3d)
+    except ValueError as e:
+        raise SystemExit(f"error: {e}") from None
+    why = refusal(seeds_2d, seeds_3d)
+    if why:
+        raise SystemExit(why)
+    x2, y2 = gather(_scenes_2d(seeds_2d), folder / "2d")
+    x3, y3 = gather(_scenes_3d(seeds_3d), folder / "3d")
     if not len(y2) or not len(y3):
         raise SystemExit("cells of both generators are needed (render path-traced "
                          "development frames first: python -m vision.render3d.cache)")
