@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from calibration.colour import ColourModel, PlayerColours
-from companion.errors import PATH_ECHO, clipped, quoted
+from companion.errors import PATH_ECHO, clipped, json_kind, quoted
 from companion.profile_file import ProfileFileError, read_profile_json
 from vision.lens import Intrinsics
 
@@ -54,7 +54,7 @@ class Profile:
         return data
 
     @staticmethod
-    def from_json(data: object, source: str = "the profile") -> Profile:
+    def from_json(data: object, source: str = "the profile", check_homes: bool = True) -> Profile:
         if not isinstance(data, dict):
             raise ProfileError(f"{source} is not a calibration profile (expected a JSON object)")
         version = data.get("version")
@@ -92,10 +92,38 @@ class Profile:
                 "companion calibrate again with every player's beans on the card"
             )
         extra = {k: v for k, v in data.items() if k not in _OWN_KEYS}
+        if check_homes and "homes" in extra:
+            _check_homes(extra["homes"], players or list(colours), source)
         return Profile(players, colours, intrinsics, notes, extra)
 
 
-def load_profile(path: str | Path) -> Profile:
+PETRI_TIPS = 6  # a Petri board's homes are its tips 0-5
+
+
+def _check_homes(homes: object, players: list[str], source: str) -> None:
+    """Refuse a ``homes`` key that ``--home PLAYER=K`` could not have written: a Petri reader
+    would turn the board by it, or fail mid-read, so it is caught once, where it is read."""
+    def bad(why: str) -> ProfileError:
+        return ProfileError(
+            f"{source}: its \"homes\" {why}; homes map each player to a tip 0-5 of the board, "
+            "one each: run companion calibrate again with --home PLAYER=K")
+
+    if not isinstance(homes, dict):
+        raise bad(f"is {json_kind(homes)}, not an object like {{\"red\": 0, \"blue\": 3}}")
+    for player, tip in homes.items():
+        if player not in players:
+            raise bad(f"names {quoted(player)}, who is not one of the players "
+                      f"({clipped(', '.join(players))})")
+        # JSON's whole number, as calibrate writes it: not "3", not 3.0, not true.
+        if type(tip) is not int or not 0 <= tip < PETRI_TIPS:
+            raise bad(f"gives {player} the home {clipped(json.dumps(tip))}")
+    if len(set(homes.values())) != len(homes):
+        raise bad("gives two players the same home")
+
+
+def load_profile(path: str | Path, check_homes: bool = True) -> Profile:
+    """The profile in ``path``; ``check_homes=False`` reads one whose Petri homes are damaged,
+    for a command that replaces them (calibrate), so the rest of it is kept."""
     p = Path(path)
     try:
         data = read_profile_json(p, "run companion calibrate again to make a new one")
@@ -111,7 +139,7 @@ def load_profile(path: str | Path) -> Profile:
         else:
             message = str(e)
         raise ProfileError(message) from None
-    profile = Profile.from_json(data, f"profile {p}")
+    profile = Profile.from_json(data, f"profile {p}", check_homes)
     profile.source = p
     return profile
 

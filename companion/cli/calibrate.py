@@ -143,7 +143,8 @@ def run(args: argparse.Namespace) -> int:
     old = Profile()
     if Path(args.out).exists():
         try:
-            old = load_profile(args.out)
+            # Its homes are replaced below, so damaged ones must not lose the rest.
+            old = load_profile(args.out, check_homes=False)
         except ProfileError:
             warnings.append(f"{args.out} was not a usable profile; it is replaced")
     intrinsics = old.intrinsics

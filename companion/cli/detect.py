@@ -70,7 +70,11 @@ def run(args: argparse.Namespace) -> int:
         from companion.cli.calibrate import parse_homes
 
         homes = parse_homes(args.home, list(profile.players) or list(profile.colours))
-        profile.extra["homes"] = {**(profile.extra.get("homes") or {}), **homes}
+        merged = {**profile.extra.get("homes", {}), **homes}
+        if len(set(merged.values())) != len(merged):  # one moved onto another's profile home
+            raise UserError("--home gives a player the home the profile gives another: give "
+                            "every player's --home")
+        profile.extra["homes"] = merged
     if args.map:
         profile.extra["map"] = args.map
     t1 = time.perf_counter()

@@ -62,3 +62,26 @@ def test_calibrate_command_keeps_homes_and_the_card_white(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "not one of the players" in err[0]
     assert isinstance(prof, Profile)
+
+
+def test_calibrate_replaces_damaged_homes_and_keeps_the_rest(tmp_path, capsys):
+    import json
+
+    import cv2
+
+    keys = ["red", "blue"]
+    cv2.imwrite(str(tmp_path / "card.png"), render_card(5, keys, KELVIN, True))
+    out = tmp_path / "p.json"
+    assert main(["calibrate", str(tmp_path / "card.png"), "--players", "red,blue",
+                 "--out", str(out)]) == 0
+    data = json.loads(out.read_text())
+    data["homes"] = {"red": 99, "blue": "x"}
+    data["egg"] = {"kept": True}
+    out.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert main(["calibrate", str(tmp_path / "card.png"), "--players", "red,blue",
+                 "--out", str(out), "--home", "red=0", "--home", "blue=3"]) == 0
+    assert "egg colours kept" in capsys.readouterr().out
+    prof = load_profile(out)
+    assert prof.extra["homes"] == {"red": 0, "blue": 3}
+    assert prof.extra["egg"] == {"kept": True}

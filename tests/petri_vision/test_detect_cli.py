@@ -74,3 +74,45 @@ def frame_of_table():
     from vision.render.light import to_srgb
 
     return to_srgb(table_texture(np.random.default_rng(3), (1280, 720)))
+
+
+@pytest.mark.parametrize(("homes", "says"), [
+    ({"red": 99, "blue": 0}, "gives red the home 99"),
+    ({"red": "x"}, 'gives red the home "x"'),
+    ({"red": True}, "gives red the home true"),
+    ({"red": 7, "blue": 0}, "gives red the home 7"),
+    ([1], "is a list, not an object"),
+    ("0,3", "is a string, not an object"),
+    ({"red": 0, "blue": 0}, "gives two players the same home"),
+    ({"zebra": 0}, "names 'zebra', who is not one of the players"),
+])
+def test_detect_refuses_a_profile_with_bad_homes_in_one_line(stand_in, marbles, tmp_path,
+                                                              capsys, homes, says):
+    cv2.imwrite(str(tmp_path / "table.png"), cv2.resize(frame_of_table(), (320, 180)))
+    save_profile(marbles, tmp_path / "me.json")
+    data = json.loads((tmp_path / "me.json").read_text())
+    data["homes"] = homes
+    (tmp_path / "me.json").write_text(json.dumps(data))
+    assert main(["detect", str(tmp_path / "table.png"), "--game", stand_in,
+                 "--profile", str(tmp_path / "me.json")]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    err = captured.err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("companion detect: error: profile ")
+    assert says in err[0] and "--home PLAYER=K" in err[0]
+
+
+def test_detect_refuses_a_home_that_lands_on_another_players_profile_home(
+        stand_in, marbles, tmp_path, capsys):
+    cv2.imwrite(str(tmp_path / "table.png"), cv2.resize(frame_of_table(), (320, 180)))
+    save_profile(marbles, tmp_path / "me.json")
+    data = json.loads((tmp_path / "me.json").read_text())
+    data["homes"] = {"red": 0, "blue": 3}
+    (tmp_path / "me.json").write_text(json.dumps(data))
+    args = ["detect", str(tmp_path / "table.png"), "--game", stand_in,
+            "--profile", str(tmp_path / "me.json")]
+    assert main([*args, "--home", "blue=0"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "the home the profile gives another" in err[0]
+    # Both moved: no clash, the frame is read.
+    assert main([*args, "--home", "blue=0", "--home", "red=3"]) == 0
