@@ -67,6 +67,10 @@ class ServiceOptions:
     players: list[str] = field(default_factory=lambda: ["red", "blue"])
     options: dict[str, Any] = field(default_factory=dict)  # the game's own (edition, ...)
     new_game: bool = False
+    # The choices given on the command line ("players" and game options' names), not left
+    # to defaults: an unfinished game made with others is refused rather than resumed
+    # with them quietly dropped.
+    given: tuple[str, ...] = ()
     auto_accept: bool = True
     egg_seed: int | None = None
     score_profile: str | None = None  # PeltaPeeps colours for /score (None: the settings')
@@ -155,17 +159,46 @@ class Service:
             bundle = games.find(self.opts.game)
         except games.UnknownGame as e:
             raise UserError(str(e)) from e
+        try:
+            rules = bundle.new_rules(self.opts.players, self.opts.options)
+        except ValueError as e:
+            raise UserError(str(e)) from e
         if not self.opts.new_game:
             latest = self.log.latest_game_id()
             if latest is not None:
                 game = self.log.open(latest)
                 if not game.rules.is_over(game.state) and game.rules.name == bundle.name:
+                    self._check_resumed(latest, game.rules, rules)
                     return game
-        try:
-            rules = bundle.new_rules(self.opts.players, self.opts.options)
-        except ValueError as e:
-            raise UserError(str(e)) from e
         return self.log.new_game(rules)
+
+    def _check_resumed(self, game_id: int, resumed: Any, wanted: Any) -> None:
+        """UserError when a choice given on the command line differs from the unfinished
+        game's, which would be resumed with that choice dropped; both rules normalise the
+        values ("2001" and 2001, a map file and its contents)."""
+        old, new = resumed.options(), wanted.options()
+        files = {o.name for o in games.find(resumed.name).options if o.file}
+        differ: list[tuple[str, str, str]] = []  # (flag, the game's, the command line's)
+        for name in self.opts.given:
+            if old.get(name) == new.get(name):
+                continue
+            if name == "players":
+                differ.append(("--players", ", ".join(old.get(name) or ()),
+                               ", ".join(new.get(name) or ())))
+            elif name in files:  # a file's contents: named, not shown
+                differ.append((f"--{name}", f"another {name}", f"the {name} given"))
+            else:
+                differ.append((f"--{name.replace('_', '-')}", f"{name} {old.get(name)}",
+                               f"{name} {new.get(name)}"))
+        if differ:
+            def both(parts: list[str]) -> str:
+                return " and ".join(parts)
+
+            raise UserError(
+                f"game {game_id} in {self.log.path} is unfinished, with "
+                f"{both([d[1] for d in differ])}: add --new to start a game with "
+                f"{both([d[2] for d in differ])}, or leave out {both([d[0] for d in differ])} "
+                "to go on with it")
 
     # --- parts ------------------------------------------------------------------------
 

@@ -28,6 +28,7 @@ def run(args: argparse.Namespace) -> int:
         log=args.log or (Path(settings.log) if settings.log else None),
         game=rules.name, players=list(options.pop("players")), options=options,
         new_game=args.new,
+        given=(("players",) if args.players is not None else ()) + tuple(args.options or {}),
         auto_accept=settings.auto_accept,
         score_profile=args.score_profile or settings.score_profile,
         score_catalog=args.score_catalog or settings.score_catalog,
@@ -128,5 +129,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--log", type=Path, metavar="FILE", help="the game log")
     p.add_argument("--settings", type=Path, metavar="FILE", help="settings file to use")
     add_game_args(p)
-    p.add_argument("--new", action="store_true", help="start a new game even if one is unfinished")
+    p.add_argument("--new", action="store_true", help="start a new game even if one is "
+                   "unfinished (without it, the latest unfinished game of this kind goes on, "
+                   "and --players or game options other than its own are refused)")
     p.set_defaults(func=run)

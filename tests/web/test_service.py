@@ -380,3 +380,60 @@ def test_a_profile_given_without_camera_or_egg_is_said_to_be_unread(tmp_path: Pa
         proc.wait(WAIT_S)
     said = [line for line in lines if "--profile" in line]
     assert len(said) == 1 and "was not read" in said[0] and "--camera or --egg" in said[0], lines
+
+
+@pytest.mark.parametrize(("given", "says"), [
+    (["--players", "a,b"], "is unfinished, with red, blue: add --new to start a game with a, b, "
+                           "or leave out --players to go on with it"),
+    (["--edition", "2001"], "is unfinished, with edition 2005: add --new to start a game with "
+                            "edition 2001, or leave out --edition to go on with it"),
+    (["--players", "red,blue,green", "--edition", "2001"],
+     "is unfinished, with red, blue and edition 2005: add --new to start a game with red, "
+     "blue, green and edition 2001, or leave out --players and --edition to go on with it"),
+])
+def test_serve_refuses_to_resume_an_unfinished_game_with_other_choices(
+        tmp_path: Path, given: list[str], says: str) -> None:
+    # Resumed, the choices given would be dropped without a word: refused, the log untouched.
+    log = tmp_path / "g.sqlite"
+    with GameLog(log) as games:
+        games.new_game(PeepWar(players=("red", "blue"), edition=2005)).play(
+            PlaceTile("red", 1, 0))
+    before = log_rows(log)
+    settings = tmp_path / "settings.toml"
+    settings.write_text("")  # the defaults, not this machine's settings
+    result = subprocess.run([sys.executable, "-m", "companion", "serve", "--port", "0",
+                             "--log", str(log), "--settings", str(settings), *given],
+                            capture_output=True, text=True, timeout=WAIT_S)
+    assert result.returncode == 2, result.stderr
+    assert result.stdout == ""
+    assert result.stderr == f"companion serve: error: game 1 in {log} {says}\n"
+    assert log_rows(log) == before
+
+
+@pytest.mark.parametrize("given", [[], ["--players", "red,blue"], ["--edition", "2005"],
+                                   ["--players", "red,blue", "--edition", "2005"]])
+def test_serve_resumes_an_unfinished_game_given_its_own_choices_or_none(
+        tmp_path: Path, capsys, monkeypatch, given: list[str]) -> None:
+    import companion.service as service_module
+    from companion.cli import main
+
+    log = tmp_path / "g.sqlite"
+    with GameLog(log) as games:
+        games.new_game(PeepWar(players=("red", "blue"), edition=2005)).play(
+            PlaceTile("red", 1, 0))
+    settings = tmp_path / "settings.toml"
+    settings.write_text("")
+    served: list[int] = []
+    monkeypatch.setattr(service_module, "run_until_interrupted",
+                        lambda stop, seconds=None: (served.append(1), stop()))
+    assert main(["serve", "--port", "0", "--log", str(log), "--settings", str(settings),
+                 *given]) == 0, capsys.readouterr().err
+    assert served == [1]
+    assert f"Game 1 is logged in {log}" in capsys.readouterr().out
+    db = sqlite3.connect(log)
+    assert db.execute("SELECT COUNT(*) FROM games").fetchone() == (1,)  # resumed, none made
+    db.close()
+    # --new starts a game with other choices beside it.
+    assert main(["serve", "--port", "0", "--log", str(log), "--settings", str(settings),
+                 "--new", "--players", "a,b"]) == 0
+    assert "Game 2 is logged" in capsys.readouterr().out
