@@ -50,6 +50,9 @@ from companion.rules.base import Action, IllegalAction, Ruleset
 from companion.rules.chance import Randomiser
 
 ENTRY_POINTS = "table_companion.games"
+# What ``replay --as`` takes for an onlooker's view: no player may be called it, or they
+# could never replay their own hidden draws.
+WATCHER = "watcher"
 
 
 class UnknownGame(ValueError):
@@ -200,6 +203,9 @@ class Game:
         unknown = set(given) - {o.name for o in self.options}
         if unknown:
             raise ValueError(f"{self.title} has no option {', '.join(sorted(unknown))}")
+        if WATCHER in players:
+            raise ValueError(f"{WATCHER!r} is kept for onlookers (replay --as {WATCHER}): "
+                             "choose another player key")
         chosen = {o.name: o.read(given.get(o.name)) for o in self.options}
         return self.ruleset.from_options({"players": list(players), **chosen})
 

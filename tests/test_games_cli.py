@@ -600,3 +600,18 @@ def test_a_log_that_is_no_regular_file_is_refused_in_one_line(capsys, command) -
     err = capsys.readouterr().err
     assert err.endswith("/proc/self/status is not a regular file; --log names the game log "
                         "file\n") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("game", ["peepwar", "petri"])
+def test_watcher_is_refused_as_a_player_key(tmp_path: Path, capsys, game: str) -> None:
+    # replay --as watcher is the onlookers' view: a player called so could never replay
+    # their own hidden draws.
+    log = tmp_path / "g.sqlite"
+    assert main(["new", "--game", game, "--players", "red,watcher", "--log", str(log)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == ("companion new: error: 'watcher' is kept for onlookers (replay --as "
+                   "watcher): choose another player key (--players red,watcher)\n")
+    assert not log.exists()
+    # A key that only begins so is any other key.
+    assert main(["new", "--game", game, "--players", "red,watchers", "--log", str(log)]) == 0

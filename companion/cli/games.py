@@ -151,7 +151,7 @@ def run_replay(args: argparse.Namespace) -> int:
         game = log.open(_game_id(args))
         bundle = games.of(game.rules)
         entries = log.entries(game.id)
-        viewer = None if args.viewer in (None, "watcher") else args.viewer
+        viewer = None if args.viewer in (None, games.WATCHER) else args.viewer
         if args.viewer is not None:
             players = game.rules.options().get("players", [])
             if viewer is not None and viewer not in players:

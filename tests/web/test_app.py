@@ -491,3 +491,14 @@ def test_a_move_refused_by_a_lock_says_the_log_is_busy_and_a_full_disk_says_chec
         monkeypatch.undo()
     with GameLog(tmp_path / "g.sqlite") as check:
         assert [e["kind"] for e in check.entries(1)] == ["action"]
+
+
+def test_a_new_game_from_the_page_refuses_a_player_called_watcher(referee: Referee) -> None:
+    client = create_app(referee).test_client()
+    old = referee.game.id
+    resp = client.post("/api/new", json={"players": "red,watcher"},
+                       headers={"X-Companion-Token": _token(client)})
+    assert resp.status_code == 400
+    assert resp.get_json() == {"ok": False, "error": "bad request: 'watcher' is kept for "
+                               "onlookers (replay --as watcher): choose another player key"}
+    assert referee.game.id == old and [g.id for g in referee.log.games()] == [old]
