@@ -237,3 +237,45 @@ def test_a_profile_that_cannot_be_put_in_place_leaves_nothing_beside_it(tmp_path
     assert "\n" not in line and len(line) < 300, line
     assert [p.name for p in tmp_path.iterdir()] == [taken.name]
     assert [p.name for p in taken.iterdir()] == ["inside"]
+
+
+@pytest.mark.parametrize(("kind", "why"), [
+    ("missing", "No such file or directory"),
+    ("folder", "Is a directory"),
+    ("plain-file", "it is not a serial port"),
+])
+def test_a_port_that_cannot_open_is_refused_at_once(tmp_path, capsys, kind, why) -> None:
+    # Waiting the whole connect time for a path that is no serial device helps nobody.
+    port = tmp_path / kind
+    if kind == "folder":
+        port.mkdir()
+    elif kind == "plain-file":
+        port.write_text("not a tty\n")
+    begun = time.monotonic()
+    assert main(["calibrate-egg", "--port", str(port), "--players", "red,blue",
+                 "--profile", str(tmp_path / "p.json")]) == 2
+    assert time.monotonic() - begun < 5  # the connect time is 10 s
+    assert capsys.readouterr().err == (
+        f"companion calibrate-egg: error: cannot open the egg's port {port}: {why}; plug the "
+        "egg in and check --port, or give --port auto to find it by its USB id\n")
+    assert not (tmp_path / "p.json").exists()
+
+
+def test_a_port_that_opens_but_stays_silent_is_waited_for(tmp_path, capsys, monkeypatch) -> None:
+    from companion.cli import calibrate_egg
+
+    master, slave = os.openpty()  # a serial device with nothing at its other end
+    monkeypatch.setattr(calibrate_egg, "CONNECT_TIMEOUT", 1.5)
+    try:
+        begun = time.monotonic()
+        port = os.ttyname(slave)
+        assert main(["calibrate-egg", "--port", port, "--players", "red",
+                     "--profile", str(tmp_path / "p.json")]) == 2
+        assert time.monotonic() - begun >= 1.5
+    finally:
+        os.close(slave)
+        os.close(master)
+    assert capsys.readouterr().err == (
+        "companion calibrate-egg: error: the egg did not answer within 1.5 s: waiting for the "
+        f"egg on {port} to say hello\n")
+    assert not (tmp_path / "p.json").exists()

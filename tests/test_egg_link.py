@@ -562,3 +562,27 @@ def test_a_malformed_hello_is_refused_with_the_reason() -> None:
             assert link.stats.last_refused.startswith("HELLO: heartbeat period '1000.0'")
     finally:
         egg.pty.unplug()
+
+
+def test_an_unreachable_egg_is_told_once_each_time_not_at_every_retry(rig) -> None:
+    told: list[str] = []
+    with started(str(rig.port) + "-gone", on_unreachable=told.append) as (egg, events):
+        events.wait("device_status", where=lambda e: e.data["state"] == "disconnected")
+        time.sleep(0.5)  # several retries
+        assert told == [f"cannot open the egg's port {rig.port}-gone: No such file or "
+                        "directory"]
+        assert egg.open_failure == told[0]
+    told.clear()
+    with started(str(rig.port), on_unreachable=told.append) as (egg, events):
+        connected(events)
+        assert told == [] and egg.open_failure is None
+        rig.unplug()
+        events.wait("device_status", where=lambda e: e.data["state"] == "disconnected")
+        time.sleep(0.5)  # attempts at a port that is not there
+        assert len(told) == 1 and told[0].startswith(f"lost the egg on {rig.port}")
+        rig.plug_in()
+        connected(events)
+        rig.unplug()  # lost again: told again
+        events.wait("device_status", where=lambda e: e.data["state"] == "disconnected")
+        time.sleep(0.3)
+        assert len(told) == 2 and told[1].startswith(f"lost the egg on {rig.port}")

@@ -139,6 +139,9 @@ def connect(link: EggLink, events: queue.Queue[Any], timeout: float | None = Non
                 break
             if state == "error":
                 raise UserError(f"cannot use the egg: {message}")
+            if link.open_failure is not None:  # no such device, a folder, a file: no use waiting
+                raise UserError(f"{link.open_failure}; plug the egg in and check --port, or "
+                                "give --port auto to find it by its USB id")
             if message != said:
                 print(f"waiting for the egg: {message}", file=sys.stderr, flush=True)
                 said = message

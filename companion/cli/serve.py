@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from companion.cli.game_options import add_game_args
@@ -87,7 +88,8 @@ def _parts(service, settings, camera, camera_parts, egg, colours, pins) -> list[
     if egg:
         from companion.inputs.egg import EggLink
 
-        link = EggLink(None if egg == "auto" else egg, colours=colours)
+        link = EggLink(None if egg == "auto" else egg, colours=colours,
+                       on_unreachable=_say_egg_unreachable)
         link.source_name = "egg"
         service.add_source(link)
         notes.append(f"egg: {egg}")
@@ -100,6 +102,13 @@ def _parts(service, settings, camera, camera_parts, egg, colours, pins) -> list[
         service.referee.on_change(lambda _reason: _leds(panel, service))
         notes.append(f"buttons: {panel.status().message}")
     return notes
+
+
+def _say_egg_unreachable(why: str) -> None:
+    # Once each time the egg is lost or not found: the service keeps trying (it must live
+    # through an unplugged egg), and the terminal says why it waits, not only the page.
+    print(f"companion serve: the egg is not connected ({why}); still trying", file=sys.stderr,
+          flush=True)
 
 
 def _leds(panel, service) -> None:

@@ -18,6 +18,7 @@ reported as lost messages. The pure frame reader lives in
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import threading
@@ -54,6 +55,13 @@ def _open_failure(e: Exception) -> str:
     """Why a port did not open, without naming it again: pyserial's text names it twice
     ("could not open port P: [Errno 2] No such file or directory: 'P'")."""
     code = getattr(e, "errno", None)
+    if not isinstance(code, int):
+        # A path that opens but is no terminal (a plain file): pyserial words the termios
+        # error it was raised over as "Could not configure port: (25, '...')".
+        args = getattr(e.__cause__ or e.__context__, "args", ())
+        code = args[0] if len(args) == 2 and isinstance(args[0], int) else None
+    if code == errno.ENOTTY:
+        return "it is not a serial port"
     return os.strerror(code) if isinstance(code, int) else str(e)
 
 
@@ -94,6 +102,8 @@ class EggLink:
     drawn bean be matched to a player. ``heartbeat_timeout`` defaults to three
     of the heartbeat periods the egg announces in its HELLO. ``port_option``
     is how the command that made the link lets the user name the port.
+    ``on_unreachable`` is told why the egg cannot be reached, once each time it is
+    lost or not found (not at every retry), for a terminal to say so.
     """
 
     def __init__(
@@ -111,6 +121,7 @@ class EggLink:
         long_press: float = 1.0,
         list_ports: Callable[[], Iterable[Any]] | None = None,
         port_option: str = "--egg PORT",
+        on_unreachable: Callable[[str], None] | None = None,
     ) -> None:
         self.port = None if port in (None, "auto") else port
         self.colours = colours
@@ -123,6 +134,11 @@ class EggLink:
         self.backoff = tuple(backoff)
         self.long_press = long_press
         self.port_option = port_option
+        self.on_unreachable = on_unreachable
+        self._unreachable_told = False
+        # Why the port last failed to open (None once one opened): a missing device, a
+        # folder or a plain file, which a command that cannot wait may give up on at once.
+        self.open_failure: str | None = None
         self.stats = LinkStats()
         self.hello: dict[str, Any] = {}
         self.sensor_flags = ""
@@ -244,10 +260,10 @@ class EggLink:
             ser = serial.Serial(port, self.baudrate, timeout=self.read_timeout,
                                 write_timeout=self.write_timeout)
         except (serial.SerialException, OSError, ValueError) as e:
-            self._set(LinkState.DISCONNECTED,
-                      f"cannot open the egg's port {shown}: {_open_failure(e)}",
-                      report="disconnected")
+            self.open_failure = f"cannot open the egg's port {shown}: {_open_failure(e)}"
+            self._set(LinkState.DISCONNECTED, self.open_failure, report="disconnected")
             return False
+        self.open_failure = None
         reader = FrameReader(self.stats)
         connected = False
         try:
@@ -432,6 +448,15 @@ class EggLink:
     def _set(self, state: LinkState, message: str, report: str | None = None) -> None:
         with self._lock:
             self._state, self._message = state, message
+        if state == LinkState.CONNECTED:
+            self._unreachable_told = False
+        elif report in ("disconnected", "error") and not self._unreachable_told:
+            self._unreachable_told = True
+            if self.on_unreachable is not None:
+                try:
+                    self.on_unreachable(message)
+                except Exception:  # a broken terminal must not take the reader thread down
+                    log.exception("egg: telling that the egg is unreachable failed")
         if report is not None and self._reported != (report, message):
             self._reported = (report, message)
             log.info("egg: %s", message)

@@ -437,3 +437,27 @@ def test_serve_resumes_an_unfinished_game_given_its_own_choices_or_none(
     assert main(["serve", "--port", "0", "--log", str(log), "--settings", str(settings),
                  "--new", "--players", "a,b"]) == 0
     assert "Game 2 is logged" in capsys.readouterr().out
+
+
+def test_serve_says_once_why_the_egg_is_not_connected_and_keeps_serving(tmp_path: Path) -> None:
+    settings = tmp_path / "settings.toml"
+    settings.write_text("")
+    port = tmp_path / "ttyNOEGG"
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "companion", "serve", "--port", "0", "--new",
+                             "--log", str(tmp_path / "g.sqlite"), "--settings", str(settings),
+                             "--egg", str(port)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            preexec_fn=_as_at_a_terminal)
+    try:
+        for line in proc.stdout:
+            if line.startswith("Stop with Ctrl-C"):
+                break
+        time.sleep(2.5)  # the egg link retries at 0.5, 1.5 s, ...
+        assert proc.poll() is None  # still serving: the egg may be plugged in yet
+    finally:
+        proc.send_signal(signal.SIGINT)
+        err = proc.communicate(timeout=WAIT_S)[1]
+    said = [line for line in err.splitlines() if "egg" in line]
+    assert said == [f"companion serve: the egg is not connected (cannot open the egg's port "
+                    f"{port}: No such file or directory); still trying"], err
