@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask, Response, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException
 
 from companion import games
 from companion.errors import UserError, clipped
@@ -117,6 +118,28 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
     def too_large(_e: Exception) -> Response:
         limit = request.max_content_length or MAX_BODY
         return refuse(413, f"the request is larger than the companion takes ({limit:,} bytes)")
+
+    # The page and scripts read every answer of the API (/api/..., /score/api/...) as JSON:
+    # an unknown address or a wrong method is said in the same shape, not as an HTML page.
+    def is_api() -> bool:
+        return "/api/" in request.path + "/"
+
+    @app.errorhandler(404)
+    def not_found(e: HTTPException) -> Response | HTTPException:
+        if not is_api():
+            return e
+        return refuse(404, f"{clipped(request.path, MAX_ECHO)} is no request the companion "
+                      "takes: reload the page, or check the address")
+
+    @app.errorhandler(405)
+    def wrong_method(e: HTTPException) -> Response | HTTPException:
+        if not is_api():
+            return e
+        allowed = sorted(set(getattr(e, "valid_methods", None) or ()) - {"HEAD", "OPTIONS"})
+        resp = refuse(405, f"{clipped(request.path, MAX_ECHO)} takes "
+                      f"{' or '.join(allowed) or 'no request'}, not {request.method}")
+        resp.headers["Allow"] = ", ".join(getattr(e, "valid_methods", None) or ())
+        return resp
 
     def act(fn: Callable[[dict[str, Any]], Any], fields: Collection[str] | None = None
             ) -> Callable[[], Response]:
@@ -325,9 +348,10 @@ def create_app(referee: Referee, *, passphrase: str | None = None,
         game = body.get("game")
         if game is not None and not isinstance(game, str):
             raise ValueError("game must be a game's name")
-        options = body.get("options") or {}
+        # Absent or null is no options; [] or "" is a mistake, not taken as none.
+        options = {} if body.get("options") is None else body["options"]
         if not isinstance(options, dict):
-            raise ValueError("options must be an object")
+            raise ValueError('options must be an object, e.g. {"edition": 2001}')
         try:
             bundle = games.find(game) if game else referee.bundle
             extra = unknown_fields(body, {"players", "game", "options",

@@ -502,3 +502,46 @@ def test_a_new_game_from_the_page_refuses_a_player_called_watcher(referee: Refer
     assert resp.get_json() == {"ok": False, "error": "bad request: 'watcher' is kept for "
                                "onlookers (replay --as watcher): choose another player key"}
     assert referee.game.id == old and [g.id for g in referee.log.games()] == [old]
+
+
+@pytest.mark.parametrize("options", [[], "", 0, "edition=2001", [["edition", 2001]]])
+def test_a_new_games_options_that_are_no_object_are_refused(referee: Referee, options) -> None:
+    client = create_app(referee).test_client()
+    old = referee.game.id
+    resp = client.post("/api/new", json={"players": "a,b", "options": options},
+                       headers={"X-Companion-Token": _token(client)})
+    assert resp.status_code == 400
+    assert resp.get_json() == {"ok": False, "error": "bad request: options must be an object, "
+                               'e.g. {"edition": 2001}'}
+    assert referee.game.id == old and [g.id for g in referee.log.games()] == [old]
+    # Absent or null: no options, the game's defaults.
+    for body in ({"players": "a,b"}, {"players": "a,b", "options": None}):
+        resp = client.post("/api/new", json=body, headers={"X-Companion-Token": _token(client)})
+        assert resp.status_code == 200 and referee.state.players == ("a", "b")
+
+
+@pytest.mark.parametrize(("method", "path", "status", "error"), [
+    ("GET", "/api/nothing-here", 404,
+     "/api/nothing-here is no request the companion takes: reload the page, or check the "
+     "address"),
+    ("GET", "/score/api/nothing-here", 404,
+     "/score/api/nothing-here is no request the companion takes: reload the page, or check "
+     "the address"),
+    ("GET", "/api/command", 405, "/api/command takes POST, not GET"),
+    ("DELETE", "/api/new", 405, "/api/new takes POST, not DELETE"),
+    ("POST", "/api/state", 405, "/api/state takes GET, not POST"),
+])
+def test_an_unknown_api_address_or_wrong_method_is_answered_in_json(
+        referee: Referee, method: str, path: str, status: int, error: str) -> None:
+    client = create_app(referee).test_client()
+    resp = client.open(path, method=method, headers={"X-Companion-Token": _token(client)})
+    assert resp.status_code == status
+    assert resp.get_json() == {"ok": False, "error": error}
+    if status == 405:
+        assert method not in resp.headers["Allow"] and resp.headers["Allow"]
+    assert referee.log.entries(referee.game.id) == []
+
+
+def test_an_unknown_page_address_is_still_the_plain_not_found_page(referee: Referee) -> None:
+    resp = create_app(referee).test_client().get("/nothing-here")
+    assert resp.status_code == 404 and resp.mimetype == "text/html"
