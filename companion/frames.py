@@ -43,11 +43,14 @@ class CaptureSource:
     """A webcam (index or device path), a stream URL or a video file, through OpenCV.
 
     Cameras and streams are reopened after a fault (every ``retry_s``); a file
-    ends, or starts again when ``loop`` is set.
+    ends, or starts again when ``loop`` is set. ``on_unreachable`` is told why a camera
+    or stream cannot be read, once each time it cannot be opened or is lost (not at every
+    retry), for a terminal to say so.
     """
 
     def __init__(self, spec: str | int, *, loop: bool = False, retry_s: float = 2.0,
-                 opener: Callable[[str | int], cv2.VideoCapture] = cv2.VideoCapture) -> None:
+                 opener: Callable[[str | int], cv2.VideoCapture] = cv2.VideoCapture,
+                 on_unreachable: Callable[[str], None] | None = None) -> None:
         self.spec = spec
         self.name = str(spec)
         self.is_file = isinstance(spec, str) and Path(spec).suffix.lower() in VIDEO_SUFFIXES
@@ -59,6 +62,8 @@ class CaptureSource:
         self._next_try = 0.0
         self._finished = False
         self.faults = 0
+        self.on_unreachable = on_unreachable
+        self._unreachable_told = False
 
     @property
     def finished(self) -> bool:
@@ -79,10 +84,18 @@ class CaptureSource:
             if self.is_file:
                 self._finished = True
                 self._status = SourceStatus("error", f"cannot read the video {self.name}")
+            else:
+                self._tell_unreachable()
             return False
         self._cap = cap
         self._status = SourceStatus("on", f"reading {self.name}")
+        self._unreachable_told = False
         return True
+
+    def _tell_unreachable(self) -> None:
+        if self.on_unreachable is not None and not self._unreachable_told:
+            self._unreachable_told = True
+            self.on_unreachable(self._status.message)
 
     def read(self) -> np.ndarray | None:
         if self._finished:
@@ -105,6 +118,7 @@ class CaptureSource:
         self._next_try = time.monotonic() + self.retry_s
         self._status = SourceStatus("lost", f"the camera {self.name} stopped sending frames "
                                     "(unplugged?); retrying")
+        self._tell_unreachable()
         return None
 
     def close(self) -> None:

@@ -82,7 +82,10 @@ def _parts(service, settings, camera, camera_parts, egg, colours, pins) -> list[
     notes = []
     if camera_parts is not None:
         from companion.camera_setup import loop_for
+        from companion.frames import CaptureSource
 
+        if isinstance(camera_parts[0], CaptureSource):  # a webcam or stream, retried
+            camera_parts[0].on_unreachable = _say_camera_unreachable
         service.set_camera(loop_for(*camera_parts, service.referee, settings))
         notes.append(f"camera: {camera}")
     if egg:
@@ -109,6 +112,12 @@ def _say_egg_unreachable(why: str) -> None:
     # through an unplugged egg), and the terminal says why it waits, not only the page.
     print(f"companion serve: the egg is not connected ({why}); still trying", file=sys.stderr,
           flush=True)
+
+
+def _say_camera_unreachable(why: str) -> None:
+    # Once each time the camera cannot be opened or is lost, in the program's own words
+    # beside OpenCV's: the loop keeps trying, so a camera plugged in later is read.
+    print(f"companion serve: {why}", file=sys.stderr, flush=True)
 
 
 def _leds(panel, service) -> None:

@@ -176,6 +176,40 @@ def test_camera_unplugged_and_back_recovers(tmp_path: Path, referee: Referee) ->
     assert loop.latest_jpeg() is not None and source.faults >= 1
 
 
+def test_an_unreachable_camera_is_told_once_each_time_not_at_every_retry(
+        tmp_path: Path, referee: Referee) -> None:
+    source, plugged = _pluggable(tmp_path)
+    told: list[str] = []
+    source.on_unreachable = told.append
+    loop = CameraLoop(source, lambda f: PeepWarObservation("peepwar"), referee,
+                      still_s=0.0, threshold=255)
+    for i in range(5):
+        loop.step(float(i))
+    assert told == []
+    plugged["on"] = False
+    for i in range(5, 10):  # stops sending, then cannot be opened at every retry
+        loop.step(float(i))
+    assert told == ["the camera 0 stopped sending frames (unplugged?); retrying"]
+    plugged["on"] = True
+    loop.step(10.0)
+    assert referee.camera.state == "on"
+    plugged["on"] = False
+    for i in range(11, 20):  # the file's 5 frames run out: lost again, told again
+        loop.step(float(i))
+    assert told[1:] == ["the camera 0 stopped sending frames (unplugged?); retrying"]
+
+
+def test_a_camera_that_never_opens_is_told_once(tmp_path: Path, referee: Referee) -> None:
+    told: list[str] = []
+    source = CaptureSource(99, retry_s=0.0, opener=lambda spec: cv2.VideoCapture(),
+                           on_unreachable=told.append)
+    loop = CameraLoop(source, lambda f: PeepWarObservation("peepwar"), referee, still_s=0.0)
+    for i in range(4):
+        loop.step(float(i))
+    assert told == ["cannot open the camera 99; retrying every 0 s"]
+    assert referee.camera.state == "lost"
+
+
 def test_a_corrupt_frame_is_skipped_and_reported(tmp_path: Path, referee: Referee) -> None:
     cv2.imwrite(str(tmp_path / "a.png"), np.zeros((64, 64, 3), np.uint8))
     (tmp_path / "b.png").write_bytes(b"\x89PNG\r\n\x1a\n garbage")

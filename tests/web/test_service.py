@@ -461,3 +461,26 @@ def test_serve_says_once_why_the_egg_is_not_connected_and_keeps_serving(tmp_path
     said = [line for line in err.splitlines() if "egg" in line]
     assert said == [f"companion serve: the egg is not connected (cannot open the egg's port "
                     f"{port}: No such file or directory); still trying"], err
+
+
+def test_serve_says_once_that_the_camera_cannot_be_opened_and_keeps_serving(
+        tmp_path: Path) -> None:
+    settings = tmp_path / "settings.toml"
+    settings.write_text("")
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "companion", "serve", "--port", "0", "--new",
+                             "--log", str(tmp_path / "g.sqlite"), "--settings", str(settings),
+                             "--camera", "99"],  # no such webcam
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            preexec_fn=_as_at_a_terminal)
+    try:
+        for line in proc.stdout:
+            if line.startswith("Stop with Ctrl-C"):
+                break
+        time.sleep(4.5)  # the camera is tried again every 2 s
+        assert proc.poll() is None  # still serving: the camera may be plugged in yet
+    finally:
+        proc.send_signal(signal.SIGINT)
+        err = proc.communicate(timeout=WAIT_S)[1]
+    said = [line for line in err.splitlines() if line.startswith("companion serve:")]
+    assert said == ["companion serve: cannot open the camera 99; retrying every 2 s"], err
