@@ -14,6 +14,7 @@ import pytest
 from chromium_kit import (  # noqa: F401  (the browser fixture)
     SHOTS,
     chromium_browser,
+    serving,
     start_companion,
 )
 
@@ -169,11 +170,7 @@ def test_another_device_watches_until_it_gives_the_passphrase(browser, tmp_path:
 
 
 def test_the_page_draws_an_answer_at_once_and_never_goes_back(browser, tmp_path: Path) -> None:
-    settings = tmp_path / "settings.toml"
-    settings.write_text("")
-    proc, url = start_companion(["serve", "--port", "0", "--log", str(tmp_path / "g.sqlite"),
-                                 "--settings", str(settings), "--players", "red,blue"])
-    try:
+    with serving("peepwar", "red,blue", tmp_path) as url:
         page = browser.new_page(viewport={"width": 1024, "height": 800})
         # The stream is shut: the answer to a command alone must bring the new state.
         page.route("**/api/stream", lambda route: route.abort())
@@ -218,6 +215,3 @@ def test_the_page_draws_an_answer_at_once_and_never_goes_back(browser, tmp_path:
         page.wait_for_function(f"{TURN} !== 'reconnecting…'", timeout=20_000)
         assert page.inner_text("#prompt") == after["prompt"]
         assert int(page.evaluate("document.body.dataset.version")) == after["version"]
-    finally:
-        proc.terminate()
-        proc.wait(10)

@@ -439,25 +439,32 @@ def test_serve_resumes_an_unfinished_game_given_its_own_choices_or_none(
     assert "Game 2 is logged" in capsys.readouterr().out
 
 
-def test_serve_says_once_why_the_egg_is_not_connected_and_keeps_serving(tmp_path: Path) -> None:
+def _serve_a_while(tmp_path: Path, extra: list[str], seconds: float) -> str:
+    """``companion serve`` with ``extra`` arguments for ``seconds`` once it serves (it must
+    still be serving then), stopped with Ctrl-C: what it wrote to stderr."""
     settings = tmp_path / "settings.toml"
     settings.write_text("")
-    port = tmp_path / "ttyNOEGG"
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen([sys.executable, "-m", "companion", "serve", "--port", "0", "--new",
                              "--log", str(tmp_path / "g.sqlite"), "--settings", str(settings),
-                             "--egg", str(port)],
+                             *extra],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
                             preexec_fn=_as_at_a_terminal)
     try:
         for line in proc.stdout:
             if line.startswith("Stop with Ctrl-C"):
                 break
-        time.sleep(2.5)  # the egg link retries at 0.5, 1.5 s, ...
-        assert proc.poll() is None  # still serving: the egg may be plugged in yet
+        time.sleep(seconds)
+        assert proc.poll() is None  # still serving: the device may be plugged in yet
     finally:
         proc.send_signal(signal.SIGINT)
         err = proc.communicate(timeout=WAIT_S)[1]
+    return err
+
+
+def test_serve_says_once_why_the_egg_is_not_connected_and_keeps_serving(tmp_path: Path) -> None:
+    port = tmp_path / "ttyNOEGG"
+    err = _serve_a_while(tmp_path, ["--egg", str(port)], 2.5)  # retries at 0.5, 1.5 s, ...
     said = [line for line in err.splitlines() if "egg" in line]
     assert said == [f"companion serve: the egg is not connected (cannot open the egg's port "
                     f"{port}: No such file or directory); still trying"], err
@@ -465,22 +472,7 @@ def test_serve_says_once_why_the_egg_is_not_connected_and_keeps_serving(tmp_path
 
 def test_serve_says_once_that_the_camera_cannot_be_opened_and_keeps_serving(
         tmp_path: Path) -> None:
-    settings = tmp_path / "settings.toml"
-    settings.write_text("")
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "companion", "serve", "--port", "0", "--new",
-                             "--log", str(tmp_path / "g.sqlite"), "--settings", str(settings),
-                             "--camera", "99"],  # no such webcam
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                            preexec_fn=_as_at_a_terminal)
-    try:
-        for line in proc.stdout:
-            if line.startswith("Stop with Ctrl-C"):
-                break
-        time.sleep(4.5)  # the camera is tried again every 2 s
-        assert proc.poll() is None  # still serving: the camera may be plugged in yet
-    finally:
-        proc.send_signal(signal.SIGINT)
-        err = proc.communicate(timeout=WAIT_S)[1]
+    # No such webcam; it is tried again every 2 s.
+    err = _serve_a_while(tmp_path, ["--camera", "99"], 4.5)
     said = [line for line in err.splitlines() if line.startswith("companion serve:")]
     assert said == ["companion serve: cannot open the camera 99; retrying every 2 s"], err
