@@ -35,7 +35,8 @@ SECRETS = [(re.compile(r'token: "[^"]+"'), 'token: "T"'),
            (re.compile(r"key=[0-9a-f]+"), "key=K"),
            (re.compile(r'key: "[0-9a-f]+"'), 'key: "K"'),
            (re.compile(r'"key": "[0-9a-f]+"'), '"key": "K"'),
-           (re.compile(r'"(sent_at|created)": "?[0-9.:TZ+-]+"?'), r'"\1": 0')]
+           (re.compile(r'"(sent_at|created)": "?[0-9.:TZ+-]+"?'), r'"\1": 0'),
+           (re.compile(r'"boot": "[0-9a-f]+"'), '"boot": "B"')]  # the server's run
 
 
 def _blank(text: str) -> str:

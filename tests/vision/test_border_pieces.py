@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from vision.peepwar.cell_warnings import Warned
 from vision.peepwar.passes.assembly import CellRead
 from vision.peepwar.passes.state import BORDER_WARN_MM, FrameState
 
@@ -21,7 +22,8 @@ def _strip() -> SimpleNamespace:
     st = SimpleNamespace(m=SimpleNamespace(cell_map=cells, cell_names=["0,0/1", "0,0/2"],
                                            px_per_mm=2.0),
                          cells={"0,0/1": CellRead(), "0,0/2": CellRead()}, warnings=said)
-    st.warn = lambda cell, text: said.append(f"cell {cell}: {text}")
+    st.kinds = []
+    st.warn = lambda cell, text, kind: (said.append(f"cell {cell}: {text}"), st.kinds.append(kind))
     return st
 
 
@@ -33,6 +35,7 @@ def test_a_piece_on_the_border_has_both_cells_asked_about() -> None:
     assert st.cells["0,0/2"].confidence < UNSURE  # read without the bean, it may hold it
     assert st.warnings == ["cell 0,0/1: a red bean on the border with 0,0/2",
                            "cell 0,0/2: a red bean on the border with 0,0/1, read there"]
+    assert st.kinds == [Warned.ON_BORDER, Warned.ON_BORDER]
 
 
 def test_a_piece_clear_of_the_border_leaves_both_cells_sure() -> None:

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from vision.peepwar.cell_warnings import Warned
 from vision.peepwar.passes.assembly import LONE_BEAN_MARGIN, CellRead, lone_beans
 
 UNSURE = 0.8  # Peep War's doubtful_below: a cell read under it is asked about
@@ -21,7 +22,8 @@ def _state(cell: CellRead, runner_up: str, player: str = "orange",
     beans += [("0,0/1", p, 0.9, "", 9.0) for p, n in cell.troops.items() if p != player
               for _ in range(n)]
     st = SimpleNamespace(cells={"0,0/1": cell}, beans_counted=beans, warnings=said)
-    st.warn = lambda name, text: said.append(f"cell {name}: {text}")
+    st.kinds = []
+    st.warn = lambda name, text, kind: (said.append(f"cell {name}: {text}"), st.kinds.append(kind))
     return st
 
 
@@ -33,6 +35,7 @@ def test_a_lone_bean_in_its_cell_mates_runner_up_colour_is_asked_about() -> None
     assert cell.troops == {"yellow": 3, "orange": 1}  # read as it was: the referee says
     assert st.warnings == ["cell 0,0/1: one orange bean among yellow's pieces: "
                            "perhaps yellow's"]
+    assert st.kinds == [Warned.LONE_BEAN]
 
 
 def test_a_cell_mates_peep_alone_is_enough_company() -> None:

@@ -142,7 +142,7 @@ def test_a_peep_stands_in_its_feet_cell_and_is_remembered_where_it_is_seen():
     mosaic = SimpleNamespace(px_per_mm=1.0, cell_map=cell_map, cell_names=["0,0/1", "0,0/2"],
                              camera=CameraAbove((0.0, 50.0), 500.0))
     st = FrameState.__new__(FrameState)
-    st.m, st.s, st.warnings, st.peeps_at = mosaic, 1.0, [], []
+    st.m, st.s, st.warnings, st.warned_of, st.peeps_at = mosaic, 1.0, [], {}, []
     st.cells = {name: CellRead() for name in mosaic.cell_names}
     # Seen 2 px over the line, 102 px from the nadir; its middle 14 mm up puts its foot
     # 102 * 14 / 500 = 2.9 px back toward the nadir: in the first cell, on its border.
