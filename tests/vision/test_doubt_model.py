@@ -242,6 +242,20 @@ def test_training_samples_say_which_cells_the_rules_read_wrongly() -> None:
         truth.cells["0,0/5"] = was
 
 
+def test_training_reuses_samples_only_of_the_same_reader(tmp_path) -> None:
+    from vision.peepwar.training.train_doubt_model import gather, reader_fingerprint
+
+    scene, profile = _scene()
+    scenes = [("2d-test", scene.frame, profile, scene.truth)]
+    x, y = gather(scenes, tmp_path, reader="a reader")
+    assert len(y) == 14 and (tmp_path / "2d-test.npz").exists()
+    again = gather([("2d-test", None, None, None)], tmp_path, reader="a reader")  # not read
+    assert (again[0] == x).all() and (again[1] == y).all()
+    with pytest.raises(SystemExit, match="another version of the reader"):
+        gather(scenes, tmp_path, reader="another reader")
+    assert reader_fingerprint() == reader_fingerprint() != "a reader"
+
+
 def test_training_refuses_held_out_frames(tmp_path) -> None:
     from vision.peepwar.training.train_doubt_model import main
 

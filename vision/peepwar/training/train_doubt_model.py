@@ -13,13 +13,14 @@ look surer than a new table's); the path-traced generator's development seeds fr
 (the bean net learnt from 40020-40241), never its held-out range, and only frames already
 in the cache. Each generator weighs
 half. The samples of each scene are kept in ``--samples`` (a folder), so fitting again
-reads no frame twice; they hold what the reader read when they were made, so after a change
-to the reader start an empty folder. Needs NumPy only.
+reads no frame twice; they hold what the reader read when they were made, and samples of
+another version of the reader are refused (start an empty folder). Needs NumPy only.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import sys
@@ -145,9 +146,32 @@ def refusal(seeds_2d: range, seeds_3d: range) -> str | None:
     return None
 
 
-def gather(scenes: Iterable[tuple[str, np.ndarray, Profile, Any]], folder: Path
-           ) -> tuple[np.ndarray, np.ndarray]:
-    """Every cell of ``scenes`` (name, frame, profile, truth), read once into ``folder``."""
+def reader_fingerprint() -> str:
+    """What the samples depend on, in short: the measures' names, this module (which labels
+    them), and the code and nets a Peep War frame is read by (``vision/peepwar`` but its
+    training scripts and the doubt model's own weights, which training leaves out; the
+    shared ``vision`` modules; ``calibration``). Samples read by another reader would teach
+    its readings."""
+    h = hashlib.sha256("\n".join(doubt_model.FEATURES).encode())
+    vision = Path(doubt_model.__file__).parents[1]
+    files = [*vision.glob("*.py"), *(vision / "peepwar").rglob("*"),
+             *(vision.parent / "calibration").glob("*.py"), Path(__file__)]
+    for path in sorted(set(files)):
+        if (not path.is_file() or path.suffix not in (".py", ".onnx", ".json")
+                or path == doubt_model.MODEL or "__pycache__" in path.parts
+                or ("training" in path.parts and path != Path(__file__))):
+            continue
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def gather(scenes: Iterable[tuple[str, np.ndarray, Profile, Any]], folder: Path,
+           reader: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Every cell of ``scenes`` (name, frame, profile, truth), read once into ``folder``;
+    samples kept there by another reader (``reader``: :func:`reader_fingerprint`) are
+    refused."""
+    reader = reader or reader_fingerprint()
     folder.mkdir(parents=True, exist_ok=True)
     xs, ys = [], []
     for name, frame, profile, truth in scenes:
@@ -157,11 +181,15 @@ def gather(scenes: Iterable[tuple[str, np.ndarray, Profile, Any]], folder: Path
             x, y = got if got is not None else (np.zeros((0, len(doubt_model.FEATURES))),
                                                 np.zeros(0, np.int8))
             tmp = path.with_name(f"partial-{path.name}")
-            np.savez(tmp, x=x, y=y, features=np.array(doubt_model.FEATURES))
+            np.savez(tmp, x=x, y=y, features=np.array(doubt_model.FEATURES),
+                     reader=np.array(reader))
             os.replace(tmp, path)
         with np.load(path) as d:
             if "features" not in d or list(d["features"]) != list(doubt_model.FEATURES):
                 raise SystemExit(f"{path} holds other measures: remove the folder's samples")
+            if "reader" not in d or str(d["reader"]) != reader:
+                raise SystemExit(f"{path} was read by another version of the reader: start "
+                                 "with an empty --samples folder")
             xs.append(d["x"])
             ys.append(d["y"])
     x = np.vstack(xs) if xs else np.zeros((0, len(doubt_model.FEATURES)))
