@@ -63,6 +63,17 @@ def test_the_best_order_is_the_best_of_all_orders(board, own_checked, data) -> N
     assert advice.careless == careless(board, mover, own_checked) <= advice.enemy
 
 
+def test_an_own_piece_beside_the_captured_piece_alone_is_counted_lost() -> None:
+    # Blue's 1,-1 stands beside green's 0,0 and nothing else that can fall: taking 0,0 loses
+    # it as well as -2,1, where taking red's -1,1 loses 1,-1 only. Found by the search above.
+    board = {"-1,2": "red", "-1,1": "red", "1,-1": "blue", "-2,1": "blue", "2,-1": "green",
+             "0,0": "green", "1,0": "green"}
+    best = max(score(board, "blue", t) for t in every_order(board, "blue", True))
+    advice = advise(board, "blue", True)
+    assert best == (1, -1) and (advice.enemy, -advice.own) == best
+    assert advice.order == ("-1,1", "1,-1")
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(board=boards, own_checked=st.booleans())
 def test_the_listed_capture_orders_are_exactly_the_possible_results(board, own_checked) -> None:

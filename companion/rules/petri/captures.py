@@ -366,6 +366,10 @@ class _Search:
                 if most < best[0] or (most == best[0] and best[1] == 0):
                     continue
             c, o, s = self.solve(group - {i}, gone | {i})
+            # The mover's pieces beside i alone are watched by no part of what is left:
+            # nothing left can move their neighbours, so they are lost or kept as they stand.
+            o += sum(pos.crowded(j, gone | {i})
+                     for j in self._watched({i}) - self._watched(group - {i}))
             if best is None or (c + 1, -o) > (best[0], -best[1]):
                 best = (c + 1, o, (i, *s))
         if best is None:
