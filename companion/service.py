@@ -159,18 +159,22 @@ class Service:
             bundle = games.find(self.opts.game)
         except games.UnknownGame as e:
             raise UserError(str(e)) from e
-        try:
-            rules = bundle.new_rules(self.opts.players, self.opts.options)
-        except ValueError as e:
-            raise UserError(str(e)) from e
+
+        def wanted() -> Any:
+            try:
+                return bundle.new_rules(self.opts.players, self.opts.options)
+            except ValueError as e:
+                raise UserError(str(e)) from e
+
         if not self.opts.new_game:
             latest = self.log.latest_game_id()
             if latest is not None:
                 game = self.log.open(latest)
                 if not game.rules.is_over(game.state) and game.rules.name == bundle.name:
-                    self._check_resumed(latest, game.rules, rules)
+                    if self.opts.given:  # only what was given can differ from the game's
+                        self._check_resumed(latest, game.rules, wanted())
                     return game
-        return self.log.new_game(rules)
+        return self.log.new_game(wanted())
 
     def _check_resumed(self, game_id: int, resumed: Any, wanted: Any) -> None:
         """UserError when a choice given on the command line differs from the unfinished
