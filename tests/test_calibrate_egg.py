@@ -41,7 +41,7 @@ ECHO = re.compile(r"(\w+): r/c ")
 
 @pytest.fixture
 def rig(tmp_path: Path) -> Iterator[EggRig]:
-    with EggRig(tmp_path / "egg", HEARTBEAT_MS=100) as r:
+    with EggRig(tmp_path / "egg") as r:  # beats once a second, as shipped: 3 s to call it lost
         yield r
 
 

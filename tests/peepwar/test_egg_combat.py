@@ -132,7 +132,11 @@ def test_a_whole_fight_settled_by_the_egg(tmp_path: Path, rules: PeepWar) -> Non
     rig.plug_in()
     table = Table(rig)
     log = EventLog()
-    link = EggLink(str(rig.port), read_timeout=0.02, handshake_timeout=1.0, backoff=(0.05,))
+    # The egg beats ten times a second so the test starts fast, but the link waits 3 s
+    # before giving it up: a loaded machine can stall the egg's loop past three beats, and
+    # a bean drawn while the port is being opened again is not heard.
+    link = EggLink(str(rig.port), read_timeout=0.02, handshake_timeout=1.0, backoff=(0.05,),
+                   heartbeat_timeout=3.0)
     link.start(log.put)
     try:
         log.wait("device_status", where=lambda e: e.data["state"] == "connected")

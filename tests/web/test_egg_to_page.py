@@ -49,7 +49,8 @@ def test_egg_draws_resolve_a_fight_shown_on_the_page(tmp_path: Path) -> None:
     rig = EggRig(tmp_path / "egg", HEARTBEAT_MS=100)
     rig.plug_in()
     link = EggLink(str(rig.port), colours=EggColours({p: (c,) for p, c in BEANS.items()}),
-                   read_timeout=0.02, handshake_timeout=1.0, backoff=(0.05,))
+                   read_timeout=0.02, handshake_timeout=1.0, backoff=(0.05,),
+                   heartbeat_timeout=3.0)  # a stalled egg loop on a loaded machine is no loss
     link.source_name = "egg"
     service = Service(ServiceOptions(port=0, log=log_path))
     service.add_source(link)
