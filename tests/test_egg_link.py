@@ -506,6 +506,54 @@ def test_the_host_numbers_its_commands_from_0_in_each_connection() -> None:
         egg.pty.unplug()
 
 
+def test_a_bean_drawn_while_the_egg_was_silent_is_counted_when_it_speaks_again() -> None:
+    # The egg's loop stalls (a sensor hanging the bus, say) with the port still open: the
+    # host asks it again on that port rather than closing it, which would throw away what
+    # the egg says when it wakes.
+    egg = ScriptedEgg()
+    try:
+        with started(egg.pty.path, colours=COLOURS, heartbeat_timeout=0.4) as (link, events):
+            time.sleep(0.1)
+            egg.hello()
+            connected(events)
+            egg.heard()  # the first HI
+            lost = events.wait("device_status", where=lambda e: e.data["state"] == "disconnected")
+            assert lost.data["message"] == (f"lost the egg on {egg.pty.path} (no heartbeat for "
+                                            "0.4 s); asking it again")
+            deadline = time.monotonic() + 2
+            while not (asked := egg.heard()) and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert asked.startswith(b"$EGG,0,HI,1*")  # numbered as a new connection's first
+            egg.send("DRAW", 7, 4228, 1915, 1691, 7676, 4, "48.0")  # drawn while it stalled
+            egg.hello()  # and its answer
+            assert events.wait("bean").data["player"] == "red"
+            connected(events)
+            assert link.stats.connects == 2 and link.stats.lost_messages == 0
+    finally:
+        egg.pty.unplug()
+
+
+def test_a_silent_egg_that_does_not_answer_is_opened_again() -> None:
+    egg = ScriptedEgg()
+    try:
+        with started(egg.pty.path, heartbeat_timeout=0.4) as (link, events):
+            time.sleep(0.1)
+            egg.hello()
+            connected(events)
+            events.wait("device_status", where=lambda e: e.data["state"] == "disconnected")
+            given_up = events.wait("device_status",
+                                   where=lambda e: "of asking" in e.data["message"])
+            assert given_up.data["message"] == (
+                f"lost the egg on {egg.pty.path} (no heartbeat for 0.4 s, and no hello within "
+                "1 s of asking); reconnecting")
+            time.sleep(0.2)  # opened again: its HI waits
+            egg.hello()
+            connected(events)
+            assert link.state == LinkState.CONNECTED
+    finally:
+        egg.pty.unplug()
+
+
 # --- the firmware's side of the same rules ---------------------------------------------
 
 

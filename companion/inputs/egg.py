@@ -4,16 +4,21 @@ Shaped like a trustworthy printer link (OctoPrint's comm layer): one reader
 thread owns the port and walks a small state machine::
 
     disconnected -> connecting -> handshaking -> connected -> lost -> (back off) -> connecting
+                                                    ^            |
+                                                    +-- hello ---+  (a silent egg, asked again)
 
-Reads and writes have timeouts; a read error, a write timeout or a silent
-egg (no heartbeat for three periods) ends the session, and the thread opens
-the port again with growing back-off. Every change and every problem goes
-upward as an :class:`InputEvent` (``device_status`` / ``device_error``) and
-in :meth:`EggLink.status`. Lines the protocol does not allow (a bad
-checksum, too long, a field written wrong) are dropped and counted, and the
-last one's reason is in the status; gaps in the sequence numbers are
-reported as lost messages. The pure frame reader lives in
-:mod:`companion.inputs.egg_frames`.
+Reads and writes have timeouts; a read error or a write timeout ends the
+session, and the thread opens the port again with growing back-off. A silent
+egg (no heartbeat for three periods) on a port that still reads is lost but
+asked for a hello on that same port: what it says on waking (a bean drawn
+while its loop stalled) is still read, where opening the port again would
+flush it. Only no hello within the handshake time ends that session too.
+Every change and every problem goes upward as an :class:`InputEvent`
+(``device_status`` / ``device_error``) and in :meth:`EggLink.status`. Lines
+the protocol does not allow (a bad checksum, too long, a field written wrong)
+are dropped and counted, and the last one's reason is in the status; gaps in
+the sequence numbers are reported as lost messages. The pure frame reader
+lives in :mod:`companion.inputs.egg_frames`.
 """
 
 from __future__ import annotations
@@ -330,16 +335,42 @@ class EggLink:
 
     def _session(self, ser: serial.Serial, reader: FrameReader) -> None:
         last_heard = time.monotonic()
+        asked_at: float | None = None  # when the silent egg was asked for a hello
+        asked_twice = False
         while True:
             messages = reader.feed(self._read(ser))
             now = time.monotonic()
             if messages:
                 last_heard = now
             for msg in messages:
-                self._dispatch(msg)
+                self._dispatch(msg)  # a HELLO in reply makes the link connected again
             self._report_refusals(now)
-            if now - last_heard > self._heartbeat_timeout():
-                raise SessionEnd(f"no heartbeat for {self._heartbeat_timeout():.1f} s")
+            if asked_at is not None:
+                if self.state == LinkState.CONNECTED:
+                    asked_at = None
+                    continue
+                waited = now - asked_at
+                if not asked_twice and waited > self.handshake_timeout / 2:
+                    asked_twice = self._ask_again()
+                if waited > self.handshake_timeout:
+                    raise SessionEnd(f"no heartbeat for {self._heartbeat_timeout():.1f} s, "
+                                     f"and no hello within {self.handshake_timeout:g} s of "
+                                     "asking")
+            elif now - last_heard > self._heartbeat_timeout():
+                # A silent egg on a port that still reads is asked again on that port, not
+                # dropped: closing it would throw away what the egg says when it wakes (a
+                # bean drawn while its loop was stalled). What it says before its hello is
+                # dispatched as usual; only no hello at all ends the session.
+                self._set(LinkState.LOST, f"lost the egg on {self._port_in_use} (no heartbeat "
+                          f"for {self._heartbeat_timeout():.1f} s); asking it again",
+                          report="disconnected")
+                with self._write_lock:
+                    self._seq = 0  # numbered as a new connection's commands are
+                asked_at, asked_twice = now, False
+                self._ask_again()
+
+    def _ask_again(self) -> bool:
+        return self._send(eggproto.HI, eggproto.PROTOCOL_VERSION)
 
     def _heartbeat_timeout(self) -> float:
         if self.heartbeat_timeout is not None:
