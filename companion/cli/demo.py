@@ -72,10 +72,26 @@ def run(args: argparse.Namespace) -> int:
                  + ("the page is open in your browser." if opened else
                     f"open {url} in a browser to watch.")), flush=True)
     run_until_interrupted(service.stop, args.seconds)
-    game_id = service.referee.game.id  # the last: the table starts another after each end
-    print(f"the demo game is kept as game {game_id} in {log}; see it again with: "
-          f"companion replay --log {log} --id {game_id}", flush=True)
+    print(kept_games(table.game_ids, log), flush=True)
     return 0
+
+
+def kept_games(ids: list[int], log: Path) -> str:
+    """Where the demo's games are (the table starts another after each end), and how to
+    replay the last.
+
+    >>> print(kept_games([3], Path("d.sqlite")))
+    the demo game is kept as game 3 in d.sqlite; see it again with: companion replay --log ...
+    >>> kept_games([3, 4, 5], Path("d.sqlite")).split(";")[0]
+    'the demo games are kept as games 3, 4 and 5 in d.sqlite'
+    """
+    last = ids[-1]
+    replay = f"companion replay --log {log} --id {last}"
+    if len(ids) == 1:
+        return f"the demo game is kept as game {last} in {log}; see it again with: {replay}"
+    listed = ", ".join(map(str, ids[:-1])) + f" and {last}"
+    return (f"the demo games are kept as games {listed} in {log}; see the last again with: "
+            f"{replay}")
 
 
 MAX_ACTIONS = 20000  # a scripted game that has not ended by then is a bug to report

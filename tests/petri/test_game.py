@@ -116,6 +116,7 @@ def test_the_demo_table_plays_petri_through_the_camera_path(referee: Referee) ->
         if table.games:
             break
     assert table.games == 1, "the scripted game should end and a new one start"
+    assert table.game_ids == [first, referee.game.id] and referee.game.id != first
     assert referee.misreads == 0 and not referee.problems
     sources = {(e["action"]["kind"], e["source"]) for e in referee.log.entries(first)}
     assert ("place", "camera") in sources and ("roll", "egg") in sources
