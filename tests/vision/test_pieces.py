@@ -17,7 +17,6 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.profile import Profile
 from companion.rules.peepwar.board import cell_polygon_mm, parse_cell, tile_centre_mm
 from vision.peepwar import piece_pixels
 from vision.peepwar.mosaic import build_mosaic
@@ -652,26 +651,11 @@ def test_a_peep_shaded_like_its_beans_with_no_bean_in_it_is_a_peep(seed, cell):
     assert obs["cells"][cell]["confidence"] <= DOUBT_CONFIDENCE
 
 
-# The order in which bench/vision_pieces.py first meets each kind of look (player, real
-# bean photos, printed peeps): the n-th is calibrated from card photo n.
-BENCH_LOOK_ORDER = [("red", False, False), ("orange", False, False), ("yellow", False, False),
-                    ("green", True, True), ("blue", False, False), ("purple", False, False),
-                    ("yellow", True, True), ("green", False, False), ("yellow", True, False),
-                    ("purple", True, False), ("green", True, False), ("purple", True, True),
-                    ("yellow", False, True), ("purple", False, True), ("orange", True, False),
-                    ("orange", False, True), ("green", False, True), ("blue", False, True),
-                    ("red", False, True), ("orange", True, True)]
-
-
 def _bench_profile_scene(seed: int):
     """Scene ``seed`` of bench/vision_pieces.py, read with the very profile the benchmark
     reads it with (some close calls depend on the card photo a colour was taken from)."""
     scene = render_game(seed, GameSpec(), flavour_cutouts(str(PHOTOS.resolve())))
-    colours = {}
-    for name, look in scene.truth.looks.items():
-        n = BENCH_LOOK_ORDER.index((name, bool(look.bean_cutouts), look.understudy))
-        colours[name] = LookProfiles._calibrated(name, look, n)
-    profile = Profile(list(scene.truth.looks), colours)
+    profile = LookProfiles().for_looks(scene.truth.looks)
     prepare_reader(profile)
     return scene, read_table(scene.frame, profile)
 
