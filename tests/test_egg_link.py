@@ -358,17 +358,32 @@ class ScriptedEgg:
         return b"$" + body + b"*%04X" % eggproto.crc16(body)
 
 
-@pytest.fixture
-def scripted() -> Iterator[tuple[ScriptedEgg, EggLink, EventLog]]:
+@contextmanager
+def greeted(**options: Any) -> Iterator[tuple[ScriptedEgg, EggLink, EventLog]]:
+    """A scripted egg, a link on it with ``options``, and their handshake done."""
     egg = ScriptedEgg()
     try:
-        with started(egg.pty.path, colours=COLOURS, heartbeat_timeout=30) as (link, events):
+        with started(egg.pty.path, **options) as (link, events):
             time.sleep(0.1)
             egg.hello()
             connected(events)
             yield egg, link, events
     finally:
         egg.pty.unplug()
+
+
+def asked_again(egg: ScriptedEgg, timeout: float = 2.0) -> bytes:
+    """What the host sends next (its HI after the egg fell silent), waiting for it."""
+    deadline = time.monotonic() + timeout
+    while not (heard := egg.heard()) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return heard
+
+
+@pytest.fixture
+def scripted() -> Iterator[tuple[ScriptedEgg, EggLink, EventLog]]:
+    with greeted(colours=COLOURS, heartbeat_timeout=30) as s:
+        yield s
 
 
 def refused(events: EventLog, reason: str, timeout: float = 3.0) -> str:
@@ -489,69 +504,46 @@ def test_a_storm_of_bad_fields_is_logged_a_few_times_not_once_a_line(scripted, c
 
 
 def test_the_host_numbers_its_commands_from_0_in_each_connection() -> None:
-    egg = ScriptedEgg()
-    try:
-        with started(egg.pty.path, heartbeat_timeout=0.4) as (link, events):
-            time.sleep(0.1)
-            egg.hello()
-            connected(events)
-            assert link.ping("t1")
-            time.sleep(0.05)
-            first = egg.heard()
-            assert first.startswith(b"$EGG,0,HI,1*") and b"$EGG,1,PING,t1*" in first
-            events.wait("device_status", where=lambda e: e.data["state"] == "disconnected")
-            time.sleep(0.2)
-            assert egg.heard().startswith(b"$EGG,0,HI,1*")  # silence: a new connection
-    finally:
-        egg.pty.unplug()
+    with greeted(heartbeat_timeout=0.4) as (egg, link, events):
+        assert link.ping("t1")
+        time.sleep(0.05)
+        first = egg.heard()
+        assert first.startswith(b"$EGG,0,HI,1*") and b"$EGG,1,PING,t1*" in first
+        events.wait("device_status", where=lambda e: e.data["state"] == "disconnected")
+        assert asked_again(egg).startswith(b"$EGG,0,HI,1*")  # silence: a new connection
 
 
 def test_a_bean_drawn_while_the_egg_was_silent_is_counted_when_it_speaks_again() -> None:
     # The egg's loop stalls (a sensor hanging the bus, say) with the port still open: the
     # host asks it again on that port rather than closing it, which would throw away what
     # the egg says when it wakes.
-    egg = ScriptedEgg()
-    try:
-        with started(egg.pty.path, colours=COLOURS, heartbeat_timeout=0.4) as (link, events):
-            time.sleep(0.1)
-            egg.hello()
-            connected(events)
-            egg.heard()  # the first HI
-            lost = events.wait("device_status", where=lambda e: e.data["state"] == "disconnected")
-            assert lost.data["message"] == (f"lost the egg on {egg.pty.path} (no heartbeat for "
-                                            "0.4 s); asking it again")
-            deadline = time.monotonic() + 2
-            while not (asked := egg.heard()) and time.monotonic() < deadline:
-                time.sleep(0.02)
-            assert asked.startswith(b"$EGG,0,HI,1*")  # numbered as a new connection's first
-            egg.send("DRAW", 7, 4228, 1915, 1691, 7676, 4, "48.0")  # drawn while it stalled
-            egg.hello()  # and its answer
-            assert events.wait("bean").data["player"] == "red"
-            connected(events)
-            assert link.stats.connects == 2 and link.stats.lost_messages == 0
-    finally:
-        egg.pty.unplug()
+    with greeted(colours=COLOURS, heartbeat_timeout=0.4) as (egg, link, events):
+        egg.heard()  # the first HI
+        lost = events.wait("device_status", where=lambda e: e.data["state"] == "disconnected")
+        assert lost.data["message"] == (f"lost the egg on {egg.pty.path} (no heartbeat for "
+                                        "0.4 s); asking it again")
+        assert asked_again(egg).startswith(b"$EGG,0,HI,1*")
+        egg.send("DRAW", 7, 4228, 1915, 1691, 7676, 4, "48.0")  # drawn while it stalled
+        egg.hello()  # and its answer
+        assert events.wait("bean").data["player"] == "red"
+        connected(events)
+        assert link.stats.connects == 2 and link.stats.lost_messages == 0
 
 
 def test_a_silent_egg_that_does_not_answer_is_opened_again() -> None:
-    egg = ScriptedEgg()
-    try:
-        with started(egg.pty.path, heartbeat_timeout=0.4) as (link, events):
+    with greeted(heartbeat_timeout=0.4) as (egg, link, events):
+        events.wait("device_status", where=lambda e: e.data["state"] == "disconnected")
+        given_up = events.wait("device_status", where=lambda e: "of asking" in e.data["message"])
+        assert given_up.data["message"] == (
+            f"lost the egg on {egg.pty.path} (no heartbeat for 0.4 s, and no hello within 1 s "
+            "of asking); reconnecting")
+        # The port is opened again, which flushes what the egg said before: it answers
+        # until a hello of its lands in the new session.
+        deadline = time.monotonic() + 5
+        while link.state != LinkState.CONNECTED and time.monotonic() < deadline:
+            egg.hello()
             time.sleep(0.1)
-            egg.hello()
-            connected(events)
-            events.wait("device_status", where=lambda e: e.data["state"] == "disconnected")
-            given_up = events.wait("device_status",
-                                   where=lambda e: "of asking" in e.data["message"])
-            assert given_up.data["message"] == (
-                f"lost the egg on {egg.pty.path} (no heartbeat for 0.4 s, and no hello within "
-                "1 s of asking); reconnecting")
-            time.sleep(0.2)  # opened again: its HI waits
-            egg.hello()
-            connected(events)
-            assert link.state == LinkState.CONNECTED
-    finally:
-        egg.pty.unplug()
+        assert link.state == LinkState.CONNECTED and link.stats.connects == 2
 
 
 # --- the firmware's side of the same rules ---------------------------------------------

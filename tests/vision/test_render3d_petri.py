@@ -151,3 +151,4 @@ def test_the_bench_reads_and_scores_cached_3d_frames(tmp_path, monkeypatch) -> N
     assert t["frames"] == 1 and t["missing"] == 1
     assert t["judged"] == 121 - len(scene.truth.occluded | scene.truth.touched)
     assert 0 <= t["right"] <= t["judged"]
+    assert 0 <= t["unsure"] <= t["right"]
