@@ -6,9 +6,9 @@ real bean cut-outs from ../shared/photos/jellybeans for some players, hands
 reaching in), rendered under a random camera and lamp. Each player's colour
 model comes from a rendered photo of the calibration card with one of their
 beans and peeps, run through the real calibration (one card per kind of look,
-reused across scenes). The cards are numbered in the order the looks are first met,
-so a range read in parts is calibrated from other cards than the same range read
-at once, and reads a few cells differently: compare runs over the same range.
+reused across scenes). Each kind of look has a card photo of its own number
+(`vision.render.game_scene.LOOK_ORDER`), so a scene reads the same whichever seed
+a run starts from, and a range read in parts gives the same figures as at once.
 
 Prints cell-exact accuracy (every count and flag right), board-exact accuracy
 (every cell of a scene right, every tile found), bean-count mean absolute error,
@@ -77,6 +77,12 @@ HAND_SURE = 0.05
 # A cell read with less confidence than this is asked about by the referee, never ruled on.
 UNSURE = find_game("peepwar").doubtful_below
 FAMILY_ORDER = ["red", "orange", "yellow", "green", "blue", "purple"]
+
+
+# How a cell on a tile not found is read: not seen, as an occluded cell is. The referee
+# compares neither (`companion.rules.peepwar.inference.differences`): right where a hand
+# lies over it, wrong elsewhere, even on a cell that holds nothing.
+NOT_SEEN = {"occluded": True, "missing": True}
 
 
 def cell_ok(want: tuple | None, have: tuple | None, cover: float, outside: float = 0.0) -> bool:
@@ -238,8 +244,9 @@ def main() -> int:
         found = {(t["q"], t["r"]) for t in obs["tiles"]}
         board_ok = True
         for tt in st.tiles:
-            # A tile not found: its cells are said apart from the reader's misreadings, by
-            # whether a hand lies over the tile (hiding markers and print alike) or not.
+            # A tile not found: its wrong cells are said apart from the reader's misreadings,
+            # by whether a hand lies over the tile (hiding markers and print alike) or not.
+            # The board is not read exactly, whatever its cells.
             lost = None
             if (tt.q, tt.r) not in found:
                 tiles_missed += 1
@@ -248,7 +255,7 @@ def main() -> int:
             for name in cells_of((tt.q, tt.r)):
                 cells += 1
                 truth = st.cells.get(name)
-                got = obs["cells"].get(name) if (tt.q, tt.r) in found else {"missing": True}
+                got = obs["cells"].get(name) if (tt.q, tt.r) in found else NOT_SEEN
                 cover = st.hand_cover.get(name, 0.0)
                 want, have = comparable(truth), comparable(got)
                 ok = cell_ok(want, have, cover, st.out_of_frame.get(name, 0.0))
@@ -289,7 +296,7 @@ def main() -> int:
                     ruled_wrong += ruled
                     board_ok = False
                     kinds[lost or _kind(want, have)] += 1
-                    fields.update(_fields(want, have, cover))
+                    fields.update(["on a tile not found"] if lost else _fields(want, have, cover))
                     per_seed[seed] += 1
                     if len(wrong) < args.show:
                         wrong.append(f"seed {seed} {name}: truth {want} hand {cover:.3f}, "
