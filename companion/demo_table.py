@@ -37,7 +37,6 @@ class ScriptedTable:
         self._bot = referee.bundle.bot(referee.rules, seed)
         self.games = 0
         self.actions = 0
-        self.game_ids = [referee.game.id]  # every game this table played, in order
 
     def _observe(self, table: Any) -> None:
         r = self.referee
@@ -73,7 +72,6 @@ class ScriptedTable:
             opts = r.rules.options()
             players = opts.pop("players")
             r.new_game(players, opts)
-            self.game_ids.append(r.game.id)
             self._bot = r.bundle.bot(r.rules, self.seed + self.games)
             return
         state = r.state

@@ -358,26 +358,29 @@ class ScriptedEgg:
         return b"$" + body + b"*%04X" % eggproto.crc16(body)
 
 
+def asked(egg: ScriptedEgg, timeout: float = 2.0) -> bytes:
+    """What the host sends next (its HI, opening or after the egg fell silent), waiting
+    for it."""
+    deadline = time.monotonic() + timeout
+    while not (heard := egg.heard()) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return heard
+
+
 @contextmanager
 def greeted(**options: Any) -> Iterator[tuple[ScriptedEgg, EggLink, EventLog]]:
-    """A scripted egg, a link on it with ``options``, and their handshake done."""
+    """A scripted egg, a link on it with ``options``, and their handshake done. The egg
+    answers the host's HI (numbered 0: its first command) once the port is open; a hello
+    sent before would be flushed."""
     egg = ScriptedEgg()
     try:
         with started(egg.pty.path, **options) as (link, events):
-            time.sleep(0.1)
+            assert asked(egg).startswith(b"$EGG,0,HI,1*")
             egg.hello()
             connected(events)
             yield egg, link, events
     finally:
         egg.pty.unplug()
-
-
-def asked_again(egg: ScriptedEgg, timeout: float = 2.0) -> bytes:
-    """What the host sends next (its HI after the egg fell silent), waiting for it."""
-    deadline = time.monotonic() + timeout
-    while not (heard := egg.heard()) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    return heard
 
 
 @pytest.fixture
@@ -504,30 +507,35 @@ def test_a_storm_of_bad_fields_is_logged_a_few_times_not_once_a_line(scripted, c
 
 
 def test_the_host_numbers_its_commands_from_0_in_each_connection() -> None:
-    with greeted(heartbeat_timeout=0.4) as (egg, link, events):
+    with greeted(heartbeat_timeout=0.4, handshake_timeout=3) as (egg, link, events):
         assert link.ping("t1")
-        time.sleep(0.05)
-        first = egg.heard()
-        assert first.startswith(b"$EGG,0,HI,1*") and b"$EGG,1,PING,t1*" in first
+        assert asked(egg).startswith(b"$EGG,1,PING,t1*")
         events.wait("device_status", where=lambda e: e.data["state"] == "disconnected")
-        assert asked_again(egg).startswith(b"$EGG,0,HI,1*")  # silence: a new connection
+        # Silence: asked again on the same port, numbered as a new connection's first.
+        assert asked(egg).startswith(b"$EGG,0,HI,1*")
 
 
 def test_a_bean_drawn_while_the_egg_was_silent_is_counted_when_it_speaks_again() -> None:
     # The egg's loop stalls (a sensor hanging the bus, say) with the port still open: the
     # host asks it again on that port rather than closing it, which would throw away what
     # the egg says when it wakes.
-    with greeted(colours=COLOURS, heartbeat_timeout=0.4) as (egg, link, events):
-        egg.heard()  # the first HI
+    with greeted(colours=COLOURS, heartbeat_timeout=0.4, handshake_timeout=3) as (
+            egg, link, events):
         lost = events.wait("device_status", where=lambda e: e.data["state"] == "disconnected")
         assert lost.data["message"] == (f"lost the egg on {egg.pty.path} (no heartbeat for "
                                         "0.4 s); asking it again")
-        assert asked_again(egg).startswith(b"$EGG,0,HI,1*")
+        assert asked(egg).startswith(b"$EGG,0,HI,1*")
         egg.send("DRAW", 7, 4228, 1915, 1691, 7676, 4, "48.0")  # drawn while it stalled
-        egg.hello()  # and its answer
+        egg.send("HB", "nan", "AC")  # a line refused while lost: told once connected
+        time.sleep(0.3)  # the host reads them before the egg's answer comes
+        egg.hello()  # its answer
         assert events.wait("bean").data["player"] == "red"
         connected(events)
         assert link.stats.connects == 2 and link.stats.lost_messages == 0
+        refused(events, "HB: uptime 'nan' is not written as plain digits 0-9 (no sign, space "
+                        "or point)")
+        states = {e.data["state"] for e in events.seen if e.kind == "device_status"}
+        assert states == {"connected", "disconnected"}  # never "lost": the page knows three
 
 
 def test_a_silent_egg_that_does_not_answer_is_opened_again() -> None:

@@ -12,10 +12,14 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from companion import games
 from companion.cli.game_options import options_help, read_options, seconds
 from companion.errors import UserError, quoted
+
+if TYPE_CHECKING:
+    from companion.referee import Referee
 
 DEFAULT_PLAYERS = ["red", "blue", "green", "yellow", "purple", "orange"]  # renderer's colours
 
@@ -60,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
             service.camera_view = camera
             service.on_stop(camera.stop)
             show = camera.show
+        kept = follow_games(service.referee)
         table = ScriptedTable(service.referee, seed=args.seed, step_s=args.step, show=show)
         service.on_stop(table.stop)
         url = service.start()
@@ -72,8 +77,21 @@ def run(args: argparse.Namespace) -> int:
                  + ("the page is open in your browser." if opened else
                     f"open {url} in a browser to watch.")), flush=True)
     run_until_interrupted(service.stop, args.seconds)
-    print(kept_games(table.game_ids, log), flush=True)
+    print(kept_games(kept, log), flush=True)
     return 0
+
+
+def follow_games(referee: Referee) -> list[int]:
+    """The ids of the games played at ``referee`` from now on, the current one first: the
+    table starts another after each end, and a player may start one on the page."""
+    ids = [referee.game.id]
+
+    def noted(reason: str) -> None:
+        if reason == "new_game":
+            ids.append(referee.game.id)
+
+    referee.on_change(noted)
+    return ids
 
 
 def kept_games(ids: list[int], log: Path) -> str:

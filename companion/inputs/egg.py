@@ -153,7 +153,7 @@ class EggLink:
         self._message = "not started"
         self._reported: tuple[str, str] | None = None
         self._lock = threading.Lock()
-        self._write_lock = threading.Lock()
+        self._write_lock = threading.RLock()  # re-entered: HI numbered 0 and sent in one hold
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._serial: serial.Serial | None = None
@@ -364,13 +364,16 @@ class EggLink:
                 self._set(LinkState.LOST, f"lost the egg on {self._port_in_use} (no heartbeat "
                           f"for {self._heartbeat_timeout():.1f} s); asking it again",
                           report="disconnected")
-                with self._write_lock:
-                    self._seq = 0  # numbered as a new connection's commands are
                 asked_at, asked_twice = now, False
-                self._ask_again()
+                self._ask_again(first=True)
 
-    def _ask_again(self) -> bool:
-        return self._send(eggproto.HI, eggproto.PROTOCOL_VERSION)
+    def _ask_again(self, first: bool = False) -> bool:
+        """Send HI; the first, numbered 0 as a new connection's first command is (under the
+        same hold of the lock, so that no LED or ping command takes the number)."""
+        with self._write_lock:
+            if first:
+                self._seq = 0
+            return self._send(eggproto.HI, eggproto.PROTOCOL_VERSION)
 
     def _heartbeat_timeout(self) -> float:
         if self.heartbeat_timeout is not None:
@@ -450,9 +453,12 @@ class EggLink:
         self.stats.last_refused = reason
 
     def _report_refusals(self, now: float) -> None:
-        """Put the count and the last reason of refused lines on the page, not too often."""
+        """Put the count and the last reason of refused lines on the page, not too often
+        (and only while connected: the status says a lost egg is lost)."""
         refused = self.stats.refused
         if refused == self._refusals_reported or now - self._refusal_report_at < REFUSAL_REPORT_S:
+            return
+        if self.state != LinkState.CONNECTED:
             return
         self._refusals_reported, self._refusal_report_at = refused, now
         status = self.status()

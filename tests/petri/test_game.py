@@ -107,16 +107,20 @@ def test_the_end_turn_button_captures_in_the_suggested_order(referee: Referee) -
 
 
 def test_the_demo_table_plays_petri_through_the_camera_path(referee: Referee) -> None:
+    from companion.cli.demo import follow_games
     from companion.demo_table import ScriptedTable
 
     table = ScriptedTable(referee, seed=4, step_s=0, pause_s=0)
     first = referee.game.id
+    kept = follow_games(referee)
     for _ in range(1500):
         table.step()
         if table.games:
             break
     assert table.games == 1, "the scripted game should end and a new one start"
-    assert table.game_ids == [first, referee.game.id] and referee.game.id != first
+    second = referee.game.id
+    referee.new_game(["red", "blue"])  # a player starts one on the page: listed too
+    assert kept == [first, second, referee.game.id] and len(set(kept)) == 3
     assert referee.misreads == 0 and not referee.problems
     sources = {(e["action"]["kind"], e["source"]) for e in referee.log.entries(first)}
     assert ("place", "camera") in sources and ("roll", "egg") in sources
