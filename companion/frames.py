@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from companion.errors import PATH_ECHO, UserError, clipped, quoted
-from companion.inputs.source import SourceStatus
+from companion.inputs.source import SourceStatus, Unreachable
 from vision.image_io import ImageError, read_image
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
@@ -62,8 +62,7 @@ class CaptureSource:
         self._next_try = 0.0
         self._finished = False
         self.faults = 0
-        self.on_unreachable = on_unreachable
-        self._unreachable_told = False
+        self.unreachable = Unreachable(on_unreachable)
 
     @property
     def finished(self) -> bool:
@@ -85,17 +84,12 @@ class CaptureSource:
                 self._finished = True
                 self._status = SourceStatus("error", f"cannot read the video {self.name}")
             else:
-                self._tell_unreachable()
+                self.unreachable.tell(self._status.message)
             return False
         self._cap = cap
         self._status = SourceStatus("on", f"reading {self.name}")
-        self._unreachable_told = False
+        self.unreachable.reached()
         return True
-
-    def _tell_unreachable(self) -> None:
-        if self.on_unreachable is not None and not self._unreachable_told:
-            self._unreachable_told = True
-            self.on_unreachable(self._status.message)
 
     def read(self) -> np.ndarray | None:
         if self._finished:
@@ -118,7 +112,7 @@ class CaptureSource:
         self._next_try = time.monotonic() + self.retry_s
         self._status = SourceStatus("lost", f"the camera {self.name} stopped sending frames "
                                     "(unplugged?); retrying")
-        self._tell_unreachable()
+        self.unreachable.tell(self._status.message)
         return None
 
     def close(self) -> None:

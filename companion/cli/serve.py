@@ -85,7 +85,7 @@ def _parts(service, settings, camera, camera_parts, egg, colours, pins) -> list[
         from companion.frames import CaptureSource
 
         if isinstance(camera_parts[0], CaptureSource):  # a webcam or stream, retried
-            camera_parts[0].on_unreachable = _say_camera_unreachable
+            camera_parts[0].unreachable.listener = _say_camera_unreachable
         service.set_camera(loop_for(*camera_parts, service.referee, settings))
         notes.append(f"camera: {camera}")
     if egg:

@@ -42,7 +42,7 @@ from companion.inputs.egg_colours import ColourReading, EggColours
 from companion.inputs.egg_fields import FieldError
 from companion.inputs.egg_frames import EggMessage, FrameReader, LinkStats, warn_dropped
 from companion.inputs.events import InputEvent
-from companion.inputs.source import Emit, SourceStatus
+from companion.inputs.source import Emit, SourceStatus, Unreachable
 from firmware import eggproto
 
 log = logging.getLogger(__name__)
@@ -139,8 +139,7 @@ class EggLink:
         self.backoff = tuple(backoff)
         self.long_press = long_press
         self.port_option = port_option
-        self.on_unreachable = on_unreachable
-        self._unreachable_told = False
+        self.unreachable = Unreachable(on_unreachable)
         # Why the port last failed to open (None once one opened): a missing device, a
         # folder or a plain file, which a command that cannot wait may give up on at once.
         self.open_failure: str | None = None
@@ -486,14 +485,9 @@ class EggLink:
         with self._lock:
             self._state, self._message = state, message
         if state == LinkState.CONNECTED:
-            self._unreachable_told = False
-        elif report in ("disconnected", "error") and not self._unreachable_told:
-            self._unreachable_told = True
-            if self.on_unreachable is not None:
-                try:
-                    self.on_unreachable(message)
-                except Exception:  # a broken terminal must not take the reader thread down
-                    log.exception("egg: telling that the egg is unreachable failed")
+            self.unreachable.reached()
+        elif report in ("disconnected", "error"):
+            self.unreachable.tell(message)
         if report is not None and self._reported != (report, message):
             self._reported = (report, message)
             log.info("egg: %s", message)

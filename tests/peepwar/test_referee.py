@@ -180,7 +180,7 @@ def test_an_unreachable_camera_is_told_once_each_time_not_at_every_retry(
         tmp_path: Path, referee: Referee) -> None:
     source, plugged = _pluggable(tmp_path)
     told: list[str] = []
-    source.on_unreachable = told.append
+    source.unreachable.listener = told.append
     loop = CameraLoop(source, lambda f: PeepWarObservation("peepwar"), referee,
                       still_s=0.0, threshold=255)
     for i in range(5):
